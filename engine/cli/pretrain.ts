@@ -1,0 +1,3 @@
+import { notBuiltYet } from "../../events/cli/command.ts";
+
+notBuiltYet("pretrain", "issue 4 (policy models)");

@@ -1,0 +1,3 @@
+import { notBuiltYet } from "../../events/cli/command.ts";
+
+notBuiltYet("replay", "issue 6 (deterministic replay)");

@@ -1,0 +1,3 @@
+import { notBuiltYet } from "../../events/cli/command.ts";
+
+notBuiltYet("study", "issue 9 (reproduction study)");

@@ -1,0 +1,3 @@
+import { notBuiltYet } from "../../events/cli/command.ts";
+
+notBuiltYet("train", "issue 5 (the engine)");

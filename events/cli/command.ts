@@ -1,0 +1,147 @@
+/**
+ * The shared shape of every command-line task: `--help`, exit codes (0 success, 1 failed check,
+ * 2 bad usage), `--store`, `--format`. Built on `node:util` parseArgs because JSR's @std/cli is
+ * unreachable from this project's registries.
+ *
+ * @example
+ * ```ts
+ * const cli = defineCommand({
+ *   name: "verify",
+ *   usage: "deno task verify [RUN] [--store PATH|postgres://URL]",
+ *   summary: "Walk the hash chains and blob references of a store.",
+ *   options: { ...storeOption },
+ * });
+ * const { values, positionals } = cli.parse(Deno.args);
+ * ```
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** Exit codes every task uses. */
+export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2 });
+
+/** A usage mistake by the caller: printed with the command's usage line, exit 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/** Describes one option for `--help`. */
+export interface OptionHelp {
+  readonly help: string;
+}
+
+/** A command definition: name, usage line, summary and options (parseArgs shape plus help). */
+export interface CommandSpec<O extends Options> {
+  readonly name: string;
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: O & { [K in keyof O]: OptionHelp };
+  readonly allowPositionals?: boolean;
+}
+
+/** Default location of the embedded store: a `.polyrl` folder in the working directory. */
+export const DEFAULT_STORE = ".polyrl/events.sqlite";
+
+/** `--store PATH|postgres://URL`, shared by every command that touches a store. */
+export const storeOption = {
+  store: {
+    type: "string",
+    default: DEFAULT_STORE,
+    help: `event store: a SQLite file path or a postgres:// URL (default ${DEFAULT_STORE})`,
+  },
+} as const;
+
+/** Output formats for commands that print results. */
+export type OutputFormat = "table" | "json" | "csv";
+
+/** `--format table|json|csv`. */
+export const formatOption = {
+  format: { type: "string", default: "table", help: "output format: table, json or csv" },
+} as const;
+
+/** Validates a `--format` value, raising a UsageError naming the allowed values. */
+export function parseFormat<F extends string = OutputFormat>(
+  value: unknown,
+  allowed: readonly F[] = ["table", "json", "csv"] as unknown as F[],
+): F {
+  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) {
+    return value as F;
+  }
+  throw new UsageError(`--format must be one of ${allowed.join(", ")}; got ${String(value)}`);
+}
+
+function helpText<O extends Options>(spec: CommandSpec<O>): string {
+  const lines = [`usage: ${spec.usage}`, "", spec.summary, "", "options:"];
+  const entries = Object.entries(spec.options) as [string, Options[string] & OptionHelp][];
+  for (
+    const [name, opt] of [...entries, ["help", { type: "boolean", help: "show this help" }]] as [
+      string,
+      Options[string] & OptionHelp,
+    ][]
+  ) {
+    const flag = opt.type === "string" ? `--${name} VALUE` : `--${name}`;
+    lines.push(`  ${flag.padEnd(26)} ${opt.help}`);
+  }
+  return lines.join("\n");
+}
+
+/** Builds a parser for one command. `parse` prints help and exits 0 on `--help`. */
+export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
+  const parseOptions = Object.fromEntries(
+    Object.entries(spec.options).map(([k, v]) => {
+      const { help: _help, ...rest } = v as Options[string] & OptionHelp;
+      return [k, rest];
+    }),
+  ) as O;
+  return {
+    help: () => helpText(spec),
+    parse(args: string[]) {
+      if (args.includes("--help") || args.includes("-h")) {
+        console.log(helpText(spec));
+        Deno.exit(ExitCode.ok);
+      }
+      try {
+        return parseArgs({
+          args,
+          options: parseOptions,
+          allowPositionals: spec.allowPositionals ?? true,
+          strict: true,
+        });
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+    },
+  };
+}
+
+/**
+ * Runs a command body with the project's exit-code conventions: a UsageError prints the message
+ * and the usage line and exits 2; any other error prints its message and exits 1.
+ */
+export async function runCommand(
+  usage: string,
+  body: () => Promise<number | void> | number | void,
+): Promise<never> {
+  try {
+    const code = await body();
+    Deno.exit(code ?? ExitCode.ok);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\nusage: ${usage}`);
+      Deno.exit(ExitCode.badUsage);
+    }
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(ExitCode.failedCheck);
+  }
+}
+
+/** For a task whose feature is not built yet: one line on stderr, exit 1. */
+export function notBuiltYet(task: string, issue: string): never {
+  if (Deno.args.includes("--help")) {
+    console.log(`deno task ${task}: not built yet (tracked in ${issue}).`);
+    Deno.exit(ExitCode.ok);
+  }
+  console.error(`deno task ${task}: not built yet (tracked in ${issue}).`);
+  Deno.exit(ExitCode.failedCheck);
+}

@@ -1,0 +1,3 @@
+import { notBuiltYet } from "./command.ts";
+
+notBuiltYet("verify", "issue 2 (the event log)");

@@ -1,0 +1,3 @@
+import { notBuiltYet } from "../../events/cli/command.ts";
+
+notBuiltYet("web", "issue 8 (dashboard)");
