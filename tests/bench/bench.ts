@@ -7,7 +7,11 @@ import { defineCommand, runCommand, UsageError } from "../../events/cli/command.
 /** A benchmark suite: prints its own report and returns nothing. */
 export type BenchSuite = () => Promise<void>;
 
-const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {};
+const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
+  events: () => import("./events-bench.ts"),
+  onnx: () => import("./onnx-bench.ts"),
+  random: () => import("./random-bench.ts"),
+};
 
 const cli = defineCommand({
   name: "bench",

@@ -1,0 +1,83 @@
+/**
+ * Loads a local HF model directory: config.json -> ModelConfig, weights -> named float32 tensors
+ * (shapes checked against the config from the headers before any data is read), tokenizer.
+ * No network is touched; the directory must already hold the files.
+ */
+import { join } from "node:path";
+import { openCheckpoint } from "./checkpoint-reader.ts";
+import { InvalidConfigError, InvalidTokenizerError, MissingFileError } from "./errors.ts";
+import { checkTensorShapes } from "./expected-tensors.ts";
+import { type ModelConfig, parseModelConfig } from "./model-config.ts";
+import type { NamedTensor } from "./tensor.ts";
+import { type HfTokenizer, loadTokenizer } from "./tokenizer.ts";
+
+/** What `loadHfModel` returns. With tied embeddings `lm_head.weight` may be absent from `tensors`. */
+export interface HfModel {
+  readonly kind: "hf-model";
+  readonly dir: string;
+  readonly config: ModelConfig;
+  readonly tensors: ReadonlyMap<string, NamedTensor>;
+  /** null when loaded with `{ tokenizer: false }`. */
+  readonly tokenizer: HfTokenizer | null;
+  /** Non-parameter buffers present in the files and skipped (e.g. rotary inv_freq). */
+  readonly ignoredTensors: readonly string[];
+}
+
+/** Options for `loadHfModel`. */
+export interface LoadOptions {
+  /** Load tokenizer.json too (default true; then it is required). */
+  readonly tokenizer?: boolean;
+}
+
+/**
+ * @example
+ * const model = await loadHfModel("/models/Qwen2.5-0.5B-Instruct");
+ * model.config.numLayers; model.tensors.get("model.norm.weight")!.data;
+ */
+export async function loadHfModel(dir: string, options: LoadOptions = {}): Promise<HfModel> {
+  const config = await readModelConfig(dir);
+  using ckpt = await openCheckpoint(dir);
+  const infos = await ckpt.info();
+  const check = checkTensorShapes(config, new Map(infos.map((t) => [t.name, t.shape])), dir);
+  const ignored = new Set(check.ignored);
+  const tokenizer = options.tokenizer === false ? null : await loadTokenizer(dir);
+  if (tokenizer !== null && tokenizer.vocabSize > config.vocabSize) {
+    throw new InvalidTokenizerError(
+      join(dir, "tokenizer.json"),
+      `has ${tokenizer.vocabSize} token ids but config.json vocab_size is ${config.vocabSize}`,
+    );
+  }
+  const tensors = await ckpt.readAll((name) => !ignored.has(name));
+  return Object.freeze({
+    kind: "hf-model",
+    dir,
+    config,
+    tensors,
+    tokenizer,
+    ignoredTensors: check.ignored,
+  });
+}
+
+/**
+ * Reads and parses `dir/config.json`.
+ * @example (await readModelConfig(dir)).hiddenSize
+ */
+export async function readModelConfig(dir: string): Promise<ModelConfig> {
+  const path = join(dir, "config.json");
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new MissingFileError(path, "the model config (architectures, hidden_size, ...)");
+    }
+    throw e;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new InvalidConfigError(path, "(root)", `is not valid JSON (${(e as Error).message})`);
+  }
+  return parseModelConfig(json, path);
+}

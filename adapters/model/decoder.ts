@@ -1,0 +1,297 @@
+/**
+ * The decoder-only transformer of the Qwen2 / Qwen3 / Llama family on the graph IR, top to bottom:
+ *
+ *   tokens -> embedding -> L x [ x += attn(rmsnorm(x)); x += mlp(rmsnorm(x)) ] -> rmsnorm -> head
+ *
+ * - attention: q/k/v projections (biases where the family has them), per-head RMSNorm on q and k
+ *   (Qwen3), rotary position embedding (HF's rotate-half layout), grouped-query attention (each kv
+ *   head serves numHeads / numKvHeads query heads through a broadcasting MatMul, no copies),
+ *   causal + padding mask, softmax, output projection;
+ * - mlp: SwiGLU, down(silu(gate(x)) * up(x));
+ * - head: lm_head, or the embedding matrix when tied.
+ * LoRA, when the spec has it, adds `scale * (x A^T) B^T` to each targeted projection.
+ *
+ * Positions come from the attention mask (position = number of real tokens before this one), so
+ * left-padded generation batches and right-padded training batches give every token the same
+ * position and the same logits. Only ops the WebGPU EP keeps on the GPU are used: no LogSoftmax,
+ * OneHot, ConstantOfShape, Range or CumSum; token ids are int32.
+ *
+ * Three modes share this one code path:
+ * - `full`:   logits at every position [batch, seq, vocab] (train step, logprob graph);
+ * - `prefill`: logits at the last position [batch, vocab] and every layer's keys/values;
+ * - `decode`: one new token per row attending to cached keys/values; logits [batch, vocab].
+ */
+import { type ModelConfig, ropeInverseFrequencies } from "../hf/mod.ts";
+import {
+  add,
+  and,
+  castTo,
+  concat,
+  constant,
+  type Dim,
+  gather,
+  gemm,
+  greater,
+  lessOrEqual,
+  matMul,
+  mul,
+  reciprocal,
+  reduceMean,
+  reduceSum,
+  reshape,
+  sigmoid,
+  softmax,
+  split,
+  sqrt,
+  sub,
+  tensor,
+  transpose,
+  unsqueeze,
+  type Value,
+} from "../onnx/mod.ts";
+import { ModelError } from "./errors.ts";
+import { cos, lastAlong, prefixLike, sin } from "./extra-ops.ts";
+import { loraParamName, loraScaling, loraTargets } from "./lora.ts";
+import type { DecoderSpec } from "./parameters.ts";
+
+/** Added to the scores of masked keys: exp() of it is 0 in float32, and it stays finite. */
+const MASKED = -1e9;
+
+/** A layer's cached keys (after RoPE) and values, [batch, kvHeads, positions, headDim]. */
+export interface KvPair {
+  readonly key: Value;
+  readonly value: Value;
+}
+
+/** What the decoder reads. */
+export interface DecoderInputs {
+  /** HF parameter name -> graph value (graph inputs or initializers). */
+  readonly params: Readonly<Record<string, Value>>;
+  /** int32 [batch, seq] (decode: [batch, 1]). */
+  readonly tokens: Value;
+  /**
+   * float32, 1 for real tokens and 0 for padding: [batch, seq] (decode: [batch, past+1], the
+   * cached positions then the new token).
+   */
+  readonly attentionMask: Value;
+  /** Decode only: each layer's cache from the previous run. */
+  readonly past?: readonly KvPair[];
+}
+
+/** What the decoder produces. */
+export interface DecoderOutputs {
+  /** float32 [batch, seq, vocab] in `full` mode, [batch, vocab] otherwise. */
+  readonly logits: Value;
+  /** Each layer's keys/values including this run's tokens (prefill and decode). */
+  readonly present: readonly KvPair[];
+}
+
+/** Which of the three forms of the decoder to build. */
+export type DecoderMode = "full" | "prefill" | "decode";
+
+/**
+ * Builds the decoder on the graph that owns `inputs.tokens`.
+ *
+ * @example
+ * const g = new Graph("forward");
+ * const tokens = g.input("tokens", "int32", ["batch", "seq"]);
+ * const attentionMask = g.input("attention_mask", "float32", ["batch", "seq"]);
+ * const { logits } = decoder(spec, { params, tokens, attentionMask }, "full");
+ */
+export function decoder(
+  spec: DecoderSpec,
+  inputs: DecoderInputs,
+  mode: DecoderMode,
+): DecoderOutputs {
+  const c = spec.config;
+  const { tokens, attentionMask } = inputs;
+  const p = paramReader(inputs.params);
+  const linear = linearLayer(spec, inputs.params);
+  const [batch, seq] = tokens.shape;
+  if (mode === "decode" && (seq !== 1 || inputs.past?.length !== c.numLayers)) {
+    throw new ModelError("decoder", `decode takes tokens [batch, 1] and ${c.numLayers} past pairs`);
+  }
+  const order = mode === "decode" ? null : positionOrder(c, tokens);
+  const { cosine, sine } = rotaryTables(c, attentionMask, order);
+  const maskBias = attentionBias(attentionMask, order);
+
+  let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
+  const present: KvPair[] = [];
+  for (let i = 0; i < c.numLayers; i++) {
+    const at = `model.layers.${i}`;
+    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), c.rmsNormEps);
+    const attn = attention(
+      spec,
+      i,
+      h,
+      { batch, seq, cosine, sine, maskBias, linear, p },
+      inputs.past?.[i],
+    );
+    present.push(attn.kv);
+    x = add(x, attn.out);
+    const h2 = rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), c.rmsNormEps);
+    const gate = linear(h2, `${at}.mlp.gate_proj`);
+    x = add(
+      x,
+      linear(mul(mul(gate, sigmoid(gate)), linear(h2, `${at}.mlp.up_proj`)), `${at}.mlp.down_proj`),
+    );
+  }
+  x = rmsNorm(x, p("model.norm.weight"), c.rmsNormEps);
+  if (mode === "prefill") x = lastAlong(reshape(x, [batch, seq, c.hiddenSize]), 1);
+  const head = c.tieWordEmbeddings ? p("model.embed_tokens.weight") : p("lm_head.weight");
+  const logits = gemm(reshape(x, [-1, c.hiddenSize]), head, undefined, { transB: true });
+  return {
+    logits: mode === "full" ? reshape(logits, [batch, seq, c.vocabSize]) : logits,
+    present,
+  };
+}
+
+/** What one attention block reads besides its layer input. */
+interface AttentionContext {
+  readonly batch: Dim;
+  readonly seq: Dim;
+  readonly cosine: Value;
+  readonly sine: Value;
+  readonly maskBias: Value;
+  readonly linear: (x: Value, module: string) => Value;
+  readonly p: (name: string) => Value;
+}
+
+/** Grouped-query attention of layer `i` on h [batch*seq, hidden]. */
+function attention(
+  spec: DecoderSpec,
+  i: number,
+  h: Value,
+  ctx: AttentionContext,
+  past: KvPair | undefined,
+): { out: Value; kv: KvPair } {
+  const c = spec.config;
+  const { batch, seq } = ctx;
+  const at = `model.layers.${i}.self_attn`;
+  const groups = c.numHeads / c.numKvHeads;
+  let q = reshape(ctx.linear(h, `${at}.q_proj`), [batch, seq, c.numHeads, c.headDim]);
+  let k = reshape(ctx.linear(h, `${at}.k_proj`), [batch, seq, c.numKvHeads, c.headDim]);
+  const v = reshape(ctx.linear(h, `${at}.v_proj`), [batch, seq, c.numKvHeads, c.headDim]);
+  if (c.qkNorm) {
+    q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps);
+    k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps);
+  }
+  q = rotate(q, ctx.cosine, ctx.sine);
+  k = rotate(k, ctx.cosine, ctx.sine);
+  // Query head h belongs to kv head floor(h / groups), as HF's repeat_interleave arranges it.
+  const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
+  let kh = transpose(k, [0, 2, 1, 3]);
+  let vh = transpose(v, [0, 2, 1, 3]);
+  if (past) {
+    kh = concat([past.key, kh], 2);
+    vh = concat([past.value, vh], 2);
+  }
+  const keysT = transpose(unsqueeze(kh, [2]), [0, 1, 2, 4, 3]);
+  const scores = add(mul(matMul(qh, keysT), 1 / Math.sqrt(c.headDim)), ctx.maskBias);
+  const mixed = matMul(softmax(scores, -1), unsqueeze(vh, [2]));
+  const merged = reshape(transpose(mixed, [0, 3, 1, 2, 4]), [-1, c.numHeads * c.headDim]);
+  return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };
+}
+
+/** RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * weight. */
+function rmsNorm(x: Value, weight: Value, eps: number): Value {
+  const meanSquare = reduceMean(mul(x, x), [-1], true);
+  return mul(mul(x, reciprocal(sqrt(add(meanSquare, eps)))), weight);
+}
+
+/** RoPE in HF's rotate-half layout on x [batch, seq, heads, headDim]. */
+function rotate(x: Value, cosine: Value, sine: Value): Value {
+  const half = x.shape[3] as number / 2;
+  const [x1, x2] = split(x, 3, [half, half]);
+  return concat([sub(mul(x1, cosine), mul(x2, sine)), add(mul(x2, cosine), mul(x1, sine))], 3);
+}
+
+/**
+ * cos and sin of position * inverse frequency, [batch, seq, 1, headDim/2]. A token's position is
+ * the count of real tokens before it.
+ */
+function rotaryTables(
+  c: ModelConfig,
+  mask: Value,
+  order: Value | null,
+): { cosine: Value; sine: Value } {
+  const g = mask.graph;
+  let positions: Value;
+  if (order === null) {
+    positions = sub(reduceSum(mask, [1], true), 1);
+  } else {
+    // before[i, j] = 1 when i <= j, so mask @ before counts real tokens up to j.
+    const before = castTo(lessOrEqual(unsqueeze(order, [1]), unsqueeze(order, [0])), "float32");
+    positions = sub(matMul(mask, before), 1);
+  }
+  const inv = Float32Array.from(ropeInverseFrequencies(c));
+  const invFreq = g.cached(
+    `rope-inv-freq`,
+    () => constant(g, tensor("float32", [inv.length], inv)),
+  );
+  const angles = unsqueeze(mul(unsqueeze(positions, [2]), invFreq), [2]);
+  return { cosine: cos(angles), sine: sin(angles) };
+}
+
+/** 0, 1, ..., seq-1 as float32 [seq], cut from a constant table of max_position_embeddings. */
+function positionOrder(c: ModelConfig, tokens: Value): Value {
+  const g = tokens.graph;
+  const table = g.cached("position-table", () => {
+    const n = c.maxPositionEmbeddings;
+    return constant(g, tensor("float32", [n], Float32Array.from({ length: n }, (_, i) => i)));
+  });
+  return prefixLike(table, tokens, 1);
+}
+
+/**
+ * Additive score bias [batch, 1, 1, queries, keys]: 0 where a query may see a key (the key is a
+ * real token and, outside decode, not after the query), MASKED elsewhere. `order` is null in
+ * decode, where every cached key precedes the one query.
+ */
+function attentionBias(mask: Value, order: Value | null): Value {
+  const real = greater(mask, 0.5);
+  let allowed: Value;
+  if (order === null) {
+    allowed = unsqueeze(real, [1]);
+  } else {
+    const causal = lessOrEqual(unsqueeze(order, [0]), unsqueeze(order, [1]));
+    allowed = and(causal, unsqueeze(real, [1]));
+  }
+  return unsqueeze(mul(sub(castTo(allowed, "float32"), 1), -MASKED), [1, 2]);
+}
+
+/** Looks parameters up by HF name, failing with the list of what is there. */
+function paramReader(params: Readonly<Record<string, Value>>): (name: string) => Value {
+  return (name) => {
+    const v = params[name];
+    if (!v) {
+      throw new ModelError(
+        "params",
+        `missing ${name}; the decoder was given ${Object.keys(params).length} params`,
+      );
+    }
+    return v;
+  };
+}
+
+/** x [n, in] -> [n, out] through module `m`: W, optional bias, optional LoRA. */
+function linearLayer(
+  spec: DecoderSpec,
+  params: Readonly<Record<string, Value>>,
+): (x: Value, module: string) => Value {
+  const p = paramReader(params);
+  const lora = spec.lora;
+  const targets = new Set(lora === null ? [] : loraTargets(spec.config, lora).map((t) => t.module));
+  return (x, module) => {
+    let y = gemm(x, p(`${module}.weight`), params[`${module}.bias`], { transB: true });
+    if (lora !== null && targets.has(module)) {
+      const scale = loraScaling(lora);
+      const down = gemm(x, p(loraParamName(module, "A")), undefined, { transB: true });
+      y = add(
+        y,
+        gemm(down, p(loraParamName(module, "B")), undefined, { transB: true, alpha: scale }),
+      );
+    }
+    return y;
+  };
+}

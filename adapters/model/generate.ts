@@ -1,0 +1,225 @@
+/**
+ * Batched generation with a KV cache: one prefill run over the left-padded prompts, then one
+ * decode run per new token, the cache staying on the device between runs. The host picks each
+ * token from the logits through a caller-given `TokenChooser` (the engine passes temperature /
+ * top-p sampling over Philox keyed draws, so every token is a pure function of its coordinates),
+ * and records the token's log-probability under the model: log-softmax of the raw logits, the
+ * number the train step recomputes for the same token.
+ */
+import type { DeviceTensor, Feed, Runtime, Session } from "../onnx/runtime/mod.ts";
+import { hostTensor } from "../onnx/runtime/mod.ts";
+import { ModelError } from "./errors.ts";
+import { buildDecodeGraph, buildPrefillGraph, MODEL_IO } from "./graphs.ts";
+import type { DecoderSpec } from "./parameters.ts";
+import type { ParamFeeds } from "./weights.ts";
+
+/**
+ * Picks the next token of row `row` from its logits (float32 [vocab]); `index` is the position of
+ * the token within the row's generated tokens (the draw index).
+ */
+export type TokenChooser = (logits: Float32Array, row: number, index: number) => number;
+
+/** Stop strings, checked on the decoded text of each row's generated tokens. */
+export interface StopStrings {
+  readonly strings: readonly string[];
+  readonly decode: (ids: readonly number[]) => string;
+}
+
+/** One batched generation. */
+export interface GenerationRequest {
+  /** Token ids per row (at least one each); rows are left-padded to the longest. */
+  readonly prompts: readonly (readonly number[])[];
+  /** New tokens per row at most. */
+  readonly maxTokens: number;
+  readonly choose: TokenChooser;
+  /** Tokens that end a row (kept as its last token). */
+  readonly stopTokenIds?: readonly number[];
+  readonly stop?: StopStrings;
+  /** Token fed at padding and after a row has finished (masked out either way); default 0. */
+  readonly padTokenId?: number;
+}
+
+/** Why a row stopped. */
+export type FinishReason = "stop-token" | "stop-string" | "length";
+
+/** One row's result. */
+export interface GeneratedRow {
+  readonly tokens: readonly number[];
+  /** log p(token | prefix) under the model at temperature 1, one per token. */
+  readonly logprobs: readonly number[];
+  readonly finishReason: FinishReason;
+}
+
+/** Loaded prefill and decode sessions of one decoder spec on one runtime. */
+export interface Generator {
+  readonly kind: "generator";
+  readonly spec: DecoderSpec;
+  /** Runs one batch; `params` feeds every `param:<name>` input (base and adapter). */
+  generate(params: ParamFeeds, request: GenerationRequest): Promise<GeneratedRow[]>;
+  release(): Promise<void>;
+}
+
+/**
+ * Builds and loads the prefill and decode graphs of `spec`.
+ *
+ * @example
+ * const gen = await createGenerator(runtime, spec);
+ * const rows = await gen.generate({ ...base.feeds, ...adapter }, { prompts, maxTokens: 32, choose });
+ */
+export async function createGenerator(runtime: Runtime, spec: DecoderSpec): Promise<Generator> {
+  const prefillGraph = buildPrefillGraph(spec);
+  const decodeGraph = buildDecodeGraph(spec);
+  const prefill = await runtime.load(prefillGraph.model, {
+    keepOnDevice: prefillGraph.keepOnDevice,
+  });
+  const decode = await runtime.load(decodeGraph.model, { keepOnDevice: decodeGraph.keepOnDevice });
+  return Object.freeze({
+    kind: "generator",
+    spec,
+    generate: (params: ParamFeeds, request: GenerationRequest) =>
+      runGeneration(spec, prefill, decode, params, request),
+    release: async () => {
+      await prefill.release();
+      await decode.release();
+    },
+  });
+}
+
+async function runGeneration(
+  spec: DecoderSpec,
+  prefill: Session,
+  decode: Session,
+  params: ParamFeeds,
+  request: GenerationRequest,
+): Promise<GeneratedRow[]> {
+  const { prompts, maxTokens } = request;
+  const rows = prompts.length;
+  if (rows === 0) return [];
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+    throw new ModelError("maxTokens", `must be a positive integer, got ${maxTokens}`);
+  }
+  const vocab = spec.config.vocabSize;
+  const pad = request.padTokenId ?? 0;
+  prompts.forEach((p, i) => {
+    if (p.length === 0) throw new ModelError(`prompts[${i}]`, "is empty; give at least one token");
+    const bad = p.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
+    if (bad !== undefined) {
+      throw new ModelError(`prompts[${i}]`, `token ${bad} is outside [0, ${vocab})`);
+    }
+  });
+  const width = Math.max(...prompts.map((p) => p.length));
+  const total = width + maxTokens - 1;
+  // mask holds every position a row will ever have; each run feeds its prefix.
+  const mask = new Float32Array(rows * total);
+  const tokens = new Int32Array(rows * width).fill(pad);
+  prompts.forEach((p, r) => {
+    tokens.set(p, r * width + width - p.length);
+    mask.fill(1, r * total + width - p.length, r * total + total);
+  });
+  const maskPrefix = (len: number) => {
+    const out = new Float32Array(rows * len);
+    for (let r = 0; r < rows; r++) out.set(mask.subarray(r * total, r * total + len), r * len);
+    return hostTensor("float32", [rows, len], out);
+  };
+
+  const layers = spec.config.numLayers;
+  let cache: Record<string, DeviceTensor> = {};
+  const out = prompts.map(() => ({
+    tokens: [] as number[],
+    logprobs: [] as number[],
+    finishReason: null as FinishReason | null,
+  }));
+  const stopIds = new Set(request.stopTokenIds ?? []);
+  try {
+    let result = await prefill.run({
+      ...params,
+      [MODEL_IO.tokens]: hostTensor("int32", [rows, width], tokens),
+      [MODEL_IO.attentionMask]: maskPrefix(width),
+    });
+    for (let step = 0;; step++) {
+      cache = takeCache(result.device, layers, cache);
+      const logits = result.host[MODEL_IO.logits].data as Float32Array;
+      const next = new Int32Array(rows).fill(pad);
+      for (let r = 0; r < rows; r++) {
+        const row = out[r];
+        if (row.finishReason !== null) continue;
+        const l = logits.subarray(r * vocab, (r + 1) * vocab);
+        const token = request.choose(l, r, step);
+        if (!Number.isInteger(token) || token < 0 || token >= vocab) {
+          throw new ModelError(
+            "choose",
+            `returned ${token} for row ${r}; ids are in [0, ${vocab})`,
+          );
+        }
+        row.tokens.push(token);
+        row.logprobs.push(tokenLogprob(l, token));
+        next[r] = token;
+        if (stopIds.has(token)) row.finishReason = "stop-token";
+        else if (request.stop && hasStopString(row.tokens, request.stop)) {
+          row.finishReason = "stop-string";
+        } else if (row.tokens.length === maxTokens) row.finishReason = "length";
+      }
+      if (out.every((row) => row.finishReason !== null)) break;
+      result = await decode.run({
+        ...params,
+        ...cacheFeeds(cache, layers),
+        [MODEL_IO.tokens]: hostTensor("int32", [rows, 1], next),
+        [MODEL_IO.attentionMask]: maskPrefix(width + step + 1),
+      });
+    }
+  } finally {
+    Object.values(cache).forEach((t) => t.dispose());
+  }
+  return out.map((row) =>
+    Object.freeze({
+      tokens: Object.freeze(row.tokens),
+      logprobs: Object.freeze(row.logprobs),
+      finishReason: row.finishReason!,
+    })
+  );
+}
+
+/** Moves a run's present keys/values into the cache, freeing the ones they replace. */
+function takeCache(
+  device: Readonly<Record<string, DeviceTensor>>,
+  layers: number,
+  old: Record<string, DeviceTensor>,
+): Record<string, DeviceTensor> {
+  const next: Record<string, DeviceTensor> = {};
+  for (let i = 0; i < layers; i++) {
+    next[MODEL_IO.pastKey(i)] = device[MODEL_IO.presentKey(i)];
+    next[MODEL_IO.pastValue(i)] = device[MODEL_IO.presentValue(i)];
+  }
+  Object.values(old).forEach((t) => t.dispose());
+  return next;
+}
+
+function cacheFeeds(cache: Record<string, DeviceTensor>, layers: number): Record<string, Feed> {
+  const feeds: Record<string, Feed> = {};
+  for (let i = 0; i < layers; i++) {
+    feeds[MODEL_IO.pastKey(i)] = cache[MODEL_IO.pastKey(i)];
+    feeds[MODEL_IO.pastValue(i)] = cache[MODEL_IO.pastValue(i)];
+  }
+  return feeds;
+}
+
+/**
+ * log softmax(logits)[token] in float64 (max-shifted log-sum-exp).
+ *
+ * @example tokenLogprob(new Float32Array([0, 0]), 1) // -Math.LN2
+ */
+export function tokenLogprob(logits: ArrayLike<number>, token: number): number {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]);
+  let sum = 0;
+  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
+  return logits[token] - max - Math.log(sum);
+}
+
+/** True when the decoded tail of `tokens` contains a stop string (checked after every token). */
+function hasStopString(tokens: readonly number[], stop: StopStrings): boolean {
+  const longest = Math.max(...stop.strings.map((s) => s.length));
+  // A character spans at most 4 byte-level tokens, so this tail holds any stop string whole.
+  const text = stop.decode(tokens.slice(-4 * longest));
+  return stop.strings.some((s) => text.includes(s));
+}

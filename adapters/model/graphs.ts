@@ -1,0 +1,154 @@
+/**
+ * The ONNX graphs a policy model runs, all built by the one `decoder` function so they compute
+ * the same function: the train-step policy, a token-logprob graph, and the prefill and decode
+ * graphs of KV-cache generation. Parameters are graph inputs named like the train step's
+ * (`param:<HF name>`), so one set of device tensors feeds every graph.
+ */
+import {
+  gatherElements,
+  Graph,
+  reduceLogSumExp,
+  squeeze,
+  sub,
+  toOnnxModel,
+  unsqueeze,
+  type Value,
+} from "../onnx/mod.ts";
+import { IO, type PolicyFn, type TrainStepConfig } from "../onnx/train-step-spec.ts";
+import { decoder, type KvPair } from "./decoder.ts";
+import { allParams, type DecoderSpec, trainableParams } from "./parameters.ts";
+
+/** Graph input and output names of the model graphs (parameters use `IO.param`). */
+export const MODEL_IO = Object.freeze({
+  tokens: IO.tokens,
+  targets: IO.targets,
+  attentionMask: IO.attentionMask,
+  logits: "logits",
+  logprobs: "logprobs",
+  pastKey: (layer: number) => `past_key:${layer}`,
+  pastValue: (layer: number) => `past_value:${layer}`,
+  presentKey: (layer: number) => `present_key:${layer}`,
+  presentValue: (layer: number) => `present_value:${layer}`,
+});
+
+/** A serialized model graph and the outputs to keep on the device between runs. */
+export interface ModelGraph {
+  readonly kind: "model-graph";
+  readonly name: string;
+  readonly model: Uint8Array;
+  readonly keepOnDevice: readonly string[];
+}
+
+/**
+ * The policy the train-step builder calls: logits [batch, seq, vocab] from its params and tokens.
+ *
+ * @example buildTrainStep({ ...trainStepConfig(spec) }, "fused")
+ */
+export function policyFn(spec: DecoderSpec): PolicyFn {
+  return ({ params, tokens, attentionMask }) =>
+    decoder(spec, { params, tokens, attentionMask }, "full").logits;
+}
+
+/**
+ * The structural part of a train-step config for `spec`: policy, every parameter, and which train
+ * (LoRA matrices with a frozen base, or all base parameters).
+ *
+ * @example buildTrainStep({ ...trainStepConfig(spec), kl: "k3" }, "fused")
+ */
+export function trainStepConfig(
+  spec: DecoderSpec,
+): Pick<TrainStepConfig, "policy" | "params" | "trainable"> {
+  return {
+    policy: policyFn(spec),
+    params: allParams(spec),
+    trainable: trainableParams(spec).map((p) => p.name),
+  };
+}
+
+function paramInputs(g: Graph, spec: DecoderSpec): Record<string, Value> {
+  const params: Record<string, Value> = {};
+  for (const p of allParams(spec)) params[p.name] = g.input(IO.param(p.name), "float32", p.shape);
+  return params;
+}
+
+function finish(g: Graph, keepOnDevice: readonly string[] = []): ModelGraph {
+  return Object.freeze({
+    kind: "model-graph",
+    name: g.name,
+    model: toOnnxModel(g),
+    keepOnDevice: Object.freeze([...keepOnDevice]),
+  });
+}
+
+/**
+ * Per-token log-probabilities of `targets` under the model, float32 [batch, seq]: the numbers the
+ * train step's objective recomputes (log-softmax as x - ReduceLogSumExp(x), then the target pick).
+ *
+ * @example const g = buildLogprobGraph(spec); const s = await runtime.load(g.model);
+ */
+export function buildLogprobGraph(spec: DecoderSpec): ModelGraph {
+  const g = new Graph("logprobs");
+  const params = paramInputs(g, spec);
+  const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", "seq"]);
+  const targets = g.input(MODEL_IO.targets, "int32", ["batch", "seq"]);
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "seq"]);
+  const logits = decoder(spec, { params, tokens, attentionMask }, "full").logits;
+  const logp = sub(logits, reduceLogSumExp(logits, [-1], true));
+  g.output(squeeze(gatherElements(logp, unsqueeze(targets, [2]), 2), [2]), MODEL_IO.logprobs);
+  return finish(g);
+}
+
+/**
+ * Logits at every position, float32 [batch, seq, vocab] (the full recompute generation is checked
+ * against, and the benchmark's no-cache baseline).
+ */
+export function buildLogitsGraph(spec: DecoderSpec): ModelGraph {
+  const g = new Graph("logits");
+  const params = paramInputs(g, spec);
+  const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", "seq"]);
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "seq"]);
+  g.output(decoder(spec, { params, tokens, attentionMask }, "full").logits, MODEL_IO.logits);
+  return finish(g);
+}
+
+function publishCache(g: Graph, present: readonly KvPair[]): string[] {
+  return present.flatMap((kv, i) => [
+    g.output(kv.key, MODEL_IO.presentKey(i)).name,
+    g.output(kv.value, MODEL_IO.presentValue(i)).name,
+  ]);
+}
+
+/**
+ * Prefill: a left-padded prompt batch -> logits of the last position [batch, vocab] and every
+ * layer's keys/values [batch, kvHeads, seq, headDim] (kept on the device).
+ */
+export function buildPrefillGraph(spec: DecoderSpec): ModelGraph {
+  const g = new Graph("prefill");
+  const params = paramInputs(g, spec);
+  const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", "seq"]);
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "seq"]);
+  const out = decoder(spec, { params, tokens, attentionMask }, "prefill");
+  g.output(out.logits, MODEL_IO.logits);
+  return finish(g, publishCache(g, out.present));
+}
+
+/**
+ * Decode: one token per row [batch, 1], the mask over cached positions plus the new one
+ * [batch, past+1], each layer's cache [batch, kvHeads, past, headDim] -> logits [batch, vocab]
+ * and the grown cache (kept on the device).
+ */
+export function buildDecodeGraph(spec: DecoderSpec): ModelGraph {
+  const c = spec.config;
+  const g = new Graph("decode");
+  const params = paramInputs(g, spec);
+  const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", 1]);
+  const cacheShape = ["batch", c.numKvHeads, "past", c.headDim];
+  const past = Array.from({ length: c.numLayers }, (_, i) => ({
+    key: g.input(MODEL_IO.pastKey(i), "float32", cacheShape),
+    value: g.input(MODEL_IO.pastValue(i), "float32", cacheShape),
+  }));
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "past+1"]);
+  const out = decoder(spec, { params, tokens, attentionMask, past }, "decode");
+  g.output(out.logits, MODEL_IO.logits);
+  return finish(g, publishCache(g, out.present));
+}

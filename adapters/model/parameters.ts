@@ -1,0 +1,63 @@
+/**
+ * What a decoder's parameters are: names (HF transformers' names, LoRA matrices beside their
+ * module), shapes, which ones train, and exact counts.
+ */
+import { expectedTensors, type ModelConfig } from "../hf/mod.ts";
+import type { ParamSpec } from "../onnx/train-step-spec.ts";
+import { loraParamName, type LoraSpec, loraTargets } from "./lora.ts";
+
+/** A decoder to build: the base hyperparameters and an optional LoRA adaptation. */
+export interface DecoderSpec {
+  readonly kind: "decoder-spec";
+  readonly config: ModelConfig;
+  readonly lora: LoraSpec | null;
+}
+
+/**
+ * @example decoderSpec(config, loraSpec({ rank: 4, alpha: 8, targetModules: ["q_proj"] }))
+ */
+export function decoderSpec(config: ModelConfig, lora: LoraSpec | null = null): DecoderSpec {
+  if (lora !== null) loraTargets(config, lora);
+  return Object.freeze({ kind: "decoder-spec", config, lora });
+}
+
+/**
+ * The base model's parameters in HF order (a tied lm_head is not a parameter of its own).
+ *
+ * @example baseParams(config)[0] // { name: "model.embed_tokens.weight", shape: [V, d] }
+ */
+export function baseParams(config: ModelConfig): ParamSpec[] {
+  return expectedTensors(config)
+    .filter((t) => !t.optional)
+    .map((t) => Object.freeze({ name: t.name, shape: t.shape }));
+}
+
+/** The LoRA matrices of `spec` (A [r, in] then B [out, r] per target); [] without LoRA. */
+export function loraParams(spec: DecoderSpec): ParamSpec[] {
+  if (spec.lora === null) return [];
+  const r = spec.lora.rank;
+  return loraTargets(spec.config, spec.lora).flatMap((t) => [
+    Object.freeze({ name: loraParamName(t.module, "A"), shape: Object.freeze([r, t.inFeatures]) }),
+    Object.freeze({ name: loraParamName(t.module, "B"), shape: Object.freeze([t.outFeatures, r]) }),
+  ]);
+}
+
+/** Every graph parameter: base then LoRA. */
+export function allParams(spec: DecoderSpec): ParamSpec[] {
+  return [...baseParams(spec.config), ...loraParams(spec)];
+}
+
+/**
+ * The parameters that train: the LoRA matrices when the spec has LoRA (base frozen), else every
+ * base parameter (full fine-tuning).
+ *
+ * @example trainableParams(spec).map((p) => p.name)
+ */
+export function trainableParams(spec: DecoderSpec): ParamSpec[] {
+  return spec.lora === null ? baseParams(spec.config) : loraParams(spec);
+}
+
+/** Element count of a list of parameters. @example paramCount(trainableParams(spec)) */
+export function paramCount(params: readonly ParamSpec[]): number {
+  return params.reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0);
+}

@@ -1,0 +1,137 @@
+/**
+ * Model weights as runtime feeds. A base is uploaded to the runtime's device once and its device
+ * tensors are fed to every session and every adapter (one copy in memory however many agents
+ * share it); LoRA matrices are small host tensors per agent (or device state while training).
+ */
+import { type LoraAdapter, type NamedTensor, namedTensor } from "../hf/mod.ts";
+import {
+  type DeviceTensor,
+  type Feed,
+  type HostTensor,
+  hostTensor,
+  type Runtime,
+} from "../onnx/runtime/mod.ts";
+import { IO, type ParamSpec } from "../onnx/train-step-spec.ts";
+import { ModelError } from "./errors.ts";
+import { loraAdapter, loraParamName } from "./lora.ts";
+import { baseParams, type DecoderSpec, loraParams } from "./parameters.ts";
+
+/** Graph feeds keyed by input name (`param:<HF name>`). */
+export type ParamFeeds = Readonly<Record<string, Feed>>;
+
+/** A base model's parameters resident on one runtime's device. */
+export interface BaseWeights {
+  readonly kind: "base-weights";
+  readonly feeds: Readonly<Record<string, DeviceTensor>>;
+  /** Frees the device copies; sessions must not be fed them afterwards. */
+  release(): void;
+}
+
+function checked(params: readonly ParamSpec[], tensors: ReadonlyMap<string, NamedTensor>) {
+  return params.map((p) => {
+    const t = tensors.get(p.name);
+    if (t === undefined) throw new ModelError(p.name, "is missing from the weights given");
+    if (t.shape.length !== p.shape.length || t.shape.some((d, i) => d !== p.shape[i])) {
+      throw new ModelError(p.name, `has shape [${t.shape}], the config needs [${p.shape}]`);
+    }
+    return { name: p.name, tensor: hostTensor("float32", p.shape, t.data) };
+  });
+}
+
+/**
+ * Host tensors of the base parameters, keyed by graph input name.
+ *
+ * @example state.write(IO.param(name), baseHostFeeds(spec, model.tensors)[IO.param(name)])
+ */
+export function baseHostFeeds(
+  spec: DecoderSpec,
+  tensors: ReadonlyMap<string, NamedTensor>,
+): Record<string, HostTensor> {
+  return Object.fromEntries(
+    checked(baseParams(spec.config), tensors).map((t) => [IO.param(t.name), t.tensor]),
+  );
+}
+
+/**
+ * Uploads a base once (e.g. `loadHfModel(dir).tensors`); every session and adapter feeds these.
+ *
+ * @example const base = uploadBase(runtime, spec, model.tensors);
+ */
+export function uploadBase(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  tensors: ReadonlyMap<string, NamedTensor>,
+): BaseWeights {
+  const host = baseHostFeeds(spec, tensors);
+  const feeds: Record<string, DeviceTensor> = {};
+  for (const [name, t] of Object.entries(host)) feeds[name] = runtime.upload(t);
+  return Object.freeze({
+    kind: "base-weights",
+    feeds: Object.freeze(feeds),
+    release: () => Object.values(feeds).forEach((t) => t.dispose()),
+  });
+}
+
+/**
+ * Host tensors of an adapter's LoRA matrices, keyed by graph input name, checked against the
+ * spec's targets and rank.
+ *
+ * @example session.run({ ...base.feeds, ...adapterHostFeeds(spec, adapter), ...batch })
+ */
+export function adapterHostFeeds(
+  spec: DecoderSpec,
+  adapter: LoraAdapter,
+): Record<string, HostTensor> {
+  const tensors = new Map<string, NamedTensor>();
+  for (const m of adapter.modules.values()) {
+    tensors.set(loraParamName(m.module, "A"), m.a);
+    tensors.set(loraParamName(m.module, "B"), m.b);
+  }
+  const expected = loraParams(spec);
+  if (expected.length !== tensors.size) {
+    throw new ModelError(
+      "adapter",
+      `has ${tensors.size / 2} modules, the spec targets ${expected.length / 2}`,
+    );
+  }
+  return Object.fromEntries(checked(expected, tensors).map((t) => [IO.param(t.name), t.tensor]));
+}
+
+function hostData(host: Readonly<Record<string, HostTensor>>, p: ParamSpec): Float32Array {
+  const t = host[IO.param(p.name)];
+  if (t === undefined || t.dtype !== "float32") {
+    throw new ModelError(IO.param(p.name), "is missing or not float32 in the tensors given");
+  }
+  return Float32Array.from(t.data as Float32Array);
+}
+
+/**
+ * Base parameters read back from the device (e.g. after full fine-tuning) as HF tensors, ready for
+ * `saveHfModel`.
+ *
+ * @example await saveHfModel(dir, spec.config, baseTensorsFromHost(spec, trained));
+ */
+export function baseTensorsFromHost(
+  spec: DecoderSpec,
+  host: Readonly<Record<string, HostTensor>>,
+): NamedTensor[] {
+  return baseParams(spec.config).map((p) => namedTensor(p.name, p.shape, hostData(host, p)));
+}
+
+/**
+ * A trained adapter read back from the device, as the PEFT adapter `saveLoraAdapter` writes.
+ *
+ * @example await saveLoraAdapter(dir, adapterFromHost(spec, trained, "Qwen/Qwen2.5-0.5B"));
+ */
+export function adapterFromHost(
+  spec: DecoderSpec,
+  host: Readonly<Record<string, HostTensor>>,
+  baseModel: string | null = null,
+): LoraAdapter {
+  if (spec.lora === null) throw new ModelError("spec.lora", "is null; a full model has no adapter");
+  const r = spec.lora.rank;
+  return loraAdapter(spec.config, spec.lora, (t) => ({
+    a: hostData(host, { name: loraParamName(t.module, "A"), shape: [r, t.inFeatures] }),
+    b: hostData(host, { name: loraParamName(t.module, "B"), shape: [t.outFeatures, r] }),
+  }), baseModel);
+}

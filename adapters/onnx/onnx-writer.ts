@@ -1,0 +1,203 @@
+/**
+ * Serializes a Graph to an ONNX ModelProto, with initializers either embedded or moved to an
+ * external data file.
+ *
+ * Opset 18: it is the first opset where every Reduce op takes `axes` as an input (uniform
+ * reduction code) and Split has `num_outputs`, while staying old enough that each op resolves to
+ * a kernel version every onnxruntime execution provider (CPU, WASM, WebGPU) registers; newer
+ * opsets re-version ops like Reshape and Cast, which risks silent CPU fallback on WebGPU.
+ */
+import type { DType } from "./dtype.ts";
+import { ONNX_DTYPE_CODE } from "./dtype.ts";
+import { OnnxGraphError } from "./errors.ts";
+import type { Attr, Graph, TensorData, Value } from "./ir.ts";
+import { ATTRIBUTE_TYPE, ModelProto } from "./onnx-proto.ts";
+import type { Shape } from "./shape.ts";
+
+/** The ONNX opset the writer declares for the default domain. */
+export const OPSET = 18;
+/** ONNX IR version that goes with opset 18. */
+export const IR_VERSION = 8;
+
+/** Options of the writer. */
+export interface OnnxModelOptions {
+  /** Written to ModelProto.producer_name (default "polyrl"). */
+  readonly producerName?: string;
+  readonly docString?: string;
+}
+
+/** Where to put initializer bytes outside the model file. */
+export interface ExternalDataOptions extends OnnxModelOptions {
+  /** File name stored in the model, relative to the model file's directory. */
+  readonly location: string;
+  /** Initializers smaller than this many bytes stay embedded (default 1024). */
+  readonly minBytes?: number;
+}
+
+/** A model whose large initializers live in a separate data file. */
+export interface ModelWithExternalData {
+  readonly model: Uint8Array;
+  /** Contents of the file named by `location`. */
+  readonly data: Uint8Array;
+  readonly location: string;
+}
+
+// External tensors start at this alignment so a loader may map them directly.
+const EXTERNAL_ALIGN = 64;
+
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
+  throw new Error("onnx-writer: raw_data is little-endian and this host is big-endian");
+}
+
+/**
+ * Encodes `graph` as ONNX ModelProto bytes with every initializer embedded.
+ *
+ * @example
+ * const bytes = toOnnxModel(g);
+ * const session = await ort.InferenceSession.create(bytes);
+ */
+export function toOnnxModel(graph: Graph, options: OnnxModelOptions = {}): Uint8Array {
+  return encode(graph, options, () => undefined);
+}
+
+/**
+ * Encodes `graph` with initializers of at least `minBytes` moved to an external data file
+ * (ONNX external data: location, offset, length). Write `data` next to the model under
+ * `location`; onnxruntime-node resolves it relative to the model path, onnxruntime-web takes it
+ * through the `externalData` session option.
+ *
+ * @example
+ * const { model, data } = toOnnxModelWithExternalData(g, { location: "weights.bin" });
+ */
+export function toOnnxModelWithExternalData(
+  graph: Graph,
+  options: ExternalDataOptions,
+): ModelWithExternalData {
+  const minBytes = options.minBytes ?? 1024;
+  const chunks: Uint8Array[] = [];
+  let offset = 0;
+  const model = encode(graph, options, (bytes) => {
+    if (bytes.byteLength < minBytes) return undefined;
+    const pad = (EXTERNAL_ALIGN - (offset % EXTERNAL_ALIGN)) % EXTERNAL_ALIGN;
+    if (pad > 0) chunks.push(new Uint8Array(pad));
+    offset += pad;
+    const start = offset;
+    chunks.push(bytes);
+    offset += bytes.byteLength;
+    return { offset: start, length: bytes.byteLength };
+  });
+  const data = new Uint8Array(offset);
+  let at = 0;
+  for (const c of chunks) {
+    data.set(c, at);
+    at += c.byteLength;
+  }
+  return { model, data, location: options.location };
+}
+
+type Placement = (bytes: Uint8Array) => { offset: number; length: number } | undefined;
+
+function encode(graph: Graph, options: OnnxModelOptions, place: Placement): Uint8Array {
+  const outputs = new Set(graph.outputs.map((o) => o.value.id));
+  if (graph.outputs.length === 0) {
+    throw new OnnxGraphError("toOnnxModel", `graph ${graph.name} has no outputs`);
+  }
+  const message = {
+    irVersion: IR_VERSION,
+    producerName: options.producerName ?? "polyrl",
+    docString: options.docString ?? "",
+    opsetImport: [{ domain: "", version: OPSET }],
+    graph: {
+      name: graph.name,
+      node: liveNodes(graph, outputs).map((node) => ({
+        name: node.name,
+        opType: node.spec.type,
+        domain: node.spec.domain ?? "",
+        input: trimOptional(node.inputs.map((v) => v?.name ?? "")),
+        output: node.outputs.map((v) => v.name),
+        attribute: Object.entries(node.attrs).map(([name, a]) => attribute(name, a)),
+      })),
+      initializer: graph.initializers.map((init) => {
+        const bytes = rawBytes(init.tensor);
+        const where = place(bytes);
+        const base = tensorHeader(init.value.name, init.tensor.dtype, init.tensor.shape);
+        if (!where) return { ...base, rawData: bytes };
+        return {
+          ...base,
+          dataLocation: 1,
+          externalData: [
+            { key: "location", value: (options as ExternalDataOptions).location },
+            { key: "offset", value: String(where.offset) },
+            { key: "length", value: String(where.length) },
+          ],
+        };
+      }),
+      input: graph.inputs.map(valueInfo),
+      output: graph.outputs.map((o) => valueInfo(o.value)),
+    },
+  };
+  const buf = ModelProto.encode(message).finish();
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+/** Nodes that some graph output depends on: gradient bookkeeping may leave dead ones behind. */
+function liveNodes(graph: Graph, outputs: Set<number>) {
+  const live = new Set<number>(outputs);
+  const kept = [];
+  for (let i = graph.nodes.length - 1; i >= 0; i--) {
+    const node = graph.nodes[i];
+    if (!node.outputs.some((v) => live.has(v.id))) continue;
+    kept.push(node);
+    for (const v of node.inputs) if (v) live.add(v.id);
+  }
+  return kept.reverse();
+}
+
+function trimOptional(names: string[]): string[] {
+  let end = names.length;
+  while (end > 0 && names[end - 1] === "") end--;
+  return names.slice(0, end);
+}
+
+function tensorHeader(name: string, dtype: DType, shape: readonly number[]) {
+  return { name, dataType: ONNX_DTYPE_CODE[dtype], dims: [...shape] };
+}
+
+function rawBytes(t: TensorData): Uint8Array {
+  return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+}
+
+function attribute(name: string, a: Attr) {
+  const type = ATTRIBUTE_TYPE[a.type];
+  switch (a.type) {
+    case "int":
+      return { name, type, i: a.value };
+    case "float":
+      return { name, type, f: a.value };
+    case "ints":
+      return { name, type, ints: [...a.value] };
+    case "floats":
+      return { name, type, floats: [...a.value] };
+    case "string":
+      return { name, type, s: new TextEncoder().encode(a.value) };
+    case "tensor":
+      return {
+        name,
+        type,
+        t: { ...tensorHeader("", a.value.dtype, a.value.shape), rawData: rawBytes(a.value) },
+      };
+  }
+}
+
+function valueInfo(v: Value) {
+  return {
+    name: v.name,
+    type: { tensorType: { elemType: ONNX_DTYPE_CODE[v.dtype], shape: shapeProto(v.shape) } },
+  };
+}
+
+function shapeProto(shape: Shape) {
+  return {
+    dim: shape.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })),
+  };
+}

@@ -1,0 +1,53 @@
+/** The `cpu` backend: onnxruntime-node's native CPU execution provider. */
+import * as ortNode from "onnxruntime-node";
+import type { HostTensor } from "./host-tensor.ts";
+import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
+import type { BackendChoice, Runtime } from "./runtime.ts";
+
+/** Options of the cpu backend. */
+export interface CpuOptions {
+  /** Intra-op threads; fixed so that reductions split the same way on every run. */
+  readonly threads?: number;
+}
+
+/**
+ * Opens the cpu backend. Thread count defaults to the machine's cores (at most 8).
+ *
+ * @example
+ * const runtime = await openCpuRuntime({ threads: 2 });
+ */
+export function openCpuRuntime(
+  options: CpuOptions = {},
+  requested: BackendChoice = "cpu",
+  autoReason: string | null = null,
+): Promise<Runtime> {
+  const threads = options.threads ?? Math.min(8, navigator.hardwareConcurrency || 1);
+  const ort = ortNode as unknown as OrtModule;
+  return Promise.resolve(ortRuntime({
+    ort,
+    info: Object.freeze({
+      backend: "cpu",
+      requested,
+      autoReason,
+      onnxruntime: { package: "onnxruntime-node", version: ortNode.env.versions.node ?? "" },
+      executionProvider: "cpu",
+      threads,
+      deterministicCompute: true,
+      adapter: null,
+      deno: Deno.version.deno,
+    }),
+    sessionOptions: {
+      executionProviders: ["cpu"],
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: "sequential",
+      logSeverityLevel: 3,
+      extra: { session: { use_deterministic_compute: "1" } },
+    },
+    deviceLocation: "cpu",
+    // A copy, so that later writes to the caller's array cannot change device state.
+    upload: (tensor: HostTensor): OrtTensor =>
+      new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]),
+    close: () => Promise.resolve(),
+  }));
+}

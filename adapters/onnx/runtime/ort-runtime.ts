@@ -1,0 +1,204 @@
+/**
+ * The Runtime implementation shared by every backend: onnxruntime-node and onnxruntime-web expose
+ * the same onnxruntime-common API, so only session options and device upload differ per backend.
+ */
+import type * as OrtWeb from "onnxruntime-web/webgpu";
+import { elementCount, type HostDType, type HostTensor, hostTensor } from "./host-tensor.ts";
+import {
+  type DeviceTensor,
+  type Feed,
+  type RunResult,
+  type Runtime,
+  RuntimeError,
+  type RuntimeInfo,
+  type Session,
+  type SessionOptions,
+} from "./runtime.ts";
+
+/** The part of an onnxruntime package this module uses (identical in -node and -web). */
+export type OrtModule = Pick<typeof OrtWeb, "InferenceSession" | "Tensor">;
+/** A tensor of either onnxruntime package. */
+export type OrtTensor = OrtWeb.Tensor;
+type OrtSessionOptions = OrtWeb.InferenceSession.SessionOptions;
+
+/** What one backend contributes to the shared implementation. */
+export interface OrtBackendSpec {
+  readonly ort: OrtModule;
+  readonly info: RuntimeInfo;
+  /** Session options without output placement (EP, threads, determinism). */
+  readonly sessionOptions: OrtSessionOptions;
+  /** Where outputs asked to stay on the device live. */
+  readonly deviceLocation: "cpu" | "gpu-buffer";
+  /** Makes an ORT tensor that lives on the device from host data. */
+  readonly upload: (tensor: HostTensor) => OrtTensor;
+  /** Frees backend resources after all sessions are released. */
+  readonly close: () => Promise<void>;
+}
+
+const hostDTypes: ReadonlySet<string> = new Set(["float32", "float16", "float64", "int32"]);
+
+function asHostDType(type: string, context: string): HostDType {
+  if (!hostDTypes.has(type)) {
+    throw new RuntimeError(
+      `${context} has element type ${type}; runtimes exchange only float32, float16, float64 and int32 ` +
+        `(cast it in the graph)`,
+    );
+  }
+  return type as HostDType;
+}
+
+/** Copies an ORT tensor's host-side data into a HostTensor (float16 kept as raw bits). */
+function toHost(dtype: HostDType, dims: readonly number[], data: unknown): HostTensor {
+  const view = data as ArrayBufferView;
+  if (dtype === "float16" && !(view instanceof Uint16Array)) {
+    return hostTensor(
+      dtype,
+      dims,
+      new Uint16Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength)),
+    );
+  }
+  return hostTensor(dtype, dims, data as Float32Array);
+}
+
+function toOrt(ort: OrtModule, tensor: HostTensor): OrtTensor {
+  return new ort.Tensor(tensor.dtype, tensor.data, [...tensor.dims]);
+}
+
+/** Wraps an ORT tensor that the caller owns until dispose(). */
+function deviceTensor(
+  tensor: OrtTensor,
+  location: "cpu" | "gpu-buffer",
+  context: string,
+): DeviceTensor & { readonly ort: () => OrtTensor } {
+  const dtype = asHostDType(tensor.type, context);
+  const dims = Object.freeze([...tensor.dims]);
+  let live = true;
+  const check = (what: string) => {
+    if (!live) throw new RuntimeError(`${context} was disposed; it cannot be ${what} any more`);
+  };
+  return Object.freeze({
+    kind: "device-tensor" as const,
+    dtype,
+    dims,
+    location,
+    ort: () => (check("fed"), tensor),
+    read: async () => {
+      check("read");
+      const data = location === "cpu" ? tensor.data : await tensor.getData();
+      // A copy: cpu tensors share memory with the session's output, which the caller may dispose.
+      const copy = (data as Float32Array).slice();
+      return toHost(dtype, dims, copy);
+    },
+    dispose: () => {
+      check("disposed");
+      live = false;
+      tensor.dispose();
+    },
+  });
+}
+
+type WrappedDeviceTensor = ReturnType<typeof deviceTensor>;
+
+function isWrapped(feed: Feed): feed is WrappedDeviceTensor {
+  return feed.kind === "device-tensor" && typeof (feed as Partial<WrappedDeviceTensor>).ort ===
+      "function";
+}
+
+/**
+ * Builds a Runtime from a backend spec.
+ *
+ * @example
+ * const runtime = ortRuntime({ ort, info, sessionOptions, deviceLocation: "cpu", upload, close });
+ */
+export function ortRuntime(spec: OrtBackendSpec): Runtime {
+  const sessions = new Set<Session>();
+
+  async function load(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
+    const keep = new Set(options.keepOnDevice ?? []);
+    let ortSession: OrtWeb.InferenceSession;
+    const placement: Record<string, "cpu" | "gpu-buffer"> = {};
+    try {
+      // Output names are needed for placement; a throwaway probe session would double load time,
+      // so placement is given for the names asked to stay and "cpu" is the default for the rest.
+      for (const name of keep) placement[name] = spec.deviceLocation;
+      ortSession = await spec.ort.InferenceSession.create(model, {
+        ...spec.sessionOptions,
+        ...(spec.deviceLocation === "gpu-buffer" && keep.size > 0
+          ? { preferredOutputLocation: placement }
+          : {}),
+      });
+    } catch (error) {
+      throw new RuntimeError(
+        `${spec.info.backend} runtime could not load the model (${model.byteLength} bytes): ` +
+          `${error instanceof Error ? error.message : error}`,
+        { cause: error },
+      );
+    }
+    const inputNames = Object.freeze([...ortSession.inputNames]);
+    const outputNames = Object.freeze([...ortSession.outputNames]);
+    for (const name of keep) {
+      if (!outputNames.includes(name)) {
+        await ortSession.release();
+        throw new RuntimeError(
+          `keepOnDevice names ${name}, which is not an output; outputs: ${outputNames.join(", ")}`,
+        );
+      }
+    }
+
+    const session: Session = Object.freeze({
+      inputNames,
+      outputNames,
+      run: async (feeds: Readonly<Record<string, Feed>>): Promise<RunResult> => {
+        const missing = inputNames.filter((name) => !(name in feeds));
+        const unknown = Object.keys(feeds).filter((name) => !inputNames.includes(name));
+        if (missing.length > 0 || unknown.length > 0) {
+          throw new RuntimeError(
+            `feeds do not match the model inputs: missing [${missing.join(", ")}], ` +
+              `unknown [${unknown.join(", ")}]`,
+          );
+        }
+        const ortFeeds: Record<string, OrtTensor> = {};
+        for (const [name, feed] of Object.entries(feeds)) {
+          if (feed.kind === "host-tensor") ortFeeds[name] = toOrt(spec.ort, feed);
+          else if (isWrapped(feed)) ortFeeds[name] = feed.ort();
+          else {
+            throw new RuntimeError(`feed ${name} is a DeviceTensor of another runtime`);
+          }
+        }
+        const outputs = await ortSession.run(ortFeeds);
+        const host: Record<string, HostTensor> = {};
+        const device: Record<string, DeviceTensor> = {};
+        for (const name of outputNames) {
+          const value = outputs[name] as OrtTensor;
+          const context = `output ${name}`;
+          if (keep.has(name)) device[name] = deviceTensor(value, spec.deviceLocation, context);
+          else {
+            host[name] = toHost(asHostDType(value.type, context), value.dims, value.data);
+          }
+        }
+        return { host: Object.freeze(host), device: Object.freeze(device) };
+      },
+      release: async () => {
+        sessions.delete(session);
+        await ortSession.release();
+      },
+    });
+    sessions.add(session);
+    return session;
+  }
+
+  return Object.freeze({
+    info: spec.info,
+    load,
+    upload: (tensor: HostTensor) => {
+      if (elementCount(tensor.dims) === 0) {
+        throw new RuntimeError("upload of an empty tensor: feed it as a host tensor instead");
+      }
+      return deviceTensor(spec.upload(tensor), spec.deviceLocation, `uploaded ${tensor.dtype}`);
+    },
+    close: async () => {
+      for (const session of [...sessions]) await session.release();
+      await spec.close();
+    },
+  });
+}

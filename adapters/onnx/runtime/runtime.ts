@@ -1,0 +1,97 @@
+/**
+ * The one runtime interface that the cpu, wasm and webgpu backends implement: load an ONNX model,
+ * run it with host or device-resident feeds, keep chosen outputs on the device.
+ */
+import type { HostDType, HostTensor } from "./host-tensor.ts";
+
+/** A concrete backend. */
+export type BackendName = "cpu" | "wasm" | "webgpu";
+
+/** What a caller may ask for: a backend, or `auto` (non-fallback WebGPU adapter, else cpu). */
+export type BackendChoice = BackendName | "auto";
+
+/** The WebGPU adapter a runtime computes on, as the adapter reports itself. */
+export interface AdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+  /** True for software adapters such as Mesa lavapipe/llvmpipe. */
+  readonly isFallbackAdapter: boolean;
+}
+
+/** Everything about a runtime that a replay needs to know; recorded in the event log. */
+export interface RuntimeInfo {
+  readonly backend: BackendName;
+  readonly requested: BackendChoice;
+  /** Why `auto` chose this backend; null when a backend was asked for by name. */
+  readonly autoReason: string | null;
+  readonly onnxruntime: { readonly package: string; readonly version: string };
+  /** The ORT execution provider name the sessions are created with. */
+  readonly executionProvider: string;
+  /** Intra-op threads (1 for wasm; GPU dispatch for webgpu is single-threaded host-side). */
+  readonly threads: number;
+  readonly deterministicCompute: boolean;
+  readonly adapter: AdapterInfo | null;
+  readonly deno: string;
+}
+
+/**
+ * A tensor living where the backend computes (GPU buffer on webgpu, ORT-owned memory otherwise).
+ * Feeding it to a later run avoids a host round trip; the owner must dispose it exactly once.
+ */
+export interface DeviceTensor {
+  readonly kind: "device-tensor";
+  readonly dtype: HostDType;
+  readonly dims: readonly number[];
+  readonly location: "cpu" | "gpu-buffer";
+  /** Copies the values to the host. */
+  read(): Promise<HostTensor>;
+  /** Frees device memory; reading or feeding it afterwards is an error. */
+  dispose(): void;
+}
+
+/** A value a run accepts for an input. */
+export type Feed = HostTensor | DeviceTensor;
+
+/** How a session is created. */
+export interface SessionOptions {
+  /** Output names returned as DeviceTensors (left on the GPU on webgpu); others come back to host. */
+  readonly keepOnDevice?: readonly string[];
+}
+
+/** The outputs of one run, split by where they live. */
+export interface RunResult {
+  readonly host: Readonly<Record<string, HostTensor>>;
+  readonly device: Readonly<Record<string, DeviceTensor>>;
+}
+
+/** A loaded model. */
+export interface Session {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  /** Runs the model once; every graph input must be fed. */
+  run(feeds: Readonly<Record<string, Feed>>): Promise<RunResult>;
+  release(): Promise<void>;
+}
+
+/** One backend, opened once per process and shared by all sessions on it. */
+export interface Runtime {
+  readonly info: RuntimeInfo;
+  /** Loads a serialized ONNX ModelProto. */
+  load(model: Uint8Array, options?: SessionOptions): Promise<Session>;
+  /**
+   * Places a host tensor on the device once, so that several runs and sessions (a frozen base
+   * shared by several adapters) feed the same memory without copying it per run or per session.
+   */
+  upload(tensor: HostTensor): DeviceTensor;
+  close(): Promise<void>;
+}
+
+/** A runtime could not be opened or a run was fed wrongly; the message names what and how to fix. */
+export class RuntimeError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RuntimeError";
+  }
+}

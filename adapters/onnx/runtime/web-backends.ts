@@ -1,0 +1,141 @@
+/**
+ * The `wasm` and `webgpu` backends: onnxruntime-web loaded through its webgpu bundle (the bare
+ * specifier resolves to the Node build, which has no WebGPU). WASM runs single-threaded because
+ * the threaded build spawns blob-URL workers that Deno refuses.
+ */
+import * as ortWeb from "onnxruntime-web/webgpu";
+import { readGpuBuffer, writeGpuBuffer } from "./gpu-buffer.ts";
+import type { HostTensor } from "./host-tensor.ts";
+import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
+import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
+import type { AdapterProbe } from "./webgpu-adapter.ts";
+
+const ort = ortWeb as unknown as OrtModule;
+
+// ORT-web initializes its WASM module once per process with these settings.
+ortWeb.env.wasm.numThreads = 1;
+ortWeb.env.wasm.proxy = false;
+ortWeb.env.logLevel = "error";
+
+function version(): string {
+  return ortWeb.env.versions.web ?? "";
+}
+
+/**
+ * Opens the single-threaded WASM backend.
+ *
+ * @example
+ * const runtime = await openWasmRuntime();
+ */
+export function openWasmRuntime(): Promise<Runtime> {
+  return Promise.resolve(ortRuntime({
+    ort,
+    info: Object.freeze({
+      backend: "wasm",
+      requested: "wasm",
+      autoReason: null,
+      onnxruntime: { package: "onnxruntime-web", version: version() },
+      executionProvider: "wasm",
+      threads: 1,
+      deterministicCompute: true,
+      adapter: null,
+      deno: Deno.version.deno,
+    }),
+    sessionOptions: {
+      executionProviders: ["wasm"],
+      executionMode: "sequential",
+      logSeverityLevel: 3,
+      extra: { session: { use_deterministic_compute: "1" } },
+    },
+    deviceLocation: "cpu",
+    // A copy, so that later writes to the caller's array cannot change device state.
+    upload: (tensor: HostTensor): OrtTensor =>
+      new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]),
+    close: () => Promise.resolve(),
+  }));
+}
+
+// Limits ORT's kernels may need; the device gets the adapter's maximum for each.
+const wantedLimits = [
+  "maxBufferSize",
+  "maxStorageBufferBindingSize",
+  "maxComputeWorkgroupStorageSize",
+  "maxComputeInvocationsPerWorkgroup",
+  "maxComputeWorkgroupSizeX",
+  "maxComputeWorkgroupSizeY",
+  "maxComputeWorkgroupSizeZ",
+  "maxComputeWorkgroupsPerDimension",
+  "maxStorageBuffersPerShaderStage",
+] as const;
+
+/**
+ * Opens the WebGPU backend on a probed adapter. The runtime creates and owns the GPUDevice and
+ * hands it to ORT, so that uploaded tensors and session outputs share one device.
+ *
+ * @example
+ * const probe = await probeWebGpuAdapter();
+ * if (probe.kind === "adapter") await openWebGpuRuntime(probe);
+ */
+export async function openWebGpuRuntime(
+  probe: AdapterProbe,
+  requested: BackendChoice = "webgpu",
+  autoReason: string | null = null,
+): Promise<Runtime> {
+  if (probe.kind === "no-adapter") {
+    throw new RuntimeError(`webgpu backend needs a WebGPU adapter: ${probe.reason}`);
+  }
+  const { adapter, info } = probe;
+  const requiredLimits: Record<string, number> = {};
+  for (const key of wantedLimits) requiredLimits[key] = adapter.limits[key];
+  const requiredFeatures = (["shader-f16"] as GPUFeatureName[]).filter((f) =>
+    adapter.features.has(f)
+  );
+  const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
+  return ortRuntime({
+    ort,
+    info: Object.freeze({
+      backend: "webgpu",
+      requested,
+      autoReason,
+      onnxruntime: { package: "onnxruntime-web", version: version() },
+      executionProvider: "webgpu",
+      threads: 1,
+      deterministicCompute: true,
+      adapter: info,
+      deno: Deno.version.deno,
+    }),
+    sessionOptions: {
+      executionProviders: [{ name: "webgpu", device } as unknown as "webgpu"],
+      executionMode: "sequential",
+      logSeverityLevel: 3,
+      extra: { session: { use_deterministic_compute: "1" } },
+    },
+    deviceLocation: "gpu-buffer",
+    upload: (tensor: HostTensor): OrtTensor => {
+      const buffer = writeGpuBuffer(device, tensor);
+      const byteLength = tensor.data.byteLength;
+      return ort.Tensor.fromGpuBuffer(
+        buffer,
+        {
+          dataType: tensor.dtype,
+          dims: [...tensor.dims],
+          download: async () => {
+            const bytes = await readGpuBuffer(device, buffer, byteLength);
+            return tensor.dtype === "float32"
+              ? new Float32Array(bytes)
+              : tensor.dtype === "float64"
+              ? new Float64Array(bytes)
+              : tensor.dtype === "int32"
+              ? new Int32Array(bytes)
+              : new Uint16Array(bytes);
+          },
+          dispose: () => buffer.destroy(),
+        } as Parameters<typeof ort.Tensor.fromGpuBuffer>[1],
+      ) as OrtTensor;
+    },
+    close: () => {
+      device.destroy();
+      return Promise.resolve();
+    },
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * Host-side batches for the train step: validation, whole-batch loss denominators, splitting
+ * into micro-batches along the sequence axis 0, and conversion to graph feeds.
+ */
+import { type HostTensor, hostTensor, scalar } from "./runtime/mod.ts";
+import { IO, type LossAggregation, TrainStepError } from "./train-step-spec.ts";
+
+/**
+ * One batch, row-major [batch, seq]. Position t of every per-token array refers to the prediction
+ * made at position t of the token `targets[t]` (usually tokens shifted left by one).
+ */
+export interface PolicyBatch {
+  readonly batch: number;
+  readonly seq: number;
+  readonly tokens: Int32Array;
+  readonly targets: Int32Array;
+  readonly attentionMask: Float32Array;
+  readonly lossMask: Float32Array;
+  readonly advantages: Float32Array;
+  readonly oldLogprobs: Float32Array;
+  /** Needed when the step has a KL estimator. */
+  readonly refLogprobs?: Float32Array;
+}
+
+const perToken = [
+  "tokens",
+  "targets",
+  "attentionMask",
+  "lossMask",
+  "advantages",
+  "oldLogprobs",
+  "refLogprobs",
+] as const;
+
+/** Throws unless every per-token array holds batch * seq values. */
+export function checkBatch(b: PolicyBatch): void {
+  const n = b.batch * b.seq;
+  for (const key of perToken) {
+    const a = b[key];
+    if (a && a.length !== n) {
+      throw new TrainStepError(
+        `batch.${key} holds ${a.length} values; [batch=${b.batch}, seq=${b.seq}] needs ${n}`,
+      );
+    }
+  }
+}
+
+/** Loss tokens and sequences with at least one loss token. */
+export function countLossTokens(b: PolicyBatch): { tokens: number; sequences: number } {
+  let tokens = 0;
+  let sequences = 0;
+  for (let i = 0; i < b.batch; i++) {
+    let n = 0;
+    for (let t = 0; t < b.seq; t++) n += b.lossMask[i * b.seq + t];
+    tokens += n;
+    if (n > 0) sequences += 1;
+  }
+  return { tokens, sequences };
+}
+
+/**
+ * The whole-batch denominator of each aggregation: loss tokens (token-mean), sequences
+ * (seq-mean-token-mean), or sequences x constant (seq-sum-const). At least 1, so an empty mask
+ * gives loss 0 rather than NaN.
+ *
+ * @example lossDenominator("seq-sum-const", batch, 512)
+ */
+export function lossDenominator(
+  aggregation: LossAggregation,
+  b: PolicyBatch,
+  constant?: number,
+): number {
+  const { tokens, sequences } = countLossTokens(b);
+  switch (aggregation) {
+    case "token-mean":
+      return Math.max(tokens, 1);
+    case "seq-mean-token-mean":
+      return Math.max(sequences, 1);
+    case "seq-sum-const":
+      if (!(constant !== undefined && constant > 0)) {
+        throw new TrainStepError(
+          `seq-sum-const needs aggregationConstant > 0 (e.g. the max response length), got ${constant}`,
+        );
+      }
+      return Math.max(sequences, 1) * constant;
+  }
+}
+
+/**
+ * Splits a batch into micro-batches of at most `size` sequences (the last may be smaller).
+ *
+ * @example splitBatch(batch, 4).length // ceil(batch.batch / 4)
+ */
+export function splitBatch(b: PolicyBatch, size: number): PolicyBatch[] {
+  if (!Number.isInteger(size) || size < 1) {
+    throw new TrainStepError(`micro-batch size must be a whole number >= 1, got ${size}`);
+  }
+  const parts: PolicyBatch[] = [];
+  for (let start = 0; start < b.batch; start += size) {
+    const rows = Math.min(size, b.batch - start);
+    const cut = <T extends Int32Array | Float32Array>(a: T) =>
+      a.subarray(start * b.seq, (start + rows) * b.seq) as T;
+    parts.push({
+      batch: rows,
+      seq: b.seq,
+      tokens: cut(b.tokens),
+      targets: cut(b.targets),
+      attentionMask: cut(b.attentionMask),
+      lossMask: cut(b.lossMask),
+      advantages: cut(b.advantages),
+      oldLogprobs: cut(b.oldLogprobs),
+      refLogprobs: b.refLogprobs && cut(b.refLogprobs),
+    });
+  }
+  return parts;
+}
+
+/**
+ * Graph feeds for one (micro-)batch; the denominators are those of the whole batch.
+ *
+ * @example batchFeeds(micro, { lossDenominator: 120, tokenCount: 120 }, true)
+ */
+export function batchFeeds(
+  b: PolicyBatch,
+  whole: { readonly lossDenominator: number; readonly tokenCount: number },
+  withReference: boolean,
+): Record<string, HostTensor> {
+  const dims = [b.batch, b.seq];
+  const feeds: Record<string, HostTensor> = {
+    [IO.tokens]: hostTensor("int32", dims, b.tokens),
+    [IO.targets]: hostTensor("int32", dims, b.targets),
+    [IO.attentionMask]: hostTensor("float32", dims, b.attentionMask),
+    [IO.lossMask]: hostTensor("float32", dims, b.lossMask),
+    [IO.advantages]: hostTensor("float32", dims, b.advantages),
+    [IO.oldLogprobs]: hostTensor("float32", dims, b.oldLogprobs),
+    [IO.lossDenominator]: scalar(whole.lossDenominator),
+    [IO.tokenCount]: scalar(Math.max(whole.tokenCount, 1)),
+  };
+  if (withReference) {
+    if (!b.refLogprobs) {
+      throw new TrainStepError("the step has a KL estimator, so batch.refLogprobs is required");
+    }
+    feeds[IO.refLogprobs] = hostTensor("float32", dims, b.refLogprobs);
+  }
+  return feeds;
+}

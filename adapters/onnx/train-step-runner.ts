@@ -1,0 +1,244 @@
+/**
+ * Runs train steps on a runtime: parameters, Adam moments, gradient accumulators and the step
+ * counter stay in device state between steps; frozen parameters are bound once (and may be shared
+ * by several runners, e.g. one LoRA adapter per agent on one frozen base, without a copy each).
+ */
+import {
+  createDeviceState,
+  type DeviceState,
+  type DeviceTensor,
+  type Feed,
+  type HostTensor,
+  hostTensor,
+  type Runtime,
+  scalar,
+  type Session,
+} from "./runtime/mod.ts";
+import {
+  batchFeeds,
+  checkBatch,
+  countLossTokens,
+  lossDenominator,
+  type PolicyBatch,
+  splitBatch,
+} from "./train-step-batch.ts";
+import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
+import {
+  IO,
+  LOSS_METRICS,
+  trainableNames,
+  type TrainStepConfig,
+  TrainStepError,
+} from "./train-step-spec.ts";
+
+/** Per-step hyperparameters (fed as graph scalars; change them any step without rebuilding). */
+export interface TrainStepHyper {
+  readonly lr: number;
+  readonly clipLow: number;
+  readonly clipHigh: number;
+  readonly klCoef: number;
+  readonly weightDecay: number;
+  /** +Infinity disables clipping. */
+  readonly maxGradNorm: number;
+}
+
+/** What one optimizer step reports (for the gradient-step event). */
+export interface TrainStepMetrics {
+  readonly loss: number;
+  readonly policyLoss: number;
+  readonly klLoss: number;
+  readonly clipFraction: number;
+  readonly approxKl: number;
+  readonly entropy: number;
+  /** Global gradient norm before clipping. */
+  readonly gradNorm: number;
+  /** True when the gradient was not finite and nothing was updated. */
+  readonly skipped: boolean;
+  /** Optimizer updates applied so far, this one included. */
+  readonly appliedSteps: number;
+  readonly microBatches: number;
+  readonly lossTokens: number;
+}
+
+/** How to open a runner. */
+export interface TrainStepRunnerOptions {
+  readonly runtime: Runtime;
+  readonly config: TrainStepConfig;
+  /** Initial values of every parameter not in `frozen`. */
+  readonly initial: Readonly<Record<string, HostTensor>>;
+  /** Frozen parameters already on the device, shared and not freed by this runner. */
+  readonly frozen?: Readonly<Record<string, DeviceTensor>>;
+  /** Sequences per micro-batch; omitted, each batch runs as one fused graph. */
+  readonly microBatchSize?: number;
+}
+
+/** A loaded train step with its device state. */
+export interface TrainStepRunner {
+  /** Parameters that are trained, in config order. */
+  readonly trainable: readonly string[];
+  /** Frozen parameters as fed to every run (the shared tensors when given). */
+  readonly frozen: Readonly<Record<string, DeviceTensor>>;
+  /** Parameters, moments (`IO.adamM(name)`, `IO.adamV(name)`), `IO.adamStep`, accumulators. */
+  readonly state: DeviceState;
+  /** One optimizer step on `batch` (micro-batched when the runner was opened so). */
+  step(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
+  /** Copies a trainable parameter to the host. */
+  readParam(name: string): Promise<HostTensor>;
+  /** Frees sessions, state and owned frozen parameters. */
+  release(): Promise<void>;
+}
+
+interface Loaded {
+  readonly graph: TrainStepGraph;
+  readonly session: Session;
+}
+
+async function load(runtime: Runtime, config: TrainStepConfig, kind: TrainStepKind) {
+  const graph = buildTrainStep(config, kind);
+  const session = await runtime.load(graph.model, {
+    keepOnDevice: graph.stateBindings.map((b) => b.output),
+  });
+  return { graph, session };
+}
+
+function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
+  return {
+    [IO.lr]: scalar(h.lr),
+    [IO.clipLow]: scalar(h.clipLow),
+    [IO.clipHigh]: scalar(h.clipHigh),
+    [IO.klCoef]: scalar(h.klCoef),
+    [IO.weightDecay]: scalar(h.weightDecay),
+    [IO.maxGradNorm]: scalar(h.maxGradNorm),
+  };
+}
+
+/**
+ * Builds the graphs, loads them and uploads the initial state (moments and step start at 0).
+ *
+ * @example
+ * const runner = await openTrainStep({ runtime, config, initial: weights });
+ * const metrics = await runner.step(batch, { lr: 1e-5, clipLow: 0.2, clipHigh: 0.28,
+ *   klCoef: 0, weightDecay: 0.01, maxGradNorm: 1 });
+ */
+export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
+  const { runtime, config } = options;
+  const trainable = trainableNames(config);
+  const shared = options.frozen ?? {};
+  for (const name of Object.keys(shared)) {
+    if (trainable.includes(name)) {
+      throw new TrainStepError(`frozen names ${name}, which is trainable in this config`);
+    }
+  }
+  const frozen: Record<string, DeviceTensor> = { ...shared };
+  const owned: DeviceTensor[] = [];
+  const state = createDeviceState(runtime);
+  for (const p of config.params) {
+    if (p.name in shared) continue;
+    const value = options.initial[p.name];
+    if (!value) throw new TrainStepError(`initial lacks parameter ${p.name}`);
+    if (value.dims.join() !== p.shape.join()) {
+      throw new TrainStepError(`initial ${p.name} has dims [${value.dims}], spec [${p.shape}]`);
+    }
+    if (trainable.includes(p.name)) {
+      const zeros = hostTensor("float32", p.shape, new Float32Array(value.data.length));
+      state.write(IO.param(p.name), value);
+      state.write(IO.adamM(p.name), zeros);
+      state.write(IO.adamV(p.name), zeros);
+    } else {
+      frozen[p.name] = runtime.upload(value);
+      owned.push(frozen[p.name]);
+    }
+  }
+  state.write(IO.adamStep, scalar(0));
+  const frozenFeeds: Record<string, Feed> = {};
+  for (const [name, t] of Object.entries(frozen)) frozenFeeds[IO.param(name)] = t;
+
+  const micro = options.microBatchSize;
+  const sessions: Loaded[] = micro === undefined
+    ? [await load(runtime, config, "fused")]
+    : [await load(runtime, config, "accumulate"), await load(runtime, config, "apply")];
+  if (micro !== undefined) {
+    // The apply graph reads the accumulators; start them at zero.
+    for (const name of trainable) {
+      const shape = config.params.find((p) => p.name === name)!.shape;
+      const size = shape.reduce((a, b) => a * b, 1);
+      state.write(IO.gradAcc(name), hostTensor("float32", shape, new Float32Array(size)));
+    }
+  }
+  const withReference = (config.kl ?? null) !== null;
+
+  const run = (loaded: Loaded, feeds: Record<string, Feed>) => {
+    const inputs = new Set(loaded.session.inputNames);
+    const picked: Record<string, Feed> = {};
+    for (const [name, feed] of Object.entries({ ...feeds, ...frozenFeeds })) {
+      if (inputs.has(name)) picked[name] = feed;
+    }
+    return state.run(loaded.session, picked, loaded.graph.stateBindings);
+  };
+
+  return Object.freeze({
+    trainable,
+    frozen: Object.freeze(frozen),
+    state,
+    step: async (batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics> => {
+      checkBatch(batch);
+      const { tokens } = countLossTokens(batch);
+      const whole = {
+        lossDenominator: lossDenominator(
+          config.aggregation ?? "token-mean",
+          batch,
+          config.aggregationConstant,
+        ),
+        tokenCount: tokens,
+      };
+      const hp = hyperFeeds(hyper);
+      const sums: Record<string, number> = {};
+      const add = (out: Readonly<Record<string, HostTensor>>) => {
+        for (const name of LOSS_METRICS) sums[name] = (sums[name] ?? 0) + out[name].data[0];
+      };
+      let last: Readonly<Record<string, HostTensor>>;
+      const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
+      if (micro === undefined) {
+        last = await run(sessions[0], { ...batchFeeds(batch, whole, withReference), ...hp });
+        add(last);
+      } else {
+        for (const [i, part] of parts.entries()) {
+          add(
+            await run(sessions[0], {
+              ...batchFeeds(part, whole, withReference),
+              ...hp,
+              [IO.accumulate]: scalar(i === 0 ? 0 : 1),
+            }),
+          );
+        }
+        last = await run(sessions[1], hp);
+      }
+      const applied = (await state.read(IO.adamStep)).data[0];
+      return Object.freeze({
+        loss: sums[IO.loss],
+        policyLoss: sums[IO.policyLoss],
+        klLoss: sums[IO.klLoss],
+        clipFraction: sums[IO.clipFraction],
+        approxKl: sums[IO.approxKl],
+        entropy: sums[IO.entropy],
+        gradNorm: last[IO.gradNorm].data[0],
+        skipped: last[IO.skipped].data[0] !== 0,
+        appliedSteps: applied,
+        microBatches: parts.length,
+        lossTokens: tokens,
+      });
+    },
+    readParam: (name: string) => {
+      if (!trainable.includes(name)) {
+        throw new TrainStepError(`${name} is not trainable; trainable: ${trainable.join(", ")}`);
+      }
+      return state.read(IO.param(name));
+    },
+    // Tensors first: a GPU output freed after its session is gone crashes ORT-web.
+    release: async () => {
+      state.release();
+      for (const t of owned) t.dispose();
+      for (const { session } of sessions) await session.release();
+    },
+  });
+}

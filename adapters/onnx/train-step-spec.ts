@@ -1,0 +1,138 @@
+/**
+ * Configuration of a policy-gradient train step and the names of its graph inputs and outputs.
+ * The names are the contract between the graph builder, the runner and anyone feeding the graphs
+ * by hand; they never change meaning.
+ */
+import type { AdamConstants } from "./optim/mod.ts";
+import type { Value } from "./mod.ts";
+
+/** A model parameter: name and static shape (float32). */
+export interface ParamSpec {
+  readonly name: string;
+  readonly shape: readonly number[];
+}
+
+/**
+ * How per-token losses become one number.
+ * - `token-mean`: sum over all loss tokens / number of loss tokens in the whole batch.
+ * - `seq-mean-token-mean`: mean over tokens within each sequence, then mean over sequences.
+ * - `seq-sum-const` (Dr. GRPO): each sequence's token sum / a constant, then mean over sequences.
+ */
+export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-sum-const";
+
+/**
+ * KL-to-reference estimator per token, with d = ref - logp (Schulman, "Approximating KL"):
+ * k1 = -d, k3 = exp(d) - d - 1.
+ */
+export type KlEstimator = "k1" | "k3";
+
+/** What the policy builder receives: every parameter (trainable or frozen) and the batch. */
+export interface PolicyInputs {
+  readonly params: Readonly<Record<string, Value>>;
+  /** int32 [batch, seq]. */
+  readonly tokens: Value;
+  /** float32 [batch, seq], 1 for real tokens and 0 for padding. */
+  readonly attentionMask: Value;
+}
+
+/** Builds logits float32 [batch, seq, vocab] on the graph; the model plugs in here. */
+export type PolicyFn = (inputs: PolicyInputs) => Value;
+
+/** Everything that fixes the structure of the train-step graphs. */
+export interface TrainStepConfig {
+  readonly policy: PolicyFn;
+  readonly params: readonly ParamSpec[];
+  /** Parameters that get gradients and Adam state; the rest are frozen inputs. Default "all". */
+  readonly trainable?: "all" | readonly string[];
+  /** Default "token-mean". */
+  readonly aggregation?: LossAggregation;
+  /** The constant of `seq-sum-const` (Dr. GRPO uses the maximum response length). */
+  readonly aggregationConstant?: number;
+  /** KL penalty estimator; null (default) builds no reference-logprob input. */
+  readonly kl?: KlEstimator | null;
+  /** Adam beta1, beta2, eps (torch defaults). */
+  readonly adam?: AdamConstants;
+}
+
+/** A train-step configuration could not be used; the message names the field and the fix. */
+export class TrainStepError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TrainStepError";
+  }
+}
+
+/** Graph input and output names. Per-parameter names append `:<param name>`. */
+export const IO = Object.freeze({
+  tokens: "tokens",
+  targets: "targets",
+  attentionMask: "attention_mask",
+  lossMask: "loss_mask",
+  advantages: "advantages",
+  oldLogprobs: "old_logprobs",
+  refLogprobs: "ref_logprobs",
+  /** float scalar: denominator of the aggregated loss over the WHOLE batch (see lossDenominator). */
+  lossDenominator: "loss_denominator",
+  /** float scalar: loss tokens in the WHOLE batch; metrics are divided by it. */
+  tokenCount: "token_count",
+  /** float scalar: 0 starts a new gradient accumulation, 1 adds to the running one. */
+  accumulate: "accumulate",
+  clipLow: "clip_eps_low",
+  clipHigh: "clip_eps_high",
+  klCoef: "kl_coef",
+  lr: "lr",
+  weightDecay: "weight_decay",
+  maxGradNorm: "max_grad_norm",
+  adamStep: "adam_step",
+  adamStepNext: "adam_step_next",
+  loss: "loss",
+  policyLoss: "policy_loss",
+  klLoss: "kl_loss",
+  clipFraction: "clip_fraction",
+  approxKl: "approx_kl",
+  entropy: "entropy",
+  gradNorm: "grad_norm",
+  skipped: "skipped",
+  param: (name: string) => `param:${name}`,
+  paramNext: (name: string) => `param_next:${name}`,
+  adamM: (name: string) => `adam_m:${name}`,
+  adamMNext: (name: string) => `adam_m_next:${name}`,
+  adamV: (name: string) => `adam_v:${name}`,
+  adamVNext: (name: string) => `adam_v_next:${name}`,
+  gradAcc: (name: string) => `grad_acc:${name}`,
+  gradAccNext: (name: string) => `grad_acc_next:${name}`,
+});
+
+/** The loss metrics every step reports (host scalars). */
+export const LOSS_METRICS = [
+  IO.loss,
+  IO.policyLoss,
+  IO.klLoss,
+  IO.clipFraction,
+  IO.approxKl,
+  IO.entropy,
+] as const;
+
+/**
+ * Names of the trainable parameters, checked against the parameter list.
+ *
+ * @example trainableNames({ ...config, trainable: ["lora_a", "lora_b"] })
+ */
+export function trainableNames(config: TrainStepConfig): readonly string[] {
+  const all = config.params.map((p) => p.name);
+  const seen = new Set<string>();
+  for (const name of all) {
+    if (seen.has(name)) throw new TrainStepError(`params lists ${name} twice`);
+    seen.add(name);
+  }
+  if (config.trainable === undefined || config.trainable === "all") return all;
+  for (const name of config.trainable) {
+    if (!seen.has(name)) {
+      throw new TrainStepError(`trainable names ${name}, which is not a param; params: ${all}`);
+    }
+  }
+  if (config.trainable.length === 0) {
+    throw new TrainStepError('trainable is empty; name at least one param or use "all"');
+  }
+  return all.filter((name) => config.trainable!.includes(name));
+}

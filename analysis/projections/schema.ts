@@ -1,0 +1,347 @@
+/**
+ * The DuckDB read models projected from the event log: base tables (appended to, never updated)
+ * and views over them with the stable column names users query. Documented in analysis/TABLES.md;
+ * a change here that alters a column bumps SCHEMA_VERSION, which rebuilds existing projections.
+ */
+
+/** Column types the appender writes. */
+export type ColumnType = "VARCHAR" | "BIGINT" | "DOUBLE" | "BOOLEAN";
+
+/** One base table: ordered columns, as the appender fills them. */
+export interface TableSpec {
+  readonly name: string;
+  readonly columns: readonly (readonly [string, ColumnType])[];
+}
+
+/** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
+export const SCHEMA_VERSION = 1;
+
+const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
+  Object.freeze({ name, columns });
+
+/** Base tables, in creation order. Every row carries the run it belongs to. */
+export const TABLES = Object.freeze({
+  run_started: table("run_started", [
+    ["run_id", "VARCHAR"],
+    ["position", "BIGINT"],
+    ["recorded_at_ms", "BIGINT"],
+    ["seed", "BIGINT"],
+    ["config_hash", "VARCHAR"],
+    ["code_version", "VARCHAR"],
+    ["execution_provider", "VARCHAR"],
+    ["config_json", "VARCHAR"],
+    ["runtime_json", "VARCHAR"],
+  ]),
+  run_config: table("run_config", [
+    ["run_id", "VARCHAR"],
+    ["key", "VARCHAR"],
+    ["value", "VARCHAR"],
+  ]),
+  agent_roles: table("agent_roles", [
+    ["run_id", "VARCHAR"],
+    ["agent", "VARCHAR"],
+    ["role", "VARCHAR"],
+  ]),
+  run_ended: table("run_ended", [
+    ["run_id", "VARCHAR"],
+    ["position", "BIGINT"],
+    ["recorded_at_ms", "BIGINT"],
+    ["status", "VARCHAR"],
+    ["steps", "BIGINT"],
+    ["metrics_json", "VARCHAR"],
+    ["failed_step", "BIGINT"],
+    ["failed_stage", "VARCHAR"],
+    ["error", "VARCHAR"],
+  ]),
+  worker_groups: table("worker_groups", [
+    ["run_id", "VARCHAR"],
+    ["wg", "VARCHAR"],
+    ["agents", "VARCHAR"],
+    ["model", "VARCHAR"],
+    ["source", "VARCHAR"],
+    ["parameter_count", "BIGINT"],
+    ["trainable_parameter_count", "BIGINT"],
+    ["parameter_hash", "VARCHAR"],
+  ]),
+  placements: table("placements", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["wg", "VARCHAR"],
+    ["seq", "BIGINT"],
+    ["action", "VARCHAR"],
+    ["device", "VARCHAR"],
+    ["bytes", "BIGINT"],
+  ]),
+  steps: table("steps", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["group_size", "BIGINT"],
+    ["prompts", "BIGINT"],
+    ["position", "BIGINT"],
+    ["recorded_at_ms", "BIGINT"],
+  ]),
+  step_prompts: table("step_prompts", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["prompt", "BIGINT"],
+    ["problem_id", "VARCHAR"],
+  ]),
+  turn_events: table("turn_events", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["phase", "VARCHAR"],
+    ["trajectory", "VARCHAR"],
+    ["prompt", "BIGINT"],
+    ["sample", "BIGINT"],
+    ["turn", "BIGINT"],
+    ["agent", "VARCHAR"],
+    ["wg", "VARCHAR"],
+    ["prompt_tokens", "BIGINT"],
+    ["response_tokens", "BIGINT"],
+    ["finish_reason", "VARCHAR"],
+    ["parsed_answer", "VARCHAR"],
+    ["mean_logprob", "DOUBLE"],
+    ["position", "BIGINT"],
+  ]),
+  trajectories: table("trajectories", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["phase", "VARCHAR"],
+    ["trajectory", "VARCHAR"],
+    ["prompt", "BIGINT"],
+    ["sample", "BIGINT"],
+    ["problem_id", "VARCHAR"],
+    ["turns", "BIGINT"],
+    ["agents", "VARCHAR"],
+    ["final_answer", "VARCHAR"],
+    ["correct", "BOOLEAN"],
+    ["tokens", "BIGINT"],
+    ["termination_reason", "VARCHAR"],
+  ]),
+  rewards: table("rewards", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["phase", "VARCHAR"],
+    ["trajectory", "VARCHAR"],
+    ["prompt", "BIGINT"],
+    ["sample", "BIGINT"],
+    ["agent", "VARCHAR"],
+    ["total", "DOUBLE"],
+    ["components_json", "VARCHAR"],
+  ]),
+  advantage_groups: table("advantage_groups", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["prompt", "BIGINT"],
+    ["estimator", "VARCHAR"],
+    ["sigma_convention", "VARCHAR"],
+    ["eps", "DOUBLE"],
+  ]),
+  baselines: table("baselines", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["prompt", "BIGINT"],
+    ["agent", "VARCHAR"],
+    ["mu", "DOUBLE"],
+    ["sigma", "DOUBLE"],
+    ["n", "BIGINT"],
+  ]),
+  advantage_rows: table("advantage_rows", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["prompt", "BIGINT"],
+    ["trajectory", "VARCHAR"],
+    ["sample", "BIGINT"],
+    ["agent", "VARCHAR"],
+    ["turn", "BIGINT"],
+    ["advantage", "DOUBLE"],
+  ]),
+  grad_steps: table("grad_steps", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["wg", "VARCHAR"],
+    ["update", "BIGINT"],
+    ["agents", "VARCHAR"],
+    ["loss", "DOUBLE"],
+    ["losses_json", "VARCHAR"],
+    ["grad_norm", "DOUBLE"],
+    ["grad_norm_after_clip", "DOUBLE"],
+    ["agent_grad_norms_json", "VARCHAR"],
+    ["clip_fraction", "DOUBLE"],
+    ["kl", "DOUBLE"],
+    ["entropy", "DOUBLE"],
+    ["lr", "DOUBLE"],
+    ["tokens", "BIGINT"],
+    ["skipped_non_finite", "BOOLEAN"],
+    ["parameter_hash", "VARCHAR"],
+  ]),
+  checkpoints: table("checkpoints", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["wg", "VARCHAR"],
+    ["blob", "VARCHAR"],
+    ["bytes", "BIGINT"],
+    ["parameter_hash", "VARCHAR"],
+    ["optimizer_blob", "VARCHAR"],
+    ["format", "VARCHAR"],
+  ]),
+  evals: table("evals", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["benchmark", "VARCHAR"],
+    ["problem_id", "VARCHAR"],
+    ["n", "BIGINT"],
+    ["c", "BIGINT"],
+    ["samples_per_problem", "BIGINT"],
+  ]),
+  eval_metrics: table("eval_metrics", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["benchmark", "VARCHAR"],
+    ["metric", "VARCHAR"],
+    ["value", "DOUBLE"],
+  ]),
+});
+
+/** Name of a base table. */
+export type TableName = keyof typeof TABLES;
+
+/** The bookkeeping table: last projected global position and the schema it was built with. */
+export const STATE_DDL = `CREATE TABLE IF NOT EXISTS projection_state (
+  name VARCHAR PRIMARY KEY, position BIGINT NOT NULL, schema_version BIGINT NOT NULL)`;
+
+/** `CREATE TABLE` for a base table. */
+export function tableDdl(spec: TableSpec): string {
+  return `CREATE TABLE ${spec.name} (${spec.columns.map(([c, t]) => `"${c}" ${t}`).join(", ")})`;
+}
+
+/**
+ * Macros and views, in dependency order. pass_at_k is the unbiased estimator in its product form
+ * (1 - prod_{i=n-c+1..n} (1 - k/i)), the same as analysis/stats/pass-at-k.ts.
+ */
+export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
+  [
+    "pass_at_k",
+    `CREATE OR REPLACE MACRO pass_at_k(n, c, k) AS
+      CASE WHEN n - c < k THEN 1.0
+           ELSE 1.0 - list_product(list_transform(range(n - c + 1, n + 1), i -> 1.0 - k / i)) END`,
+  ],
+  [
+    "config_lookup",
+    // A config key by exact name, else the unique flattened key ending in ".name".
+    `CREATE OR REPLACE VIEW config_lookup AS
+      SELECT run_id, key, value, regexp_extract(key, '([^.]+)$', 1) AS leaf FROM run_config`,
+  ],
+  [
+    "runs",
+    `CREATE OR REPLACE VIEW runs AS
+      WITH leaf AS (
+        SELECT run_id, leaf, min(value) AS value, count(*) AS k FROM config_lookup
+        GROUP BY run_id, leaf),
+      pick AS (
+        SELECT s.run_id,
+          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id AND c.key = 'estimator'),
+                   (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'estimator' AND l.k = 1),
+                   (SELECT min(estimator) FROM advantage_groups a WHERE a.run_id = s.run_id)) AS estimator,
+          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id AND c.key = 'workflow'),
+                   (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'workflow' AND l.k = 1))
+            AS workflow
+        FROM run_started s)
+      SELECT s.run_id, p.estimator, p.workflow, s.seed,
+        (SELECT string_agg(DISTINCT model, ',' ORDER BY model) FROM worker_groups w
+          WHERE w.run_id = s.run_id) AS models,
+        (SELECT count(*) FROM worker_groups w WHERE w.run_id = s.run_id) AS worker_groups,
+        (SELECT sum(trainable_parameter_count) FROM worker_groups w WHERE w.run_id = s.run_id)
+          AS trainable_parameters,
+        coalesce(e.status, 'running') AS status,
+        (SELECT max(step) FROM steps t WHERE t.run_id = s.run_id) AS last_step,
+        s.code_version, s.config_hash, s.execution_provider, s.position AS started_position,
+        to_timestamp(s.recorded_at_ms / 1000.0) AS started_at,
+        to_timestamp(e.recorded_at_ms / 1000.0) AS ended_at, e.error, s.config_json
+      FROM run_started s JOIN pick p USING (run_id) LEFT JOIN run_ended e USING (run_id)`,
+  ],
+  [
+    "turns",
+    // Round: how many earlier turns the same agent had in the trajectory, plus one for critics,
+    // so N generators answer in round 0 and critic C_i's r-th answer is round r (MADA-RL).
+    // correct: the trajectory's grading applied to turns whose answer equals its final answer;
+    // an unparsed answer is wrong; any other answer is NULL (the log grades final answers only).
+    `CREATE OR REPLACE VIEW turns AS
+      SELECT t.run_id, t.step, t.phase, t.trajectory, t.prompt, t.sample, t.turn, t.agent,
+        r.role, t.wg, t.prompt_tokens, t.response_tokens,
+        t.prompt_tokens + t.response_tokens AS tokens, t.finish_reason, t.parsed_answer,
+        CASE WHEN t.parsed_answer IS NULL THEN false
+             WHEN t.parsed_answer = j.final_answer THEN j.correct END AS correct,
+        (row_number() OVER (PARTITION BY t.run_id, t.step, t.phase, t.trajectory, t.agent
+                            ORDER BY t.turn) - 1
+          + CASE WHEN r.role = 'critic' THEN 1 ELSE 0 END) AS round,
+        t.mean_logprob, t.position
+      FROM turn_events t
+      LEFT JOIN agent_roles r USING (run_id, agent)
+      LEFT JOIN trajectories j USING (run_id, step, phase, trajectory)`,
+  ],
+  [
+    "debate_rounds",
+    `CREATE OR REPLACE VIEW debate_rounds AS
+      SELECT run_id, step, phase, trajectory, prompt, sample, round,
+        string_agg(agent, ',' ORDER BY turn) AS agents, count(*) AS answers,
+        count(parsed_answer) AS parsed, count(*) FILTER (WHERE correct) AS correct,
+        avg(CASE WHEN correct THEN 1.0 WHEN correct IS NULL THEN NULL ELSE 0.0 END) AS accuracy,
+        sum(tokens) AS tokens
+      FROM turns GROUP BY ALL`,
+  ],
+  [
+    "advantages",
+    `CREATE OR REPLACE VIEW advantages AS
+      SELECT a.run_id, a.step, a.prompt, a.trajectory, a.sample, a.agent, a.turn, a.advantage,
+        g.estimator, g.sigma_convention, g.eps,
+        gb.mu AS global_mu, gb.sigma AS global_sigma, gb.n AS global_n,
+        ab.mu AS agent_mu, ab.sigma AS agent_sigma, ab.n AS agent_n
+      FROM advantage_rows a
+      JOIN advantage_groups g USING (run_id, step, prompt)
+      LEFT JOIN baselines gb ON gb.run_id = a.run_id AND gb.step = a.step
+        AND gb.prompt = a.prompt AND gb.agent IS NULL
+      LEFT JOIN baselines ab ON ab.run_id = a.run_id AND ab.step = a.step
+        AND ab.prompt = a.prompt AND ab.agent = a.agent`,
+  ],
+  [
+    "lemma_multipliers",
+    // Dr. MAS Lemma 4.2 per prompt group and agent; undefined (NULL) when sigma = 0.
+    `CREATE OR REPLACE VIEW lemma_multipliers AS
+      SELECT ab.run_id, ab.step, ab.prompt, ab.agent,
+        (ab.sigma * ab.sigma + (ab.mu - gb.mu) * (ab.mu - gb.mu)) / nullif(gb.sigma * gb.sigma, 0)
+          AS multiplier,
+        ab.mu AS agent_mu, ab.sigma AS agent_sigma, gb.mu AS global_mu, gb.sigma AS global_sigma
+      FROM baselines ab JOIN baselines gb ON gb.run_id = ab.run_id AND gb.step = ab.step
+        AND gb.prompt = ab.prompt AND gb.agent IS NULL
+      WHERE ab.agent IS NOT NULL`,
+  ],
+  [
+    "eval_summary",
+    `CREATE OR REPLACE VIEW eval_summary AS
+      SELECT run_id, step, benchmark, any_value(samples_per_problem) AS k, count(*) AS problems,
+        avg(c / n) AS avg_at_k,
+        avg(pass_at_k(n, c, samples_per_problem)) FILTER (WHERE n >= samples_per_problem)
+          AS pass_at_k
+      FROM evals WHERE n > 0 GROUP BY run_id, step, benchmark`,
+  ],
+]);
+
+/** What `export` writes and TABLES.md documents: the user-facing tables and views. */
+export const EXPORTED = Object.freeze([
+  "runs",
+  "run_config",
+  "worker_groups",
+  "steps",
+  "turns",
+  "trajectories",
+  "rewards",
+  "advantages",
+  "lemma_multipliers",
+  "grad_steps",
+  "checkpoints",
+  "evals",
+  "eval_summary",
+  "eval_metrics",
+  "debate_rounds",
+]);

@@ -1,0 +1,72 @@
+/**
+ * Kysely types of the projection views that TypeScript queries (the rest is reachable with
+ * `sql`). Column names are the stable ones documented in analysis/TABLES.md; BIGINT columns
+ * read as number through the dialect's checked conversion.
+ */
+export interface AnalysisDb {
+  runs: {
+    run_id: string;
+    estimator: string | null;
+    workflow: string | null;
+    seed: number;
+    models: string | null;
+    worker_groups: number;
+    trainable_parameters: number | null;
+    status: string;
+    last_step: number | null;
+    started_position: number;
+    config_json: string;
+  };
+  run_config: { run_id: string; key: string; value: string };
+  turns: {
+    run_id: string;
+    step: number;
+    phase: string;
+    trajectory: string;
+    prompt: number;
+    sample: number;
+    turn: number;
+    agent: string;
+    role: string | null;
+    wg: string;
+    tokens: number;
+    parsed_answer: string | null;
+    correct: boolean | null;
+    round: number;
+  };
+  trajectories: {
+    run_id: string;
+    step: number;
+    phase: string;
+    trajectory: string;
+    prompt: number;
+    sample: number;
+    turns: number;
+    tokens: number;
+    correct: boolean | null;
+  };
+  grad_steps: {
+    run_id: string;
+    step: number;
+    wg: string;
+    update: number;
+    grad_norm: number;
+    skipped_non_finite: boolean;
+  };
+  lemma_multipliers: {
+    run_id: string;
+    step: number;
+    prompt: number;
+    agent: string;
+    multiplier: number | null;
+  };
+  eval_summary: {
+    run_id: string;
+    step: number;
+    benchmark: string;
+    k: number;
+    problems: number;
+    avg_at_k: number;
+    pass_at_k: number | null;
+  };
+}

@@ -1,0 +1,83 @@
+import { type Kysely, sql } from "kysely";
+import type { ConfigValue, RunSummary } from "../report/mod.ts";
+import type { AnalysisDb } from "./analysis-db.ts";
+import { criticImprovementOfRun } from "./critic-query.ts";
+
+/**
+ * Reads what the report needs of each run from the projections: flattened config (plus the
+ * runs view's estimator, workflow, seed and models, so they group even when the config names
+ * them differently), avg@k per benchmark at the run's last evaluated step, gradient norms per
+ * worker group in step order, the per-step mean Lemma 4.2 multiplier per agent, critic effects
+ * on eval debates, and cost figures.
+ *
+ * @example
+ * ```ts
+ * const runs = await loadRunSummaries(a.db, await resolveRuns(a.db, ["latest"]));
+ * ```
+ */
+export async function loadRunSummaries(
+  db: Kysely<AnalysisDb>,
+  runIds: readonly string[],
+): Promise<RunSummary[]> {
+  const out: RunSummary[] = [];
+  for (const runId of runIds) {
+    const run = await db.selectFrom("runs").selectAll().where("run_id", "=", runId)
+      .executeTakeFirstOrThrow();
+    const config: Record<string, ConfigValue> = {};
+    for (
+      const r of await db.selectFrom("run_config").select(["key", "value"]).where(
+        "run_id",
+        "=",
+        runId,
+      ).execute()
+    ) {
+      config[r.key] = r.value;
+    }
+    Object.assign(config, {
+      estimator: run.estimator,
+      workflow: run.workflow,
+      seed: run.seed,
+      models: run.models,
+    });
+    const evals = await db.selectFrom("eval_summary").select(["benchmark", "avg_at_k"])
+      .where("run_id", "=", runId)
+      .where(
+        "step",
+        "=",
+        (eb) =>
+          eb.selectFrom("eval_summary").select((e) => e.fn.max("step").as("s")).where(
+            "run_id",
+            "=",
+            runId,
+          ),
+      )
+      .execute();
+    const norms = await db.selectFrom("grad_steps").select(["wg", "grad_norm"])
+      .where("run_id", "=", runId).orderBy("wg").orderBy("step").orderBy("update").execute();
+    const gradNorms = new Map<string, number[]>();
+    for (const n of norms) gradNorms.set(n.wg, [...(gradNorms.get(n.wg) ?? []), n.grad_norm]);
+    const lemmaRows = await db.selectFrom("lemma_multipliers")
+      .select(["agent", "step", (eb) => eb.fn.avg<number>("multiplier").as("m")])
+      .where("run_id", "=", runId).groupBy(["agent", "step"]).orderBy("agent").orderBy("step").execute();
+    const lemma = new Map<string, number[]>();
+    for (const l of lemmaRows) lemma.set(l.agent, [...(lemma.get(l.agent) ?? []), l.m ?? NaN]);
+    const cost = await db.selectFrom("trajectories")
+      .select([
+        sql<number>`sum(tokens) / count(DISTINCT (phase, step, prompt))`.as("tokens_per_question"),
+        (eb) => eb.fn.avg<number>("turns").as("turns_per_trajectory"),
+      ])
+      .where("run_id", "=", runId).executeTakeFirstOrThrow();
+    out.push({
+      runId,
+      config,
+      accuracy: Object.fromEntries(evals.map((e) => [e.benchmark, e.avg_at_k])),
+      gradNorms: [...gradNorms].map(([wg, values]) => ({ wg, norms: values })),
+      lemma: [...lemma].map(([agent, multipliers]) => ({ agent, multipliers })),
+      critic: await criticImprovementOfRun(db, runId, "eval"),
+      tokensPerQuestion: cost.tokens_per_question ?? null,
+      turnsPerTrajectory: cost.turns_per_trajectory ?? null,
+      trainableParameters: run.trainable_parameters,
+    });
+  }
+  return out;
+}

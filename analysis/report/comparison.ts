@@ -1,0 +1,52 @@
+import { welchFromSamples, type WelchResult } from "../stats/mod.ts";
+import type { AccuracyCell } from "./accuracy-table.ts";
+
+/** Row group against column group on one benchmark: Welch's test of row minus column. */
+export interface Comparison {
+  readonly kind: "comparison";
+  readonly group: string;
+  readonly against: string;
+  readonly benchmark: string;
+  /** Null when either side has fewer than two runs (no variance, no test). */
+  readonly welch: WelchResult | null;
+  /** Difference of means, defined even when the test is not. */
+  readonly diff: number;
+}
+
+function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
+  return Object.freeze({
+    kind: "comparison",
+    group: a.group,
+    against: b.group,
+    benchmark: a.benchmark,
+    welch: a.n >= 2 && b.n >= 2 ? welchFromSamples(a.samples, b.samples) : null,
+    diff: a.mean - b.mean,
+  });
+}
+
+/**
+ * Every group except the baseline against the baseline, per benchmark: difference, 95% CI, p.
+ *
+ * @example
+ * ```ts
+ * againstBaseline(cells, "grpo").map((c) => [c.group, c.benchmark, c.welch?.p]);
+ * ```
+ */
+export function againstBaseline(cells: readonly AccuracyCell[], baseline: string): Comparison[] {
+  return cells
+    .filter((c) => c.group !== baseline)
+    .map((c) => {
+      const base = cells.find((b) => b.group === baseline && b.benchmark === c.benchmark);
+      if (!base) throw new Error(`no baseline cell for ${c.benchmark}: grouping is inconsistent`);
+      return compare(c, base);
+    });
+}
+
+/**
+ * The full pairwise matrix on one benchmark (row minus column), the papers' appendix tables of
+ * differences and p-values; the diagonal is left out.
+ */
+export function pairwiseMatrix(cells: readonly AccuracyCell[], benchmark: string): Comparison[] {
+  const row = cells.filter((c) => c.benchmark === benchmark);
+  return row.flatMap((a) => row.filter((b) => b.group !== a.group).map((b) => compare(a, b)));
+}

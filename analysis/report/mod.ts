@@ -1,0 +1,11 @@
+/** Paper-style reports of runs grouped by a config key across seeds. */
+export { buildReport, type Report, type ReportOptions } from "./build-report.ts";
+export { renderReport, type ReportFormat } from "./render-report.ts";
+export { ReportError } from "./report-error.ts";
+export {
+  type AgentMultipliers,
+  AVERAGE,
+  type ConfigValue,
+  type RunSummary,
+  type WorkerGroupNorms,
+} from "./run-summary.ts";

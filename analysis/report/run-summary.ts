@@ -1,0 +1,37 @@
+import type { CriticRoundEffect } from "../stats/mod.ts";
+
+/** A config value as flattened into the runs table. */
+export type ConfigValue = string | number | boolean | null;
+
+/** One worker group's gradient norms over steps, in step order (NaN/Infinity kept). */
+export interface WorkerGroupNorms {
+  readonly wg: string;
+  readonly norms: readonly number[];
+}
+
+/** One agent's Lemma 4.2 multiplier over steps. */
+export interface AgentMultipliers {
+  readonly agent: string;
+  readonly multipliers: readonly number[];
+}
+
+/**
+ * Everything the report needs of one run, read from the projections: its flattened config,
+ * accuracy per benchmark at its final evaluation, and stability and cost inputs.
+ */
+export interface RunSummary {
+  readonly runId: string;
+  readonly config: Readonly<Record<string, ConfigValue>>;
+  /** benchmark -> avg@k at the run's last evaluated step. */
+  readonly accuracy: Readonly<Record<string, number>>;
+  readonly gradNorms: readonly WorkerGroupNorms[];
+  readonly lemma: readonly AgentMultipliers[];
+  /** Critic effect per debate round on evaluation questions; empty without critics. */
+  readonly critic: readonly CriticRoundEffect[];
+  readonly tokensPerQuestion: number | null;
+  readonly turnsPerTrajectory: number | null;
+  readonly trainableParameters: number | null;
+}
+
+/** The benchmark column that averages a run's benchmarks, as the papers' "Avg." column. */
+export const AVERAGE = "average";

@@ -1,0 +1,82 @@
+import { gradNormStability, mean } from "../stats/mod.ts";
+import type { RunGroup } from "./group-runs.ts";
+
+/** Grad-norm stability of one worker group within one run group, averaged over runs. */
+export interface StabilityRow {
+  readonly kind: "stability-row";
+  readonly group: string;
+  readonly wg: string;
+  readonly runs: number;
+  readonly median: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly maxOverMedian: number;
+  /** Totals over runs. */
+  readonly spikes: number;
+  readonly nonFinite: number;
+}
+
+/** Mean Lemma 4.2 multiplier of one agent within one run group (mean over steps, then runs). */
+export interface LemmaRow {
+  readonly kind: "lemma-row";
+  readonly group: string;
+  readonly agent: string;
+  readonly runs: number;
+  readonly multiplier: number;
+}
+
+/**
+ * Per group and worker group: grad-norm median, p99, max, max/median (each averaged over runs),
+ * spike and non-finite step counts (summed over runs).
+ *
+ * @example
+ * ```ts
+ * stabilityTable(groups, 10).map((r) => [r.group, r.wg, r.spikes]);
+ * ```
+ */
+export function stabilityTable(groups: readonly RunGroup[], spikeMultiple: number): StabilityRow[] {
+  return groups.flatMap((g) => {
+    const wgs = [...new Set(g.runs.flatMap((r) => r.gradNorms.map((n) => n.wg)))].sort();
+    return wgs.map((wg) => {
+      const per = g.runs.flatMap((r) =>
+        r.gradNorms.filter((n) => n.wg === wg && n.norms.some(Number.isFinite))
+          .map((n) => gradNormStability(n.norms, spikeMultiple))
+      );
+      const avg = (f: (s: (typeof per)[number]) => number) => per.length ? mean(per.map(f)) : NaN;
+      return Object.freeze({
+        kind: "stability-row",
+        group: g.value,
+        wg,
+        runs: per.length,
+        median: avg((s) => s.median),
+        p99: avg((s) => s.p99),
+        max: avg((s) => s.max),
+        maxOverMedian: avg((s) => s.maxOverMedian),
+        spikes: per.reduce((s, x) => s + x.spikes, 0),
+        nonFinite: per.reduce((s, x) => s + x.nonFinite, 0),
+      });
+    });
+  });
+}
+
+/** Per group and agent: the Lemma 4.2 multiplier, mean over finite steps then over runs. */
+export function lemmaTable(groups: readonly RunGroup[]): LemmaRow[] {
+  return groups.flatMap((g) => {
+    const agents = [...new Set(g.runs.flatMap((r) => r.lemma.map((l) => l.agent)))].sort();
+    return agents.map((agent) => {
+      const perRun = g.runs.flatMap((r) =>
+        r.lemma.filter((l) => l.agent === agent)
+          .map((l) => l.multipliers.filter(Number.isFinite))
+          .filter((xs) => xs.length > 0)
+          .map((xs) => mean(xs))
+      );
+      return Object.freeze({
+        kind: "lemma-row",
+        group: g.value,
+        agent,
+        runs: perRun.length,
+        multiplier: perRun.length ? mean(perRun) : NaN,
+      });
+    });
+  });
+}

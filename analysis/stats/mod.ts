@@ -1,0 +1,27 @@
+/** Metrics and statistics of the analysis layer; pure functions, no I/O. */
+export { avgAtK, meanPassAtK, type ProblemTally } from "./avg-at-k.ts";
+export { passAtK } from "./pass-at-k.ts";
+export { mean, type SampleSummary, sampleVariance, summarize } from "./mean-sem.ts";
+export { tQuantileAt, twoSidedP } from "./student-t.ts";
+export {
+  type GroupSummary,
+  welchFromSamples,
+  welchFromSummary,
+  type WelchResult,
+} from "./welch.ts";
+export {
+  criticImprovement,
+  type CriticRoundEffect,
+  type DebateAnswer,
+  type DebateQuestion,
+  majorityCorrect,
+} from "./critic-improvement.ts";
+export {
+  lemmaMultiplier,
+  lemmaMultiplierFromRewards,
+  populationMoments,
+} from "./lemma-multiplier.ts";
+export { quantile } from "./quantile.ts";
+export { type GradNormStability, gradNormStability } from "./grad-norm-stability.ts";
+export { gainPerParameter } from "./cost.ts";
+export { StatsInputError } from "./stats-input-error.ts";

@@ -1,0 +1,86 @@
+/** Shapes shared by the group-baseline estimators. */
+
+/**
+ * How sigma divides: `population` (by n, the Dr. MAS paper's definition; the default) or
+ * `unbiased` (by n - 1, the Dr. MAS code's torch.std convention).
+ */
+export type SigmaConvention = "population" | "unbiased";
+
+/** Estimator options recorded in the advantages event. */
+export interface EstimatorOptions {
+  readonly sigma: SigmaConvention;
+  /** Added to sigma in the denominator: (R - mu) / (sigma + eps). */
+  readonly eps: number;
+}
+
+/** The paper's convention with the Dr. MAS code's eps. */
+export const DEFAULT_ESTIMATOR_OPTIONS: EstimatorOptions = Object.freeze({
+  sigma: "population",
+  eps: 1e-6,
+});
+
+/** One action (agent output) inside a trajectory; `turn` is unique within its trajectory. */
+export interface ActionRef {
+  readonly agent: string;
+  readonly turn: number;
+  /**
+   * The action's own scalar reward when it differs from the trajectory's: the trajectory reward
+   * minus an invalid-action penalty (Dr. MAS), or a per-agent reward (MADA-RL). Defaults to the
+   * trajectory's reward.
+   */
+  readonly reward?: number;
+}
+
+/**
+ * One sampled trajectory of a group: its scalar reward (the one the global baseline averages,
+ * each trajectory once) and the actions taken, in order.
+ */
+export interface GroupTrajectory {
+  readonly sample: number;
+  readonly reward: number;
+  readonly actions: readonly ActionRef[];
+}
+
+/** mu, sigma and the count they were taken over. */
+export interface BaselineStatistics {
+  readonly mu: number;
+  readonly sigma: number;
+  readonly n: number;
+}
+
+/**
+ * Agent k's statistics over its actions in the group (action-weighted), plus the Lemma 4.2
+ * multiplier `(sigma_k^2 + (mu_k - mu)^2) / sigma^2` against the trajectory-weighted global
+ * baseline. The multiplier uses population moments (the lemma is an identity over uniform
+ * sampling from agent k's actions) and is null when the global population sigma is 0, where the
+ * lemma does not apply.
+ */
+export interface AgentStatistics extends BaselineStatistics {
+  readonly agent: string;
+  readonly multiplier: number | null;
+}
+
+/** One action's advantage; exactly one per action of the group. */
+export interface ActionAdvantage {
+  readonly sample: number;
+  readonly turn: number;
+  readonly agent: string;
+  /** The reward the advantage was computed from (the action's own, else the trajectory's). */
+  readonly reward: number;
+  readonly advantage: number;
+}
+
+/** Everything an estimator decided for one group, ready to be logged as the advantages event. */
+export interface GroupAdvantages {
+  readonly kind: "group-advantages";
+  readonly estimator: string;
+  readonly options: EstimatorOptions;
+  /** Over the group's trajectories, each counted once. */
+  readonly global: BaselineStatistics;
+  /** Sorted by agent id. */
+  readonly agents: readonly AgentStatistics[];
+  /** In trajectory order, then action order. */
+  readonly actions: readonly ActionAdvantage[];
+  /** Batch-level statistics, for estimators that normalize across groups (REINFORCE++). */
+  readonly batch?: BaselineStatistics;
+}

@@ -1,0 +1,114 @@
+/** Rules that span several keys: unique ids, the roles each workflow needs, estimator fit. */
+import type { ConfigIssue } from "./errors.ts";
+import type { ExperimentConfig } from "./schema.ts";
+
+/** Roles (and how many agents of each) a built-in workflow needs. */
+export function requiredRoles(
+  workflow: ExperimentConfig["workflow"],
+): Record<string, number> | null {
+  switch (workflow.kind) {
+    case "refine":
+      return { solver: 1, verifier: 1 };
+    case "search":
+      return { verifier: 1, searcher: 1, answerer: 1 };
+    case "debate":
+      return { generator: workflow.generators, critic: workflow.critics };
+    case "custom":
+      return null;
+  }
+}
+
+function checkIds(config: ExperimentConfig): ConfigIssue[] {
+  const seen = new Map<string, number>();
+  const issues: ConfigIssue[] = [];
+  config.agents.forEach((a, i) => {
+    const j = seen.get(a.id);
+    if (j !== undefined) {
+      issues.push({
+        key: `agents[${i}].id`,
+        value: a.id,
+        allowed: `an id not already used (agents[${j}])`,
+      });
+    } else seen.set(a.id, i);
+  });
+  return issues;
+}
+
+function checkRoles(config: ExperimentConfig): ConfigIssue[] {
+  const needed = requiredRoles(config.workflow);
+  if (needed === null) return [];
+  const issues: ConfigIssue[] = [];
+  const kind = config.workflow.kind;
+  const known = Object.keys(needed).filter((r) => needed[r] > 0);
+  config.agents.forEach((a, i) => {
+    if (!known.includes(a.role)) {
+      issues.push({
+        key: `agents[${i}].role`,
+        value: a.role,
+        allowed: `one of ${known.join(", ")} for a ${kind} workflow`,
+      });
+    }
+  });
+  for (const role of known) {
+    const found = config.agents.filter((a) => a.role === role).length;
+    if (found !== needed[role]) {
+      issues.push({
+        key: "agents",
+        value: config.agents.map((a) => `${a.id}:${a.role}`),
+        allowed: `exactly ${needed[role]} agent(s) with role ${role} for this ${kind} workflow ` +
+          `(found ${found})`,
+      });
+    }
+  }
+  return issues;
+}
+
+function checkDebate(config: ExperimentConfig): ConfigIssue[] {
+  const w = config.workflow;
+  if (w.kind !== "debate") return [];
+  if (w.rounds === 1 && w.critics > 0) {
+    return [{
+      key: "workflow.critics",
+      value: w.critics,
+      allowed: "0 when rounds is 1 (critics act from round 2 on)",
+    }];
+  }
+  if (w.rounds > 1 && w.critics === 0) {
+    return [{ key: "workflow.critics", value: w.critics, allowed: "at least 1 when rounds > 1" }];
+  }
+  return [];
+}
+
+function checkEstimator(config: ExperimentConfig): ConfigIssue[] {
+  if (config.estimator.kind === "mada" && config.workflow.kind !== "debate") {
+    return [{
+      key: "estimator.kind",
+      value: "mada",
+      allowed:
+        `an estimator for a ${config.workflow.kind} workflow (mada needs workflow.kind "debate")`,
+    }];
+  }
+  return [];
+}
+
+function checkRewards(config: ExperimentConfig): ConfigIssue[] {
+  const weights = Object.entries(config.rewards.weights);
+  const issues: ConfigIssue[] = weights
+    .filter(([, w]) => !Number.isFinite(w))
+    .map(([name, w]) => ({ key: `rewards.weights.${name}`, value: w, allowed: "a finite number" }));
+  if (weights.length === 0) {
+    issues.push({ key: "rewards.weights", value: {}, allowed: "at least one weighted component" });
+  }
+  return issues;
+}
+
+/** All cross-key issues of a config that passed the schema. */
+export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
+  return [
+    ...checkIds(config),
+    ...checkRoles(config),
+    ...checkDebate(config),
+    ...checkEstimator(config),
+    ...checkRewards(config),
+  ];
+}

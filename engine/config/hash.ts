@@ -1,0 +1,17 @@
+/** The stable identity of a normalized config, for the run-started event. */
+import { encodeCanonical } from "../../events/canonical.ts";
+import { sha256Hex } from "../../events/hash-chain.ts";
+import type { NormalizedConfig } from "./normalize.ts";
+
+/**
+ * SHA-256 (hex) of the config's canonical JSON (sorted keys, the event log's encoding), so two
+ * configs that differ only in key order or in spelling out defaults hash the same.
+ *
+ * @example
+ * ```ts
+ * configHash(parseConfig(presetInput("smoke"))); // 64 hex characters, the same on every machine
+ * ```
+ */
+export function configHash(config: NormalizedConfig): string {
+  return sha256Hex(encodeCanonical(config).json);
+}

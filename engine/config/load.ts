@@ -1,0 +1,125 @@
+/**
+ * Where a run's config comes from: a preset or a JSON file (which may `"extends"` a preset), then
+ * command-line overrides, layered with mergeConfig and validated once at the end.
+ */
+import { ConfigError } from "./errors.ts";
+import { mergeConfig } from "./merge.ts";
+import { type NormalizedConfig, parseConfig } from "./normalize.ts";
+import { DEFAULT_PRESET, presetInput } from "./presets.ts";
+import { DEVICES } from "./schema.ts";
+
+/** The sources of one run's config; all optional (no file and no preset: the default preset). */
+export interface ConfigSources {
+  readonly file?: string;
+  readonly preset?: string;
+  /** Already-structured overrides, e.g. from {@link overridesFromFlags}. */
+  readonly overrides?: Record<string, unknown>;
+}
+
+async function readJson(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    throw new ConfigError(file, [{
+      key: "--config",
+      value: file,
+      allowed: `a readable file (${(e as Error).message})`,
+    }]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(file, [{
+      key: "(file)",
+      value: file,
+      allowed: `JSON text (${(e as Error).message})`,
+    }]);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(file, [{ key: "(file)", value, allowed: "a JSON object" }]);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Resolves, merges and validates a run's config.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig({ preset: "smoke", overrides: { seed: 3 } });
+ * ```
+ */
+export async function loadConfig(sources: ConfigSources = {}): Promise<NormalizedConfig> {
+  const { file, preset, overrides = {} } = sources;
+  if (file !== undefined && preset !== undefined) {
+    throw new ConfigError("command line", [{
+      key: "--preset",
+      value: preset,
+      allowed: "either --config or --preset, not both",
+    }]);
+  }
+  let layered: unknown;
+  let source: string;
+  if (file !== undefined) {
+    const { extends: base, ...rest } = await readJson(file);
+    if (base !== undefined && typeof base !== "string") {
+      throw new ConfigError(file, [{ key: "extends", value: base, allowed: "a preset name" }]);
+    }
+    layered = base === undefined ? rest : mergeConfig(presetInput(base), rest);
+    source = file;
+  } else {
+    const name = preset ?? DEFAULT_PRESET;
+    layered = presetInput(name);
+    source = `preset ${name}`;
+  }
+  return parseConfig(mergeConfig(layered, overrides), source);
+}
+
+/** The train command's flags that override config keys, as given on the command line. */
+export interface OverrideFlags {
+  readonly seed?: string;
+  readonly steps?: string;
+  readonly device?: string;
+  readonly store?: string;
+}
+
+function integerFlag(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) {
+    throw new ConfigError("command line", [{
+      key: flag,
+      value: text,
+      allowed: "a non-negative integer",
+    }]);
+  }
+  return n;
+}
+
+/**
+ * Turns `--seed/--steps/--device/--store` into config overrides (seed, steps, runtime.device,
+ * store); the schema still validates the values.
+ *
+ * @example
+ * ```ts
+ * overridesFromFlags({ seed: "7", device: "cpu" }); // { seed: 7, runtime: { device: "cpu" } }
+ * ```
+ */
+export function overridesFromFlags(flags: OverrideFlags): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (flags.seed !== undefined) out.seed = integerFlag("--seed", flags.seed);
+  if (flags.steps !== undefined) out.steps = integerFlag("--steps", flags.steps);
+  if (flags.device !== undefined) {
+    if (!(DEVICES as readonly string[]).includes(flags.device)) {
+      throw new ConfigError("command line", [{
+        key: "--device",
+        value: flags.device,
+        allowed: `one of ${DEVICES.join(", ")}`,
+      }]);
+    }
+    out.runtime = { device: flags.device };
+  }
+  if (flags.store !== undefined) out.store = flags.store;
+  return out;
+}

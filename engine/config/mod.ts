@@ -1,0 +1,30 @@
+/**
+ * Experiment configuration: the zod schema of a JSON config file, named presets, layering of
+ * preset/file/flags, validation errors that name key, value and what is allowed, the normalized
+ * form (worker groups resolved) and its stable hash for the run-started event.
+ *
+ * @example
+ * ```ts
+ * import { configHash, loadConfig } from "../config/mod.ts";
+ * const config = await loadConfig({ preset: "smoke" });
+ * const hash = configHash(config);
+ * ```
+ */
+export { ConfigError, type ConfigIssue, formatIssue } from "./errors.ts";
+export {
+  agentSchema,
+  CONFIG_SCHEMA_VERSION,
+  DEVICES,
+  ESTIMATORS,
+  type ExperimentConfig,
+  type ExperimentConfigInput,
+  experimentConfigSchema,
+  REWARD_COMPONENTS,
+} from "./schema.ts";
+export { type NormalizedConfig, parseConfig } from "./normalize.ts";
+export { type WorkerGroup } from "./worker-groups.ts";
+export { requiredRoles } from "./cross-checks.ts";
+export { configHash } from "./hash.ts";
+export { mergeConfig } from "./merge.ts";
+export { DEFAULT_PRESET, presetInput, presetNames } from "./presets.ts";
+export { type ConfigSources, loadConfig, type OverrideFlags, overridesFromFlags } from "./load.ts";

@@ -1,0 +1,170 @@
+/**
+ * Named presets: complete experiment configs for the papers' recipes, and `smoke` for CI. They are
+ * raw config objects (defaults still to apply), so a file can start from one with `"extends"`.
+ * Prompt templates use {question} and {history}; the workflow renders them.
+ */
+import { ConfigError } from "./errors.ts";
+import type { ExperimentConfigInput } from "./schema.ts";
+
+/** Embedded base model: what the presets train so that they run offline on 2 CPU cores. */
+const MODEL = "embedded";
+
+const MATH = "Solve the problem. End with: The final answer is \\boxed{ANSWER}.\n\n{question}";
+
+const PROMPTS = {
+  solver: `${MATH}\n\n{history}`,
+  verifier: "Check the latest solution step by step. Reply APPROVE if it is correct, otherwise " +
+    "REVISE and say what is wrong.\n\nProblem: {question}\n\n{history}",
+  searchVerifier: "Decide whether the evidence below answers the question. Reply SEARCH if more " +
+    "evidence is needed, ANSWER if it suffices.\n\nQuestion: {question}\n\n{history}",
+  searcher: "Write one search query for the missing fact as <search>QUERY</search>.\n\n" +
+    "Question: {question}\n\n{history}",
+  answerer: "Answer from the evidence as <answer>ANSWER</answer>.\n\nQuestion: {question}\n\n" +
+    "{history}",
+  generator: MATH,
+  // MADA-RL's debate concatenation (its appendix A.1), with the previous round in {history}.
+  critic: `${MATH}\n\nThese are the recent opinions from other agents: {history}\n\nUsing each ` +
+    "response as additional advice, can you give an updated answer to the question?",
+} as const;
+
+const lora = () => ({ kind: "lora" as const, rank: 8, alpha: 16, targets: ["q_proj", "v_proj"] });
+
+const refine = (estimator: "dr-mas" | "grpo", name: string): ExperimentConfigInput => ({
+  name,
+  seed: 0,
+  tasks: { kind: "synthetic-math", difficulty: 2 },
+  workflow: { kind: "refine", max_loops: 3 },
+  agents: [
+    { id: "solver", role: "solver", prompt: PROMPTS.solver, model: MODEL, trainable: lora() },
+    { id: "verifier", role: "verifier", prompt: PROMPTS.verifier, model: MODEL, trainable: lora() },
+  ],
+  agent_to_wg: "separate",
+  estimator: { kind: estimator, sigma: "population", eps: 1e-6 },
+  group_size: 4,
+  batch_size: 4,
+  steps: 20,
+  sampling: { temperature: 1, top_p: 1, max_tokens: 96 },
+  rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
+  evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
+});
+
+const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
+  /** Dr. MAS math: solver + verifier refinement loop, agent-wise normalization. */
+  "refine-drmas": refine("dr-mas", "refine-drmas"),
+  /** The same with GRPO's global baseline: the paper's comparison. */
+  "refine-grpo": refine("grpo", "refine-grpo"),
+  /** Dr. MAS search: verifier routes to searcher until evidence suffices, then answerer. */
+  "search-drmas": {
+    name: "search-drmas",
+    tasks: { kind: "synthetic-search", documents: 200, max_hops: 2 },
+    workflow: { kind: "search", max_turns: 4, top_k: 3 },
+    agents: [
+      {
+        id: "verifier",
+        role: "verifier",
+        prompt: PROMPTS.searchVerifier,
+        model: MODEL,
+        trainable: lora(),
+      },
+      {
+        id: "searcher",
+        role: "searcher",
+        prompt: PROMPTS.searcher,
+        model: MODEL,
+        trainable: lora(),
+      },
+      {
+        id: "answerer",
+        role: "answerer",
+        prompt: PROMPTS.answerer,
+        model: MODEL,
+        trainable: lora(),
+      },
+    ],
+    agent_to_wg: "separate",
+    estimator: { kind: "dr-mas" },
+    group_size: 4,
+    batch_size: 4,
+    steps: 20,
+    sampling: { temperature: 1, top_p: 1, max_tokens: 64, stop: ["</search>", "</answer>"] },
+    rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
+    evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
+  },
+  /**
+   * MADA-RL: 3 generators, then 1 round of 3 critics (its Table 7: 3, 3, 2 rounds); one LoRA
+   * adapter per agent (rank 16, alpha 128, dropout 0.05; group size 4, temperature 0.7; Table 6).
+   * lr is 1e-4 rather than the paper's 1e-6, which is tuned for a 1.5B model, not the embedded one.
+   */
+  "debate-mada": {
+    name: "debate-mada",
+    tasks: { kind: "synthetic-math", difficulty: 3 },
+    workflow: { kind: "debate", generators: 3, critics: 3, rounds: 2 },
+    agents: [
+      ...[1, 2, 3].map((i) => ({
+        id: `generator-${i}`,
+        role: "generator",
+        prompt: PROMPTS.generator,
+      })),
+      ...[1, 2, 3].map((i) => ({ id: `critic-${i}`, role: "critic", prompt: PROMPTS.critic })),
+    ].map((a) => ({
+      ...a,
+      model: MODEL,
+      trainable: {
+        kind: "lora",
+        rank: 16,
+        alpha: 128,
+        dropout: 0.05,
+        targets: ["q_proj", "v_proj"],
+      },
+      optimizer: { lr: 1e-4, weight_decay: 0, warmup_ratio: 0.1 },
+    })),
+    agent_to_wg: "separate",
+    estimator: { kind: "mada", sigma: "population", eps: 1e-6 },
+    group_size: 4,
+    batch_size: 4,
+    steps: 20,
+    sampling: { temperature: 0.7, top_p: 1, max_tokens: 96 },
+    loss: { clip_eps: 0.2, kl_coef: 0.04 },
+    rewards: { weights: { accuracy: 2, length: 1 }, invalid_action_penalty: 0 },
+    evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
+  },
+  /** The CI end-to-end run: the refine recipe at the smallest size that still trains. */
+  "smoke": {
+    ...refine("dr-mas", "smoke"),
+    tasks: { kind: "synthetic-math", difficulty: 1, splits: { train: 8, validation: 4, test: 4 } },
+    workflow: { kind: "refine", max_loops: 2 },
+    group_size: 2,
+    batch_size: 1,
+    steps: 2,
+    sampling: { temperature: 1, top_p: 1, max_tokens: 16 },
+    evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
+  },
+};
+
+/** The preset used when neither a file nor a preset is named: the Dr. MAS refine recipe. */
+export const DEFAULT_PRESET = "refine-drmas";
+
+/** Names of all presets, sorted. */
+export function presetNames(): string[] {
+  return Object.keys(PRESETS).sort();
+}
+
+/**
+ * The raw config of a preset (a fresh copy: safe to modify).
+ *
+ * @example
+ * ```ts
+ * parseConfig({ ...presetInput("smoke"), seed: 3 });
+ * ```
+ */
+export function presetInput(name: string): ExperimentConfigInput {
+  const preset = PRESETS[name];
+  if (!preset) {
+    throw new ConfigError("presets", [{
+      key: "preset",
+      value: name,
+      allowed: `one of ${presetNames().join(", ")}`,
+    }]);
+  }
+  return structuredClone(preset);
+}

@@ -1,0 +1,74 @@
+/**
+ * Arithmetic expression trees for generated tasks: integer leaves, four operators, exact value
+ * and precedence-aware LaTeX.
+ *
+ * @example
+ * ```ts
+ * const e = binary("*", binary("+", leaf(3n), leaf(4n)), leaf(5n));
+ * toLatexExpression(e); // "(3 + 4) \\times 5"
+ * valueOf(e);           // { num: 35n, den: 1n }
+ * ```
+ */
+import { add, divide, multiply, type Rational, rational, subtract } from "./rational.ts";
+
+/** The four operators. */
+export type Operator = "+" | "-" | "*" | "/";
+
+/** A leaf or an operator node. */
+export type Expression =
+  | { readonly kind: "leaf"; readonly value: bigint }
+  | {
+    readonly kind: "binary";
+    readonly op: Operator;
+    readonly left: Expression;
+    readonly right: Expression;
+  };
+
+export function leaf(value: bigint): Expression {
+  return Object.freeze({ kind: "leaf", value });
+}
+
+export function binary(op: Operator, left: Expression, right: Expression): Expression {
+  return Object.freeze({ kind: "binary", op, left, right });
+}
+
+/** Exact value; throws RangeError on division by zero. */
+export function valueOf(e: Expression): Rational {
+  if (e.kind === "leaf") return rational(e.value);
+  const a = valueOf(e.left);
+  const b = valueOf(e.right);
+  switch (e.op) {
+    case "+":
+      return add(a, b);
+    case "-":
+      return subtract(a, b);
+    case "*":
+      return multiply(a, b);
+    case "/":
+      return divide(a, b);
+  }
+}
+
+const PRECEDENCE: Record<Operator, number> = { "+": 1, "-": 1, "*": 2, "/": 2 };
+const LATEX_OP: Record<Operator, string> = { "+": "+", "-": "-", "*": "\\times", "/": "\\div" };
+
+function needsParens(child: Expression, parent: Operator, side: "left" | "right"): boolean {
+  if (child.kind === "leaf") return false;
+  const c = PRECEDENCE[child.op];
+  const p = PRECEDENCE[parent];
+  // a - (b + c) and a / (b * c) need them on the right; equal precedence on the left does not.
+  return c < p || (side === "right" && c === p && (parent === "-" || parent === "/"));
+}
+
+/**
+ * LaTeX with only the parentheses that precedence requires; a negative operand is wrapped unless
+ * it opens the expression (`-3 + (-4)`, never `-3 + -4`).
+ */
+export function toLatexExpression(e: Expression, leading = true): string {
+  if (e.kind === "leaf") return e.value < 0n && !leading ? `(${e.value})` : e.value.toString();
+  const wrap = (child: Expression, side: "left" | "right") =>
+    needsParens(child, e.op, side)
+      ? `(${toLatexExpression(child, true)})`
+      : toLatexExpression(child, side === "left" && leading);
+  return `${wrap(e.left, "left")} ${LATEX_OP[e.op]} ${wrap(e.right, "right")}`;
+}

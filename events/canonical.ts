@@ -1,0 +1,209 @@
+/**
+ * Canonical encoding of event data: the exact bytes that are stored and hashed.
+ *
+ * An event's data encodes to two parts:
+ * - `json`: JSON with object keys sorted by UTF-16 code unit, no whitespace, numbers in
+ *   ECMAScript's shortest round-trip form; `NaN`, `Infinity`, `-Infinity` and `-0` written
+ *   explicitly as `{"$f":"NaN"}` etc., since JSON has no spelling for them;
+ * - `tensors`: the bytes of every typed array, little-endian, each starting at a multiple of 8,
+ *   referenced from the JSON as `{"$i32":[byteOffset,length]}` (`$f32`, `$f64` likewise).
+ *   Token ids and logprobs thus cost 4 bytes each instead of a decimal number list.
+ *
+ * Only plain objects, arrays, strings, finite or non-finite numbers, booleans, null and
+ * Int32Array/Float32Array/Float64Array are accepted: values that carry a locale or timezone
+ * (Date) or that JSON cannot round-trip (bigint, Map) are rejected with the path that holds them.
+ * Keys starting with `$` are reserved for the markers above.
+ *
+ * @example
+ * ```ts
+ * const { json, tensors } = encodeCanonical({ b: 1, a: new Int32Array([7, 8]), c: NaN });
+ * // json === '{"a":{"$i32":[0,2]},"b":1,"c":{"$f":"NaN"}}', tensors.length === 8
+ * const back = decodeCanonical(json, tensors); // { a: Int32Array [7, 8], b: 1, c: NaN }
+ * ```
+ */
+import { CanonicalEncodingError } from "./errors.ts";
+
+/** A value that canonical encoding accepts. */
+export type CanonicalValue =
+  | null
+  | boolean
+  | number
+  | string
+  | Int32Array
+  | Float32Array
+  | Float64Array
+  | readonly CanonicalValue[]
+  | { readonly [key: string]: CanonicalValue | undefined };
+
+/** The two stored parts of canonically encoded data. */
+export interface EncodedData {
+  readonly json: string;
+  readonly tensors: Uint8Array;
+}
+
+type TensorTag = "$i32" | "$f32" | "$f64";
+type Tensor = Int32Array | Float32Array | Float64Array;
+
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const EMPTY = new Uint8Array(0);
+
+function tensorTag(value: unknown): TensorTag | undefined {
+  if (value instanceof Int32Array) return "$i32";
+  if (value instanceof Float32Array) return "$f32";
+  if (value instanceof Float64Array) return "$f64";
+  return undefined;
+}
+
+function encodeNumber(n: number): string {
+  if (Number.isFinite(n)) return Object.is(n, -0) ? '{"$f":"-0"}' : String(n);
+  return `{"$f":"${String(n)}"}`;
+}
+
+/** Encodes `value` canonically; throws CanonicalEncodingError naming the offending path. */
+export function encodeCanonical(value: unknown): EncodedData {
+  const tensors: Tensor[] = [];
+  let size = 0;
+  const walk = (v: unknown, path: string): string => {
+    switch (typeof v) {
+      case "string":
+        return JSON.stringify(v);
+      case "number":
+        return encodeNumber(v);
+      case "boolean":
+        return v ? "true" : "false";
+      case "object": {
+        if (v === null) return "null";
+        if (Array.isArray(v)) {
+          let out = "[";
+          for (let i = 0; i < v.length; i++) {
+            if (i > 0) out += ",";
+            const item = v[i];
+            if (item === undefined) throw new CanonicalEncodingError(`${path}[${i}]`, "undefined");
+            out += walk(item, `${path}[${i}]`);
+          }
+          return out + "]";
+        }
+        const tag = tensorTag(v);
+        if (tag) {
+          const t = v as Tensor;
+          size = Math.ceil(size / 8) * 8;
+          const ref = `{"${tag}":[${size},${t.length}]}`;
+          tensors.push(t);
+          size += t.byteLength;
+          return ref;
+        }
+        const proto = Object.getPrototypeOf(v);
+        if (proto !== Object.prototype && proto !== null) {
+          const what = (v as object).constructor?.name ?? "object";
+          throw new CanonicalEncodingError(path, `${what} is not a plain value`);
+        }
+        const keys = Object.keys(v).sort();
+        let out = "{";
+        let first = true;
+        for (const key of keys) {
+          const item = (v as Record<string, unknown>)[key];
+          if (item === undefined) continue;
+          if (key.startsWith("$")) {
+            throw new CanonicalEncodingError(`${path}.${key}`, "keys starting with $ are reserved");
+          }
+          out += `${first ? "" : ","}${JSON.stringify(key)}:${walk(item, `${path}.${key}`)}`;
+          first = false;
+        }
+        return out + "}";
+      }
+      default:
+        throw new CanonicalEncodingError(path, `${typeof v} is not encodable`);
+    }
+  };
+  const json = walk(value, "");
+  return { json, tensors: tensors.length === 0 ? EMPTY : packTensors(tensors, size) };
+}
+
+function packTensors(tensors: readonly Tensor[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  let offset = 0;
+  for (const t of tensors) {
+    offset = Math.ceil(offset / 8) * 8;
+    if (HOST_LITTLE_ENDIAN) {
+      bytes.set(new Uint8Array(t.buffer, t.byteOffset, t.byteLength), offset);
+    } else {
+      const width = t.BYTES_PER_ELEMENT;
+      for (let i = 0; i < t.length; i++) {
+        const at = offset + i * width;
+        if (t instanceof Int32Array) view.setInt32(at, t[i], true);
+        else if (t instanceof Float32Array) view.setFloat32(at, t[i], true);
+        else view.setFloat64(at, t[i], true);
+      }
+    }
+    offset += t.byteLength;
+  }
+  return bytes;
+}
+
+const TENSOR_CTORS = {
+  $i32: Int32Array,
+  $f32: Float32Array,
+  $f64: Float64Array,
+} as const;
+
+function readTensor(tag: TensorTag, ref: unknown, tensors: Uint8Array): Tensor {
+  const Ctor = TENSOR_CTORS[tag];
+  if (!Array.isArray(ref) || ref.length !== 2) {
+    throw new CanonicalEncodingError(tag, "tensor reference is not [byteOffset, length]");
+  }
+  const [offset, length] = ref as [number, number];
+  const byteLength = length * Ctor.BYTES_PER_ELEMENT;
+  if (offset < 0 || offset + byteLength > tensors.byteLength) {
+    throw new CanonicalEncodingError(tag, `tensor [${offset}, ${length}] lies outside its bytes`);
+  }
+  const bytes = tensors.slice(offset, offset + byteLength);
+  if (HOST_LITTLE_ENDIAN) return new Ctor(bytes.buffer);
+  const out = new Ctor(length);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < length; i++) {
+    out[i] = tag === "$i32"
+      ? view.getInt32(i * 4, true)
+      : tag === "$f32"
+      ? view.getFloat32(i * 4, true)
+      : view.getFloat64(i * 8, true);
+  }
+  return out;
+}
+
+const NON_FINITE: Record<string, number> = {
+  NaN: NaN,
+  Infinity: Infinity,
+  "-Infinity": -Infinity,
+  "-0": -0,
+};
+
+function revive(v: unknown, tensors: Uint8Array): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = revive(v[i], tensors);
+    return v;
+  }
+  const record = v as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length === 1 && keys[0].startsWith("$")) {
+    const key = keys[0];
+    if (key === "$f") {
+      const n = NON_FINITE[record.$f as string];
+      if (n === undefined) throw new CanonicalEncodingError("$f", `unknown float ${record.$f}`);
+      return n;
+    }
+    if (key in TENSOR_CTORS) return readTensor(key as TensorTag, record[key], tensors);
+    throw new CanonicalEncodingError(key, "unknown marker");
+  }
+  for (const key of keys) record[key] = revive(record[key], tensors);
+  return record;
+}
+
+/** Decodes what `encodeCanonical` produced back into plain values and typed arrays. */
+export function decodeCanonical(json: string, tensors: Uint8Array = EMPTY): unknown {
+  const parsed = JSON.parse(json);
+  // Markers are the only `"$` sequences a canonical document can hold outside string values;
+  // skipping the walk when none occurs makes decoding plain events a bare JSON.parse.
+  return json.includes('"$') ? revive(parsed, tensors) : parsed;
+}

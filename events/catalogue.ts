@@ -1,0 +1,383 @@
+/**
+ * The catalogue of events that make up a run, each at its current schema version. A run's stream
+ * id is its run id; every event's id derives from the coordinates listed with it.
+ *
+ * | type                     | coordinates                                  | one per            |
+ * | ------------------------ | -------------------------------------------- | ------------------ |
+ * | `run.started`            | -                                            | run                |
+ * | `policy.initialized`     | workerGroup                                  | worker group       |
+ * | `worker_group.loaded`    | step, workerGroup, seq                       | load               |
+ * | `worker_group.offloaded` | step, workerGroup, seq                       | offload            |
+ * | `step.started`           | step                                         | step               |
+ * | `turn.generated`         | step, phase, agent, prompt, sample, turn     | agent output       |
+ * | `trajectory.completed`   | step, phase, prompt, sample                  | trajectory         |
+ * | `reward.assigned`        | step, phase, prompt, sample, agent           | reward             |
+ * | `advantages.computed`    | step, prompt                                 | prompt group       |
+ * | `gradient_step.applied`  | step, workerGroup, update                    | optimizer update   |
+ * | `checkpoint.saved`       | step, workerGroup                            | checkpoint         |
+ * | `evaluation.completed`   | step, benchmark                              | evaluation         |
+ * | `run.completed`          | -                                            | run                |
+ * | `run.failed`             | step                                         | failure            |
+ *
+ * @example
+ * ```ts
+ * const e: NewEvent = {
+ *   type: "step.started",
+ *   data: { step: 0, groupSize: 8, prompts: [{ prompt: 0, problemId: "gsm8k/17" }] },
+ * };
+ * runCatalogue.validate(e.type, e.data);
+ * ```
+ */
+import { z } from "zod";
+import { createCatalogue, defineEvent, type Upcaster } from "./define-event.ts";
+import {
+  baselineStats,
+  count,
+  float,
+  floatRecord,
+  logprobs,
+  name,
+  phase,
+  sha256,
+  tokenIds,
+} from "./fields.ts";
+import { encodeCanonical } from "./canonical.ts";
+import { sha256Hex } from "./hash-chain.ts";
+import { CanonicalEncodingError } from "./errors.ts";
+
+/** sha256 of the canonical JSON of a normalized config: the `configHash` of `run.started`. */
+export function hashConfig(config: Readonly<Record<string, unknown>>): string {
+  return sha256Hex(encodeCanonical(config).json);
+}
+
+const runtime = z.strictObject({
+  deno: z.string(),
+  v8: z.string(),
+  typescript: z.string(),
+  /** onnxruntime package version, null when the run uses none */
+  onnxruntime: z.string().nullable(),
+  /** "webgpu", "wasm", "cpu", ... */
+  executionProvider: z.string(),
+  /** WebGPU adapter info (vendor, architecture, device, description) or null */
+  adapter: z.record(z.string(), z.string()).nullable(),
+  threads: count,
+  os: z.string(),
+  arch: z.string(),
+});
+
+/** A run began: everything needed to reproduce it. */
+export const runStarted = defineEvent({
+  type: "run.started",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    config: z.record(z.string(), z.unknown()),
+    configHash: sha256,
+    seed: z.number().int(),
+    codeVersion: z.string().min(1),
+    runtime,
+  }).superRefine((d, ctx) => {
+    let actual: string;
+    try {
+      actual = hashConfig(d.config);
+    } catch (err) {
+      const path = err instanceof CanonicalEncodingError ? err.path.split(".").filter(Boolean) : [];
+      ctx.addIssue({ code: "custom", path: ["config", ...path], message: (err as Error).message });
+      return;
+    }
+    if (actual !== d.configHash) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["configHash"],
+        message: `does not match the config (hashConfig(config) is ${actual})`,
+      });
+    }
+  }),
+  coordinates: () => ({}),
+});
+
+/** A worker group's weights were created or loaded, before any update. */
+export const policyInitialized = defineEvent({
+  type: "policy.initialized",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    workerGroup: name,
+    agents: z.array(name).min(1),
+    model: name,
+    /** where the weights came from: a checkpoint path, a pretraining run, "random" */
+    source: z.string(),
+    parameterCount: count,
+    trainableParameterCount: count,
+    parameterHash: sha256,
+    /** blob holding the initial weights, when stored */
+    blob: sha256.nullable(),
+  }),
+  coordinates: (d) => ({ workerGroup: d.workerGroup }),
+  blobRefs: (d) => [d.blob],
+});
+
+const placement = z.strictObject({
+  step: count,
+  workerGroup: name,
+  /** order of this load/offload within the step */
+  seq: count,
+  device: z.string(),
+  bytes: count,
+});
+
+/** A worker group's weights were placed on the device pool. */
+export const workerGroupLoaded = defineEvent({
+  type: "worker_group.loaded",
+  schemaVersion: 1,
+  schema: placement,
+  coordinates: (d) => ({ step: d.step, workerGroup: d.workerGroup, seq: d.seq }),
+});
+
+/** A worker group's weights left the device pool. */
+export const workerGroupOffloaded = defineEvent({
+  type: "worker_group.offloaded",
+  schemaVersion: 1,
+  schema: placement,
+  coordinates: (d) => ({ step: d.step, workerGroup: d.workerGroup, seq: d.seq }),
+});
+
+/** A training step began with these prompt groups. */
+export const stepStarted = defineEvent({
+  type: "step.started",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    groupSize: count,
+    prompts: z.array(z.strictObject({ prompt: count, problemId: z.string() })),
+  }),
+  coordinates: (d) => ({ step: d.step }),
+});
+
+/** One agent output: the tokens it saw and produced, with their logprobs. */
+export const turnGenerated = defineEvent({
+  type: "turn.generated",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    phase,
+    trajectory: z.string().min(1),
+    /** prompt group index within the step */
+    prompt: count,
+    /** sample index within the prompt group */
+    sample: count,
+    /** turn index within the trajectory */
+    turn: count,
+    agent: name,
+    workerGroup: name,
+    promptTokens: tokenIds,
+    responseTokens: tokenIds,
+    /** one per response token */
+    logprobs,
+    finishReason: z.enum(["stop", "length", "abort"]),
+    parsedAnswer: z.string().nullable(),
+    text: z.string(),
+  }).refine((d) => d.logprobs.length === d.responseTokens.length, {
+    path: ["logprobs"],
+    message: "must hold one logprob per response token",
+  }),
+  coordinates: (d) => ({
+    step: d.step,
+    phase: d.phase,
+    agent: d.agent,
+    prompt: d.prompt,
+    sample: d.sample,
+    turn: d.turn,
+  }),
+});
+
+/** A trajectory (one sample of one prompt) finished. */
+export const trajectoryCompleted = defineEvent({
+  type: "trajectory.completed",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    phase,
+    trajectory: z.string().min(1),
+    prompt: count,
+    sample: count,
+    problemId: z.string(),
+    turns: count,
+    agents: z.array(name),
+    finalAnswer: z.string().nullable(),
+    /** graded correctness of the final answer; null when the task has no reference */
+    correct: z.boolean().nullable(),
+    tokens: count,
+    /** "answered", "max_turns", "max_tokens", "invalid_action", ... */
+    terminationReason: z.string(),
+  }),
+  coordinates: (d) => ({ step: d.step, phase: d.phase, prompt: d.prompt, sample: d.sample }),
+});
+
+/** A reward for a trajectory (agent null) or for one agent in it. */
+export const rewardAssigned = defineEvent({
+  type: "reward.assigned",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    phase,
+    trajectory: z.string().min(1),
+    prompt: count,
+    sample: count,
+    agent: name.nullable(),
+    components: floatRecord,
+    total: float,
+  }),
+  coordinates: (d) => ({
+    step: d.step,
+    phase: d.phase,
+    prompt: d.prompt,
+    sample: d.sample,
+    agent: d.agent,
+  }),
+});
+
+/** The advantages of one prompt group and the baseline statistics they used. */
+export const advantagesComputed = defineEvent({
+  type: "advantages.computed",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    prompt: count,
+    /** "grpo", "dr_mas", "mada_rl", ... */
+    estimator: name,
+    /** population: divide by n (the papers); unbiased: divide by n - 1 (the Dr. MAS code) */
+    sigmaConvention: z.enum(["population", "unbiased"]),
+    eps: float,
+    baseline: z.strictObject({
+      global: baselineStats,
+      perAgent: z.record(z.string(), baselineStats),
+    }),
+    advantages: z.array(z.strictObject({
+      trajectory: z.string().min(1),
+      sample: count,
+      agent: name,
+      turn: count,
+      advantage: float,
+    })),
+  }),
+  coordinates: (d) => ({ step: d.step, prompt: d.prompt }),
+});
+
+/** One optimizer update of one worker group (skipped when the gradient was not finite). */
+export const gradientStepApplied = defineEvent({
+  type: "gradient_step.applied",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    workerGroup: name,
+    /** index of this update within the step (several with mini-batches or PPO epochs) */
+    update: count,
+    agents: z.array(name),
+    /** loss parts: policy, kl, entropy, total, ... */
+    losses: floatRecord,
+    gradNormBeforeClip: float,
+    gradNormAfterClip: float,
+    /** per-agent gradient norms, when measured */
+    agentGradNorms: floatRecord,
+    clipFraction: float,
+    kl: float,
+    entropy: float,
+    lr: float,
+    tokens: count,
+    skippedNonFinite: z.boolean(),
+    /** sha256 of the parameters after the update */
+    parameterHash: sha256,
+  }),
+  coordinates: (d) => ({ step: d.step, workerGroup: d.workerGroup, update: d.update }),
+});
+
+/** A worker group's weights (and optimizer state) were written to the blob store. */
+export const checkpointSaved = defineEvent({
+  type: "checkpoint.saved",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    workerGroup: name,
+    blob: sha256,
+    bytes: count,
+    parameterHash: sha256,
+    optimizerBlob: sha256.nullable(),
+    /** layout of the blob, e.g. "safetensors" */
+    format: z.string(),
+  }),
+  coordinates: (d) => ({ step: d.step, workerGroup: d.workerGroup }),
+  blobRefs: (d) => [d.blob, d.optimizerBlob],
+});
+
+/** An evaluation on one benchmark finished: per problem, n samples of which c correct. */
+export const evaluationCompleted = defineEvent({
+  type: "evaluation.completed",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count,
+    benchmark: name,
+    samplesPerProblem: count,
+    problems: z.array(
+      z.strictObject({ problemId: z.string(), n: count, c: count }).refine((p) => p.c <= p.n, {
+        path: ["c"],
+        message: "correct count c exceeds sample count n",
+      }),
+    ),
+    /** avg@k, pass@k, ... */
+    metrics: floatRecord,
+  }),
+  coordinates: (d) => ({ step: d.step, benchmark: d.benchmark }),
+});
+
+/** The run finished normally. */
+export const runCompleted = defineEvent({
+  type: "run.completed",
+  schemaVersion: 1,
+  schema: z.strictObject({ steps: count, metrics: floatRecord }),
+  coordinates: () => ({}),
+});
+
+/** The run stopped on an error. */
+export const runFailed = defineEvent({
+  type: "run.failed",
+  schemaVersion: 1,
+  schema: z.strictObject({
+    step: count.nullable(),
+    /** what the run was doing: "rollout", "update", "evaluation", ... */
+    stage: z.string(),
+    error: z.strictObject({ name: z.string(), message: z.string() }),
+  }),
+  coordinates: (d) => ({ step: d.step }),
+});
+
+/** Every run event definition, in the order a run emits them. */
+export const runEventDefinitions = [
+  runStarted,
+  policyInitialized,
+  workerGroupLoaded,
+  workerGroupOffloaded,
+  stepStarted,
+  turnGenerated,
+  trajectoryCompleted,
+  rewardAssigned,
+  advantagesComputed,
+  gradientStepApplied,
+  checkpointSaved,
+  evaluationCompleted,
+  runCompleted,
+  runFailed,
+] as const;
+
+/** Upcasters of older run event versions (none yet: every type is at v1). */
+export const runEventUpcasters: readonly Upcaster[] = [];
+
+/** The catalogue every store uses unless given another. */
+export const runCatalogue = createCatalogue(runEventDefinitions, runEventUpcasters);
+
+/** Any run event as appended: `{ type, data }`, discriminated on `type`. */
+export type NewEvent = NonNullable<typeof runCatalogue._events>;
+
+/** A run event type name. */
+export type EventType = NewEvent["type"];
+
+/** The data of run event type `T`. */
+export type EventData<T extends EventType> = Extract<NewEvent, { type: T }>["data"];

@@ -1,0 +1,92 @@
+/**
+ * The event log: the public API that the engine, analysis and web import. Nothing else in
+ * `events/` is meant to be imported from outside it.
+ *
+ * Write a run:
+ * ```ts
+ * import { hashConfig, type NewEvent, openStore } from "../events/mod.ts";
+ *
+ * await using store = await openStore(".polyrl/events.sqlite"); // or "postgres://..."
+ * const turn: NewEvent = {
+ *   type: "turn.generated",
+ *   data: {
+ *     step: 0, phase: "rollout", trajectory: "s0-p0-k0", prompt: 0, sample: 0, turn: 0,
+ *     agent: "solver", workerGroup: "wg0",
+ *     promptTokens: new Int32Array([1, 2, 3]), responseTokens: new Int32Array([4, 5]),
+ *     logprobs: new Float32Array([-0.1, -2.3]), finishReason: "stop",
+ *     parsedAnswer: "42", text: "... 42",
+ *   },
+ * };
+ * const { version } = await store.append("run-1", [turn], { expectedVersion: 0 });
+ * ```
+ *
+ * Read it back, or follow it live:
+ * ```ts
+ * for await (const e of store.readStream("run-1")) {
+ *   if (e.type === "turn.generated") console.log(e.data.logprobs); // Float32Array
+ * }
+ * const stop = new AbortController();
+ * for await (const e of store.subscribe({ from: 1, signal: stop.signal })) console.log(e.position);
+ * ```
+ *
+ * @module
+ */
+
+// Catalogue: event types, their data, validation.
+export {
+  type EventData,
+  type EventType,
+  hashConfig,
+  type NewEvent,
+  runCatalogue,
+  runEventDefinitions,
+  runEventUpcasters,
+} from "./catalogue.ts";
+export {
+  type AnyEvent,
+  type Catalogue,
+  createCatalogue,
+  defineEvent,
+  type EventDefinition,
+  type EventOf,
+  type Upcaster,
+} from "./define-event.ts";
+export * as fields from "./fields.ts";
+
+// Encoding, ids, hashing.
+export { type CanonicalValue, decodeCanonical, encodeCanonical } from "./canonical.ts";
+export { type Coordinates, eventId } from "./event-id.ts";
+export { chainHash, GENESIS_HASH, type HashedParts, sha256Hex } from "./hash-chain.ts";
+
+// Stores.
+export type {
+  AppendedEvent,
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  StoredEvent,
+  StoreKind,
+  StreamHead,
+  SubscribeOptions,
+} from "./store/event-store.ts";
+export { isPostgresUrl, openStore, type OpenStoreOptions } from "./store/open-store.ts";
+export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
+
+// Blobs.
+export type { BlobStatus, BlobStore } from "./blob-store.ts";
+export { filesystemBlobStore } from "./blob-store-fs.ts";
+export { tableBlobStore } from "./blob-store-table.ts";
+
+// Errors.
+export {
+  BlobIntegrityError,
+  BlobNotFoundError,
+  CanonicalEncodingError,
+  EventIdConflictError,
+  EventLogError,
+  EventValidationError,
+  SchemaVersionError,
+  StoreOpenError,
+  UnknownEventTypeError,
+  WrongExpectedVersionError,
+} from "./errors.ts";

@@ -1,0 +1,56 @@
+/**
+ * What the shared log logic (validation, encoding, chaining, conflicts, reads, verification)
+ * needs from a database. Each store implements this over its driver; everything above it is
+ * written once.
+ *
+ * @example
+ * ```ts
+ * const result = await backend.write(async (tx) => {
+ *   const head = await tx.head("run-1");
+ *   ...
+ * });
+ * ```
+ */
+import type { BlobStore } from "../blob-store.ts";
+import type { StoreKind, StreamHead } from "./event-store.ts";
+
+/** An `events` row as the backends return it (numbers as JS numbers, bytes as Uint8Array). */
+export interface EventRow {
+  readonly position: number;
+  readonly id: string;
+  readonly stream: string;
+  readonly version: number;
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: string;
+  readonly tensors: Uint8Array;
+  readonly hash: string;
+  readonly recordedAt: number;
+}
+
+/** Operations inside a write transaction that excludes every other writer of the log. */
+export interface WriteTx {
+  head(stream: string): Promise<StreamHead | undefined>;
+  lastPosition(): Promise<number>;
+  /** The stored rows among `ids`. */
+  existing(ids: readonly string[]): Promise<EventRow[]>;
+  /** Inserts rows (positions already assigned) and moves the stream head. */
+  insert(rows: readonly EventRow[], head: StreamHead): Promise<void>;
+}
+
+/** A database holding the log's tables. */
+export interface Backend {
+  readonly kind: StoreKind;
+  readonly target: string;
+  readonly blobs: BlobStore;
+  /** Runs `fn` in a serialized write transaction; commits on return, rolls back on throw. */
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /** Up to `limit` rows with position >= `from`, in position order. */
+  readAll(from: number, limit: number): Promise<EventRow[]>;
+  /** Up to `limit` rows of `stream` with version >= `fromVersion`, in version order. */
+  readStream(stream: string, fromVersion: number, limit: number): Promise<EventRow[]>;
+  head(stream: string): Promise<StreamHead | undefined>;
+  heads(): Promise<StreamHead[]>;
+  lastPosition(): Promise<number>;
+  close(): Promise<void>;
+}

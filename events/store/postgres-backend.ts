@@ -1,0 +1,207 @@
+/**
+ * The log on a Postgres server, for runs whose workers sit on several machines, via Kysely's
+ * Postgres dialect and `pg`. Tables live in one schema (default `polyrl`; pick another with
+ * `?schema=NAME` in the URL). Every append takes a transaction-scoped advisory lock before it
+ * reads the last position, so positions are assigned and committed in the same order: a reader
+ * can never see position p+1 while p is still uncommitted, which a sequence would allow.
+ *
+ * @example
+ * ```ts
+ * const backend = await openPostgresBackend("postgres://postgres@127.0.0.1:5432/postgres?schema=lab");
+ * ```
+ */
+import pg from "pg";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import { Migrator } from "kysely/migration";
+import { StoreOpenError } from "../errors.ts";
+import { tableBlobStore } from "../blob-store-table.ts";
+import { sha256Hex } from "../hash-chain.ts";
+import type { Backend, EventRow, WriteTx } from "./backend.ts";
+import type { StreamHead } from "./event-store.ts";
+import { type EventsTable, type LogDatabase, logMigrations } from "./schema.ts";
+
+/** The URL with its password replaced, fit for messages and `store.target`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ":***@");
+  }
+}
+
+// pg returns int8 as a string: safe to turn into a number below 2^53.
+type PgRow = { [K in keyof EventsTable]: EventsTable[K] | string };
+
+function eventRow(r: PgRow): EventRow {
+  return {
+    position: Number(r.position),
+    id: r.id as string,
+    stream: r.stream as string,
+    version: Number(r.version),
+    type: r.type as string,
+    schemaVersion: Number(r.schema_version),
+    data: r.data as string,
+    tensors: new Uint8Array(r.tensors as Uint8Array),
+    hash: r.hash as string,
+    recordedAt: Number(r.recorded_at),
+  };
+}
+
+function headRow(r: { [K in keyof StreamHead]: unknown }): StreamHead {
+  return {
+    stream: r.stream as string,
+    version: Number(r.version),
+    hash: r.hash as string,
+    position: Number(r.position),
+  };
+}
+
+/** Rows per INSERT: Postgres allows 65535 parameters, an event row binds 10. */
+const INSERT_CHUNK = 1000;
+
+/** Connects to Postgres, creates the schema and migrates it; throws StoreOpenError. */
+export async function openPostgresBackend(url: string): Promise<Backend> {
+  const target = redactUrl(url);
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get("schema") ?? "polyrl";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new StoreOpenError(target, `schema ${schema} must match [a-z_][a-z0-9_]*`);
+  }
+  parsed.searchParams.delete("schema");
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: 4,
+    connectionTimeoutMillis: 5000,
+    options: `-c search_path=${schema}`,
+  });
+  try {
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((err: { code?: string }) => {
+      // Two processes creating the schema at once: one loses the race, the schema exists.
+      if (err?.code !== "23505") throw err;
+    });
+  } catch (err) {
+    await pool.end().catch(() => {});
+    const e = err as { code?: string; message?: string };
+    throw new StoreOpenError(
+      target,
+      `Postgres does not answer (${[e.code, e.message].filter(Boolean).join(": ")}); ` +
+        `check that the server runs and the URL is right`,
+    );
+  }
+  const db = new Kysely<LogDatabase>({ dialect: new PostgresDialect({ pool }) });
+  // Without an explicit schema Kysely looks for its migration tables in every schema, and
+  // would take another log's for this one's.
+  const { error } = await new Migrator({
+    db,
+    provider: logMigrations("postgres"),
+    migrationTableSchema: schema,
+  }).migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw new StoreOpenError(target, `migration failed: ${(error as Error).message}`);
+  }
+  return new PostgresBackend(db, target, appendLockKey(schema));
+}
+
+/** The advisory lock that serializes appends to the log in `schema`, as an int8 literal. */
+export function appendLockKey(schema: string): string {
+  return BigInt.asIntN(64, BigInt(`0x${sha256Hex(`polyrl.append.${schema}`).slice(0, 16)}`))
+    .toString();
+}
+
+class PostgresBackend implements Backend {
+  readonly kind = "postgres" as const;
+  readonly blobs;
+
+  constructor(
+    readonly db: Kysely<LogDatabase>,
+    readonly target: string,
+    readonly lockKey: string,
+  ) {
+    this.blobs = tableBlobStore(db);
+  }
+
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${this.lockKey}::bigint)`.execute(trx);
+      return fn({
+        head: (stream) => headOf(trx, stream),
+        lastPosition: () => lastPositionOf(trx),
+        existing: async (ids) =>
+          ids.length === 0
+            ? []
+            : (await trx.selectFrom("events").selectAll().where("id", "in", [...ids]).execute())
+              .map(eventRow),
+        insert: async (rows, head) => {
+          for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+            await trx.insertInto("events").values(
+              rows.slice(i, i + INSERT_CHUNK).map((r) => ({
+                position: r.position,
+                id: r.id,
+                stream: r.stream,
+                version: r.version,
+                type: r.type,
+                schema_version: r.schemaVersion,
+                data: r.data,
+                tensors: r.tensors,
+                hash: r.hash,
+                recorded_at: r.recordedAt,
+              })),
+            ).execute();
+          }
+          await trx.insertInto("streams").values(head).onConflict((oc) =>
+            oc.column("stream").doUpdateSet({
+              version: head.version,
+              hash: head.hash,
+              position: head.position,
+            })
+          ).execute();
+        },
+      });
+    });
+  }
+
+  async readAll(from: number, limit: number) {
+    const rows = await this.db.selectFrom("events").selectAll().where("position", ">=", from)
+      .orderBy("position").limit(limit).execute();
+    return rows.map(eventRow);
+  }
+
+  async readStream(stream: string, fromVersion: number, limit: number) {
+    const rows = await this.db.selectFrom("events").selectAll().where("stream", "=", stream)
+      .where("version", ">=", fromVersion).orderBy("version").limit(limit).execute();
+    return rows.map(eventRow);
+  }
+
+  head(stream: string) {
+    return headOf(this.db, stream);
+  }
+
+  async heads() {
+    return (await this.db.selectFrom("streams").selectAll().orderBy("stream").execute()).map(
+      headRow,
+    );
+  }
+
+  lastPosition() {
+    return lastPositionOf(this.db);
+  }
+
+  close() {
+    return this.db.destroy();
+  }
+}
+
+async function headOf(db: Kysely<LogDatabase>, stream: string) {
+  const r = await db.selectFrom("streams").selectAll().where("stream", "=", stream)
+    .executeTakeFirst();
+  return r && headRow(r);
+}
+
+async function lastPositionOf(db: Kysely<LogDatabase>): Promise<number> {
+  const r = await db.selectFrom("events").select((eb) => eb.fn.max("position").as("p"))
+    .executeTakeFirst();
+  return Number(r?.p ?? 0);
+}

@@ -1,0 +1,105 @@
+/**
+ * The one schema both stores share, as Kysely table types and Kysely migrations. The migrations
+ * take the dialect only to pick column types that each database spells differently (a byte
+ * column, and SQLite's `integer primary key` that makes the global position the rowid).
+ *
+ * @example
+ * ```ts
+ * const migrator = new Migrator({ db, provider: logMigrations("postgres") });
+ * await migrator.migrateToLatest();
+ * ```
+ */
+import { type Kysely, sql } from "kysely";
+import type { Migration, MigrationProvider } from "kysely/migration";
+
+/** Row of `events`: one immutable event. */
+export interface EventsTable {
+  position: number;
+  id: string;
+  stream: string;
+  version: number;
+  type: string;
+  schema_version: number;
+  /** canonical JSON of the data */
+  data: string;
+  /** little-endian typed-array bytes referenced from `data` */
+  tensors: Uint8Array;
+  /** sha256(prev_hash || canonical_bytes), hex */
+  hash: string;
+  recorded_at: number;
+}
+
+/** Row of `streams`: each stream's head, written with every append (detects tail truncation). */
+export interface StreamsTable {
+  stream: string;
+  version: number;
+  hash: string;
+  position: number;
+}
+
+/** Row of `blobs`: the table-backed blob store. */
+export interface BlobsTable {
+  hash: string;
+  size: number;
+  bytes: Uint8Array;
+}
+
+/** The log's tables as Kysely sees them. */
+export interface LogDatabase {
+  events: EventsTable;
+  streams: StreamsTable;
+  blobs: BlobsTable;
+}
+
+/** The SQL dialects the log runs on. */
+export type Dialect = "sqlite" | "postgres";
+
+function initial(dialect: Dialect): Migration {
+  const bytes = dialect === "sqlite" ? "blob" : "bytea";
+  const bigint = dialect === "sqlite" ? "integer" : "bigint";
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createTable("events")
+        .addColumn("position", bigint, (c) => c.primaryKey())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("stream", "text", (c) => c.notNull())
+        .addColumn("version", bigint, (c) => c.notNull())
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("schema_version", "integer", (c) => c.notNull())
+        .addColumn("data", "text", (c) => c.notNull())
+        .addColumn("tensors", bytes, (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull())
+        .addColumn("recorded_at", bigint, (c) => c.notNull())
+        .addUniqueConstraint("events_stream_version", ["stream", "version"])
+        .execute();
+      await db.schema.createTable("streams")
+        .addColumn("stream", "text", (c) => c.primaryKey())
+        .addColumn("version", bigint, (c) => c.notNull())
+        .addColumn("hash", "text", (c) => c.notNull())
+        .addColumn("position", bigint, (c) => c.notNull())
+        .execute();
+      await db.schema.createTable("blobs")
+        .addColumn("hash", "text", (c) => c.primaryKey())
+        .addColumn("size", bigint, (c) => c.notNull())
+        .addColumn("bytes", bytes, (c) => c.notNull())
+        .execute();
+      // Readers that project one event type (analysis, dashboards) scan by type in log order.
+      await db.schema.createIndex("events_type_position").on("events").columns([
+        "type",
+        "position",
+      ]).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const table of ["blobs", "streams", "events"]) {
+        await sql`drop table ${sql.table(table)}`.execute(db);
+      }
+    },
+  };
+}
+
+/** The migrations of the log, in order, for one dialect. */
+export function logMigrations(dialect: Dialect): MigrationProvider {
+  return {
+    getMigrations: () => Promise.resolve({ "0001_event_log": initial(dialect) }),
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * The embedded log: one SQLite file per project directory via `node:sqlite`, in WAL mode so
+ * readers in other processes never block the writer. Appends run under `BEGIN IMMEDIATE`, which
+ * serializes writers across processes, so positions are assigned and committed in order.
+ * `synchronous=NORMAL`: a killed process loses nothing committed; a power cut may drop the last
+ * commits but never tears one.
+ *
+ * @example
+ * ```ts
+ * const backend = await openSqliteBackend(".polyrl/events.sqlite", { create: true });
+ * ```
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { dirname } from "node:path";
+import { Kysely } from "kysely";
+import { Migrator } from "kysely/migration";
+import { StoreOpenError } from "../errors.ts";
+import { filesystemBlobStore } from "../blob-store-fs.ts";
+import type { Backend, EventRow, WriteTx } from "./backend.ts";
+import type { StreamHead } from "./event-store.ts";
+import { type LogDatabase, logMigrations } from "./schema.ts";
+import { nodeSqliteDialect } from "./sqlite-dialect.ts";
+
+type Row = Record<string, unknown>;
+
+/** Maps a `node:sqlite` row of `events` to an EventRow. */
+function eventRow(r: Row): EventRow {
+  return {
+    position: r.position as number,
+    id: r.id as string,
+    stream: r.stream as string,
+    version: r.version as number,
+    type: r.type as string,
+    schemaVersion: r.schema_version as number,
+    data: r.data as string,
+    tensors: r.tensors as Uint8Array,
+    hash: r.hash as string,
+    recordedAt: r.recorded_at as number,
+  };
+}
+
+function headRow(r: Row | undefined): StreamHead | undefined {
+  return r && {
+    stream: r.stream as string,
+    version: r.version as number,
+    hash: r.hash as string,
+    position: r.position as number,
+  };
+}
+
+/** Where the filesystem blob store of an SQLite log lives: `x.sqlite` -> `x.blobs/`. */
+export function blobDirFor(path: string): string {
+  return `${path.replace(/\.sqlite3?$|\.db$/, "")}.blobs`;
+}
+
+async function migrate(db: DatabaseSync): Promise<void> {
+  const kysely = new Kysely<LogDatabase>({ dialect: nodeSqliteDialect(db) });
+  // One IMMEDIATE transaction around all migrations: a second process opening a fresh file at
+  // the same moment waits, then finds the tables made.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const { error } = await new Migrator({
+      db: kysely,
+      provider: logMigrations("sqlite"),
+      disableTransactions: true,
+    }).migrateToLatest();
+    if (error) throw error;
+    db.exec("COMMIT");
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/** Opens (with `create`, creating) the SQLite log at `path`; throws StoreOpenError. */
+export async function openSqliteBackend(
+  path: string,
+  options: { create: boolean },
+): Promise<Backend> {
+  if (!(await exists(path))) {
+    if (!options.create) throw new StoreOpenError(path, "no such file");
+    await Deno.mkdir(dirname(path), { recursive: true });
+  }
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (err) {
+    throw new StoreOpenError(path, (err as Error).message);
+  }
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    await migrate(db);
+  } catch (err) {
+    db.close();
+    const message = (err as Error).message;
+    throw new StoreOpenError(
+      path,
+      /not a database|malformed/i.test(message)
+        ? `not an SQLite database (${message}); point --store at an event store file`
+        : message,
+    );
+  }
+  return new SqliteBackend(db, path);
+}
+
+class SqliteBackend implements Backend {
+  readonly kind = "sqlite" as const;
+  readonly blobs;
+  #db: DatabaseSync;
+  #queue: Promise<unknown> = Promise.resolve();
+  #s: Record<string, StatementSync>;
+
+  constructor(db: DatabaseSync, readonly target: string) {
+    this.#db = db;
+    this.blobs = filesystemBlobStore(blobDirFor(target));
+    const p = (text: string) => db.prepare(text);
+    this.#s = {
+      head: p("SELECT stream, version, hash, position FROM streams WHERE stream = ?"),
+      heads: p("SELECT stream, version, hash, position FROM streams ORDER BY stream"),
+      last: p("SELECT coalesce(max(position), 0) AS p FROM events"),
+      byId: p("SELECT * FROM events WHERE id = ?"),
+      insert: p(
+        "INSERT INTO events (position, id, stream, version, type, schema_version, data, tensors, " +
+          "hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      setHead: p(
+        "INSERT INTO streams (stream, version, hash, position) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (stream) DO UPDATE SET version = excluded.version, " +
+          "hash = excluded.hash, position = excluded.position",
+      ),
+      all: p("SELECT * FROM events WHERE position >= ? ORDER BY position LIMIT ?"),
+      stream: p("SELECT * FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?"),
+    };
+  }
+
+  // One connection serves this process: reads wait for an open write transaction so that they
+  // never see its uncommitted rows.
+  #exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.#queue.then(fn, fn);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #tx: WriteTx = {
+    head: (stream) => Promise.resolve(headRow(this.#s.head.get(stream) as Row | undefined)),
+    lastPosition: () => Promise.resolve((this.#s.last.get() as Row).p as number),
+    existing: (ids) => {
+      const rows: EventRow[] = [];
+      for (const id of ids) {
+        const r = this.#s.byId.get(id) as Row | undefined;
+        if (r) rows.push(eventRow(r));
+      }
+      return Promise.resolve(rows);
+    },
+    insert: (rows, head) => {
+      const ins = this.#s.insert;
+      for (const r of rows) {
+        ins.run(
+          r.position,
+          r.id,
+          r.stream,
+          r.version,
+          r.type,
+          r.schemaVersion,
+          r.data,
+          r.tensors,
+          r.hash,
+          r.recordedAt,
+        );
+      }
+      this.#s.setHead.run(head.stream, head.version, head.hash, head.position);
+      return Promise.resolve();
+    },
+  };
+
+  write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.#exclusive(async () => {
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        const out = await fn(this.#tx);
+        this.#db.exec("COMMIT");
+        return out;
+      } catch (err) {
+        this.#db.exec("ROLLBACK");
+        throw err;
+      }
+    });
+  }
+
+  readAll(from: number, limit: number) {
+    return this.#exclusive(() => (this.#s.all.all(from, limit) as Row[]).map(eventRow));
+  }
+
+  readStream(stream: string, fromVersion: number, limit: number) {
+    return this.#exclusive(() =>
+      (this.#s.stream.all(stream, fromVersion, limit) as Row[]).map(eventRow)
+    );
+  }
+
+  head(stream: string) {
+    return this.#exclusive(() => headRow(this.#s.head.get(stream) as Row | undefined));
+  }
+
+  heads() {
+    return this.#exclusive(() => (this.#s.heads.all() as Row[]).map((r) => headRow(r)!));
+  }
+
+  lastPosition() {
+    return this.#exclusive(() => (this.#s.last.get() as Row).p as number);
+  }
+
+  close() {
+    return this.#exclusive(() => this.#db.close());
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The sql, export and report tasks as a user runs them, against a real SQLite store filled with
+ * generated runs. Report figures are recomputed here from the generated events.
+ */
+import assert from "node:assert/strict";
+import { DuckDBInstance } from "@duckdb/node-api";
+import type { NewEvent } from "../../events/mod.ts";
+import { EXPORTED } from "../../analysis/projections/schema.ts";
+import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+async function task(script: string, args: string[], stdin?: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${root}analysis/cli/${script}.ts`, ...args],
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** A store with two estimators × three seeds; returns its path and each run's events. */
+async function filledStore() {
+  const { store, dir } = await tempStore();
+  const events = new Map<string, NewEvent[]>();
+  for (const [estimator, accuracy] of [["grpo", 0.45], ["dr_mas", 0.7]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const spec = runSpec({
+        runId: `${estimator}-${seed}`,
+        estimator,
+        seed,
+        accuracy,
+        steps: 1,
+        evalProblems: 8,
+      });
+      events.set(spec.runId, await appendRun(store, spec));
+    }
+  }
+  await store.close();
+  return { dir, path: `${dir}/events.sqlite`, events };
+}
+
+Deno.test("sql, export and report tasks on one generated store", async (t) => {
+  const { dir, path, events } = await filledStore();
+  try {
+    await t.step("sql: formats, refused write, malformed SQL, parquet, prompt", async () => {
+      const json = await task("sql", [
+        "SELECT estimator, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1",
+        "--store",
+        path,
+        "--format",
+        "json",
+      ]);
+      assert.equal(json.code, 0, json.stderr);
+      assert.deepEqual(JSON.parse(json.stdout), [{ estimator: "dr_mas", n: 3 }, {
+        estimator: "grpo",
+        n: 3,
+      }]);
+      const csv = await task("sql", [
+        "SELECT run_id, seed FROM runs WHERE seed = 1 ORDER BY 1",
+        "--store",
+        path,
+        "--format",
+        "csv",
+      ]);
+      assert.equal(csv.stdout, "run_id,seed\ndr_mas-1,1\ngrpo-1,1\n");
+      for (
+        const write of [
+          "DELETE FROM runs",
+          "  /* sneaky */ INSERT INTO turn_events SELECT * FROM turn_events",
+          "DROP VIEW runs",
+          "COPY runs TO 'x.csv'",
+        ]
+      ) {
+        const refused = await task("sql", [write, "--store", path]);
+        assert.equal(refused.code, 2, write);
+        assert.match(
+          refused.stderr,
+          /refused: (DELETE|INSERT|DROP|COPY) statements are not allowed/,
+        );
+      }
+      const bad = await task("sql", ["SELEC 1", "--store", path]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /malformed SQL: Parser Error: syntax error at or near "SELEC"/);
+      const out = `${dir}/turns.parquet`;
+      const pq = await task("sql", [
+        "SELECT * FROM turns",
+        "--store",
+        path,
+        "--format",
+        "parquet",
+        "--out",
+        out,
+      ]);
+      assert.equal(pq.code, 0, pq.stderr);
+      const instance = await DuckDBInstance.create(":memory:");
+      const conn = await instance.connect();
+      const [{ n }] = (await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${out}')`))
+        .getRowObjectsJS();
+      conn.closeSync();
+      instance.closeSync();
+      const direct = await task("sql", [
+        "SELECT count(*) AS n FROM turns",
+        "--store",
+        path,
+        "--format",
+        "json",
+      ]);
+      assert.equal(Number(n), JSON.parse(direct.stdout)[0].n);
+      const repl = await task("sql", ["--store", path], "SELECT 41 + 1\n AS answer;\n.quit\n");
+      assert.equal(repl.code, 0, repl.stderr);
+      assert.match(repl.stdout, /\|\s+42 \|/);
+      const missing = await task("sql", ["SELECT 1", "--store", `${dir}/absent.sqlite`]);
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /absent\.sqlite/);
+    });
+    await t.step("export: every documented table as Parquet for one run", async () => {
+      const out = `${dir}/export`;
+      const r = await task("export", ["latest", "--store", path, "--out", out]);
+      assert.equal(r.code, 0, r.stderr);
+      for (const t of EXPORTED) assert.ok((await Deno.stat(`${out}/${t}.parquet`)).size > 0, t);
+      const instance = await DuckDBInstance.create(":memory:");
+      const conn = await instance.connect();
+      const rows = (await conn.runAndReadAll(
+        `SELECT DISTINCT run_id, count(*) OVER () AS n FROM read_parquet('${out}/turns.parquet')`,
+      )).getRowObjectsJS();
+      conn.closeSync();
+      instance.closeSync();
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].run_id, "dr_mas-3");
+      assert.equal(
+        Number(rows[0].n),
+        events.get("dr_mas-3")!.filter((e) => e.type === "turn.generated").length,
+      );
+      const unknown = await task("export", ["nope", "--store", path]);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /no run nope; known runs \(newest first\): dr_mas-3/);
+    });
+    await t.step("report: means, SEM and Welch match values computed from the events", async () => {
+      const r = await task("report", [
+        "--store",
+        path,
+        "--group-by",
+        "estimator",
+        "--baseline",
+        "estimator=grpo",
+        "--format",
+        "json",
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const report = JSON.parse(r.stdout);
+      // Independently: each run's avg@k per benchmark from its evaluation events.
+      const perRun = (estimator: string, benchmark: string) =>
+        [1, 2, 3].map((seed) => {
+          const e = events.get(`${estimator}-${seed}`)!.find((x) =>
+            x.type === "evaluation.completed" && x.data.benchmark === benchmark
+          )!;
+          if (e.type !== "evaluation.completed") throw new Error("unreachable");
+          return e.data.problems.reduce((s, p) => s + p.c / p.n, 0) / e.data.problems.length;
+        });
+      const meanOf = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+      const varOf = (xs: number[]) =>
+        xs.reduce((s, x) => s + (x - meanOf(xs)) ** 2, 0) / (xs.length - 1);
+      for (const benchmark of ["gsm8k", "math"]) {
+        const a = perRun("dr_mas", benchmark);
+        const b = perRun("grpo", benchmark);
+        const cell = report.accuracy.find((c: { group: string; benchmark: string }) =>
+          c.group === "dr_mas" && c.benchmark === benchmark
+        );
+        assert.ok(Math.abs(cell.mean - meanOf(a)) < 1e-12);
+        assert.ok(Math.abs(cell.sem - Math.sqrt(varOf(a) / 3)) < 1e-12);
+        const vs = report.vsBaseline.find((c: { benchmark: string }) => c.benchmark === benchmark);
+        const va = varOf(a) / 3;
+        const vb = varOf(b) / 3;
+        assert.ok(Math.abs(vs.diff - (meanOf(a) - meanOf(b))) < 1e-12);
+        assert.ok(Math.abs(vs.welch.t - (meanOf(a) - meanOf(b)) / Math.sqrt(va + vb)) < 1e-9);
+        assert.ok(Math.abs(vs.welch.df - (va + vb) ** 2 / (va ** 2 / 2 + vb ** 2 / 2)) < 1e-9);
+        assert.ok(vs.welch.p > 0 && vs.welch.p < 1);
+      }
+      assert.equal(report.pairwise.length, 2);
+      assert.deepEqual(
+        report.stability.map((s: { group: string; wg: string }) => `${s.group}/${s.wg}`),
+        ["dr_mas/wg0", "dr_mas/wg1", "grpo/wg0", "grpo/wg1"],
+      );
+      const md = await task("report", [
+        "grpo-1",
+        "grpo-2",
+        "dr_mas-1",
+        "dr_mas-2",
+        "--store",
+        path,
+      ]);
+      assert.equal(md.code, 0, md.stderr);
+      assert.match(md.stdout, /^# Report: runs grouped by `estimator`/);
+      assert.match(md.stdout, /## Against the baseline \(dr_mas\)/);
+      const bad = await task("report", ["--store", path, "--baseline", "ppo"]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /baseline estimator=ppo matches no run; groups: dr_mas, grpo/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

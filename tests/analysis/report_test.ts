@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import {
+  buildReport,
+  renderReport,
+  ReportError,
+  type RunSummary,
+} from "../../analysis/report/mod.ts";
+
+function run(
+  id: string,
+  estimator: string,
+  seed: number,
+  math: number,
+  gsm: number,
+  extra: Partial<RunSummary> = {},
+): RunSummary {
+  return {
+    runId: id,
+    config: { estimator, seed },
+    accuracy: { math, gsm8k: gsm },
+    gradNorms: [],
+    lemma: [],
+    critic: [],
+    tokensPerQuestion: null,
+    turnsPerTrajectory: null,
+    trainableParameters: null,
+    ...extra,
+  };
+}
+
+const runs = [
+  run("g1", "grpo", 1, 0.40, 0.60),
+  run("g2", "grpo", 2, 0.42, 0.62),
+  run("g3", "grpo", 3, 0.44, 0.61),
+  run("d1", "drmas", 1, 0.45, 0.66),
+  run("d2", "drmas", 2, 0.47, 0.65),
+  run("d3", "drmas", 3, 0.46, 0.70),
+];
+
+const close = (a: number, b: number, tol = 1e-12) =>
+  assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${a} != ${b}`);
+
+Deno.test("report: mean ± SEM and Welch against the baseline, checked by hand", () => {
+  const r = buildReport(runs, { groupBy: "estimator", baseline: "grpo" });
+  assert.deepEqual(r.benchmarks, ["gsm8k", "math", "average"]);
+  assert.deepEqual(r.groups.map((g) => g.value), ["drmas", "grpo"]);
+  const math = r.accuracy.find((c) => c.group === "grpo" && c.benchmark === "math")!;
+  close(math.mean, 0.42);
+  // variance of (0.40, 0.42, 0.44) = (0.0004 + 0 + 0.0004) / 2 = 0.0004; SEM = sqrt(0.0004 / 3)
+  close(math.sem!, Math.sqrt(0.0004 / 3));
+  const vs = r.vsBaseline.find((c) => c.group === "drmas" && c.benchmark === "math")!;
+  close(vs.diff, 0.46 - 0.42);
+  // drmas math (0.45, 0.47, 0.46): variance 0.0001; Welch t = 0.04 / sqrt(0.0001/3 + 0.0004/3).
+  const vA = 0.0001 / 3;
+  const vB = 0.0004 / 3;
+  close(vs.welch!.t, 0.04 / Math.sqrt(vA + vB), 1e-9);
+  close(vs.welch!.df, (vA + vB) ** 2 / (vA ** 2 / 2 + vB ** 2 / 2), 1e-9);
+  // average column: per-run mean of the two benchmarks, then mean over runs.
+  const avg = r.accuracy.find((c) => c.group === "drmas" && c.benchmark === "average")!;
+  close(avg.mean, ((0.45 + 0.66) / 2 + (0.47 + 0.65) / 2 + (0.46 + 0.70) / 2) / 3);
+  assert.equal(r.pairwise.length, 2);
+  const [ab, ba] = r.pairwise;
+  close(ab.diff, -ba.diff);
+  close(ab.welch!.p, ba.welch!.p);
+});
+
+Deno.test("report: stability, Lemma and cost tables", () => {
+  const withCost = [
+    run("g1", "grpo", 1, 0.4, 0.6, {
+      gradNorms: [{ wg: "wg0", norms: [1, 2, 1, 30, NaN] }],
+      lemma: [{ agent: "solver", multipliers: [1, 3] }],
+      tokensPerQuestion: 100,
+      turnsPerTrajectory: 2,
+      trainableParameters: 1000,
+    }),
+    run("d1", "drmas", 1, 0.5, 0.7, {
+      gradNorms: [{ wg: "wg0", norms: [2, 2, 2] }],
+      lemma: [{ agent: "solver", multipliers: [1, 1] }],
+      tokensPerQuestion: 300,
+      turnsPerTrajectory: 3,
+      trainableParameters: 500,
+    }),
+  ];
+  const r = buildReport(withCost, { groupBy: "estimator", baseline: "grpo", spikeMultiple: 10 });
+  const g = r.stability.find((s) => s.group === "grpo")!;
+  assert.deepEqual([g.spikes, g.nonFinite], [1, 1]);
+  close(g.median, 1.5);
+  close(r.lemma.find((l) => l.group === "grpo")!.multiplier, 2);
+  const d = r.cost.find((c) => c.group === "drmas")!;
+  close(d.gainPerParameter!, (0.6 - 0.5) / 500);
+  assert.equal(r.cost.find((c) => c.group === "grpo")!.gainPerParameter, null);
+  // single runs: no SEM, no test, but the difference is still reported.
+  assert.equal(r.vsBaseline[0].welch, null);
+  const md = renderReport(r, "md");
+  assert.match(md, /\| drmas \| 1 \| 70\.00 \| 50\.00 \| 60\.00 \|/);
+  assert.match(md, /\| drmas \| gsm8k \| \+10\.00 \| n\/a \|/);
+});
+
+Deno.test("report: markdown, CSV and JSON render the same numbers", () => {
+  const r = buildReport(runs, { groupBy: "estimator", baseline: "grpo" });
+  const md = renderReport(r, "md");
+  assert.match(md, /^# Report: runs grouped by `estimator`/);
+  assert.match(md, /\| grpo \| 3 \| 61\.00 ± 0\.58 \| 42\.00 ± 1\.15 \| 51\.50 ± 0\.76 \|/);
+  const csv = renderReport(r, "csv");
+  assert.match(csv, /^# accuracy\ngroup,benchmark,n,mean,sem\n/);
+  const json = JSON.parse(renderReport(r, "json"));
+  assert.equal(json.baseline, "grpo");
+  assert.equal(json.vsBaseline.length, 3);
+});
+
+Deno.test("report: unknown baseline, missing key and mismatched benchmarks are named", () => {
+  assert.throws(
+    () => buildReport(runs, { groupBy: "estimator", baseline: "ppo" }),
+    /ppo matches no run; groups: drmas, grpo/,
+  );
+  assert.throws(
+    () => buildReport(runs, { groupBy: "workflow" }),
+    (e) => e instanceof ReportError && /run g1 has no config key workflow/.test(e.message),
+  );
+  const odd = [...runs, { ...run("x", "grpo", 9, 0.1, 0.1), accuracy: { math: 0.1 } }];
+  assert.throws(
+    () => buildReport(odd, { groupBy: "estimator" }),
+    /run x was evaluated on \[math\]/,
+  );
+});

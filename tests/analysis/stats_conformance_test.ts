@@ -1,0 +1,69 @@
+/**
+ * Every row of the shared conformance data. Tolerances: pass@k within 1e-12 absolute (values
+ * lie in [0, 1]); Welch t, df, p and the CI bounds within 1e-9 relative (the issue's bound).
+ */
+import assert from "node:assert/strict";
+import {
+  passAtK,
+  summarize,
+  welchFromSamples,
+  welchFromSummary,
+} from "../../analysis/stats/mod.ts";
+
+const conformance = new URL("../../../shared/conformance/", import.meta.url);
+
+async function rows<T>(name: string): Promise<T[]> {
+  const text = await Deno.readTextFile(new URL(name, conformance));
+  return text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as T);
+}
+
+function assertRel(actual: number, expected: number, tol: number, what: string): void {
+  const err = Math.abs(actual - expected) / Math.max(Math.abs(expected), Number.MIN_VALUE);
+  assert.ok(err <= tol, `${what}: got ${actual}, expected ${expected} (rel err ${err})`);
+}
+
+Deno.test("pass@k matches every row of pass-at-k.jsonl within 1e-12", async () => {
+  const data = await rows<{ n: number; c: number; k: number; pass_at_k: number }>(
+    "pass-at-k.jsonl",
+  );
+  assert.equal(data.length, 100);
+  for (const r of data) {
+    const got = passAtK(r.n, r.c, r.k);
+    assert.ok(
+      Math.abs(got - r.pass_at_k) <= 1e-12,
+      `n=${r.n} c=${r.c} k=${r.k}: got ${got}, expected ${r.pass_at_k}`,
+    );
+  }
+});
+
+interface WelchRow {
+  a: number[];
+  b: number[];
+  t: number;
+  df: number;
+  p: number;
+  ci95: [number, number];
+}
+
+Deno.test("Welch from samples matches every row of welch.jsonl within 1e-9 relative", async () => {
+  const data = await rows<WelchRow>("welch.jsonl");
+  assert.equal(data.length, 60);
+  data.forEach((r, i) => {
+    const w = welchFromSamples(r.a, r.b);
+    assertRel(w.t, r.t, 1e-9, `row ${i} t`);
+    assertRel(w.df, r.df, 1e-9, `row ${i} df`);
+    assertRel(w.p, r.p, 1e-9, `row ${i} p`);
+    assertRel(w.ci[0], r.ci95[0], 1e-9, `row ${i} ci low`);
+    assertRel(w.ci[1], r.ci95[1], 1e-9, `row ${i} ci high`);
+  });
+});
+
+Deno.test("Welch from (mean, SEM, n) matches welch.jsonl within 1e-9 relative", async () => {
+  for (const [i, r] of (await rows<WelchRow>("welch.jsonl")).entries()) {
+    const w = welchFromSummary(summarize(r.a), summarize(r.b));
+    assertRel(w.t, r.t, 1e-9, `row ${i} t`);
+    assertRel(w.df, r.df, 1e-9, `row ${i} df`);
+    assertRel(w.p, r.p, 1e-9, `row ${i} p`);
+    assertRel(w.ci[0], r.ci95[0], 1e-9, `row ${i} ci low`);
+  }
+});

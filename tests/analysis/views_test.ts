@@ -1,0 +1,185 @@
+/**
+ * Hand-made events with hand-computed expectations for the derived views: turns (role, round,
+ * correct), debate_rounds, lemma_multipliers, and the critic improvement query over them.
+ */
+import assert from "node:assert/strict";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { Kysely } from "kysely";
+import { hashConfig, type NewEvent, sha256Hex } from "../../events/mod.ts";
+import { DuckDBDialect } from "../../analysis/duckdb/mod.ts";
+import { catchUp } from "../../analysis/projections/projector.ts";
+import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
+import { criticImprovementOfRun } from "../../analysis/queries/critic-query.ts";
+import { tempStore } from "./fixtures/fill-store.ts";
+
+const config = {
+  estimator: "mada_rl",
+  workflow: "debate",
+  agents: [
+    { name: "g1", role: "generator" },
+    { name: "g2", role: "generator" },
+    { name: "g3", role: "generator" },
+    { name: "c1", role: "critic" },
+  ],
+};
+
+function started(): NewEvent {
+  return {
+    type: "run.started",
+    data: {
+      config,
+      configHash: hashConfig(config),
+      seed: 7,
+      codeVersion: "views-test",
+      runtime: {
+        deno: "2.9.6",
+        v8: "x",
+        typescript: "x",
+        onnxruntime: null,
+        executionProvider: "cpu",
+        adapter: null,
+        threads: 1,
+        os: "linux",
+        arch: "x86_64",
+      },
+    },
+  };
+}
+
+/** One eval debate: generators answer, then critic c1 answers in rounds 1 and 2. */
+function debate(
+  trajectory: string,
+  sample: number,
+  answers: (string | null)[],
+  final: string | null,
+): NewEvent[] {
+  const agents = ["g1", "g2", "g3", "c1", "c1"];
+  const turns: NewEvent[] = answers.map((parsedAnswer, turn) => ({
+    type: "turn.generated",
+    data: {
+      step: 0,
+      phase: "eval",
+      trajectory,
+      prompt: 0,
+      sample,
+      turn,
+      agent: agents[turn],
+      workerGroup: agents[turn].startsWith("g") ? "gen" : "crit",
+      promptTokens: new Int32Array(4),
+      responseTokens: new Int32Array(2),
+      logprobs: new Float32Array([-1, -3]),
+      finishReason: "stop",
+      parsedAnswer,
+      text: "",
+    },
+  }));
+  return [...turns, {
+    type: "trajectory.completed",
+    data: {
+      step: 0,
+      phase: "eval",
+      trajectory,
+      prompt: 0,
+      sample,
+      problemId: "q",
+      turns: answers.length,
+      agents,
+      finalAnswer: final,
+      correct: final === "7",
+      tokens: 30,
+      terminationReason: "answered",
+    },
+  }];
+}
+
+Deno.test("views: turns role/round/correct, debate_rounds, lemma multipliers, critic query", async () => {
+  const { store, dir } = await tempStore();
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  const db = new Kysely<AnalysisDb>({ dialect: new DuckDBDialect({ instance }) });
+  try {
+    await store.append("debate-1", [
+      started(),
+      // wrong generator majority (5), critic right in both rounds: a correction.
+      ...debate("t0", 0, ["5", "5", "7", "7", "7"], "7"),
+      // right generator majority (7), critic wrong in round 1 ("5" = ungraded other answer),
+      // back to right in round 2.
+      ...debate("t1", 1, ["7", "7", null, "5", "7"], "7"),
+      {
+        type: "advantages.computed",
+        data: {
+          step: 0,
+          prompt: 0,
+          estimator: "mada_rl",
+          sigmaConvention: "population",
+          eps: 1e-6,
+          // mu = 1/4, sigma^2 = 3/16; c1: mu_k = 2/3, sigma_k^2 = 2/9 -> (2/9 + 25/144)/(3/16) = 19/9
+          baseline: {
+            global: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4 },
+            perAgent: {
+              c1: { mu: 2 / 3, sigma: Math.sqrt(2 / 9), n: 3 },
+              g1: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4 },
+            },
+          },
+          advantages: [],
+        },
+      },
+    ]);
+    await catchUp(conn, store);
+    const turns = (await conn.runAndReadAll(
+      "SELECT trajectory, turn, agent, role, round, correct, tokens, mean_logprob FROM turns ORDER BY trajectory, turn",
+    )).getRowObjectsJS();
+    assert.deepEqual(
+      turns.filter((t) => t.trajectory === "t1").map((
+        t,
+      ) => [t.agent, t.role, Number(t.round), t.correct]),
+      [
+        ["g1", "generator", 0, true],
+        ["g2", "generator", 0, true],
+        ["g3", "generator", 0, false], // unparsed answer counts as wrong
+        ["c1", "critic", 1, null], // "5" differs from the graded final answer: not graded
+        ["c1", "critic", 2, true],
+      ],
+    );
+    assert.equal(Number(turns[0].tokens), 6);
+    assert.equal(turns[0].mean_logprob, -2);
+    const rounds = (await conn.runAndReadAll(
+      "SELECT trajectory, round, answers, correct, accuracy FROM debate_rounds ORDER BY ALL",
+    )).getRowObjectsJS();
+    assert.deepEqual(
+      rounds.map((
+        r,
+      ) => [r.trajectory, Number(r.round), Number(r.answers), Number(r.correct), r.accuracy]),
+      [
+        // accuracy counts graded answers only: the two "5"s are ungraded (NULL)
+        ["t0", 0, 3, 1, 1],
+        ["t0", 1, 1, 1, 1],
+        ["t0", 2, 1, 1, 1],
+        ["t1", 0, 3, 2, 2 / 3],
+        ["t1", 1, 1, 0, null],
+        ["t1", 2, 1, 1, 1],
+      ],
+    );
+    const lemma =
+      (await conn.runAndReadAll("SELECT agent, multiplier FROM lemma_multipliers ORDER BY agent"))
+        .getRowObjectsJS();
+    assert.ok(Math.abs((lemma[0].multiplier as number) - 19 / 9) < 1e-12);
+    assert.ok(Math.abs((lemma[1].multiplier as number) - 1) < 1e-12);
+    const [r1, r2] = await criticImprovementOfRun(db, "debate-1", "eval");
+    // round 1: t0 wrong -> right; t1 right -> (ungraded, counted not right) wrong.
+    assert.deepEqual([r1.round, r1.wrongToRight, r1.rightToWrong, r1.improvementRate], [
+      1,
+      1,
+      1,
+      0.5,
+    ]);
+    assert.deepEqual([r2.round, r2.wrongToRight, r2.rightToWrong, r2.accuracy], [2, 1, 0, 1]);
+    assert.deepEqual(await criticImprovementOfRun(db, "debate-1", "rollout"), []);
+  } finally {
+    await db.destroy();
+    conn.closeSync();
+    instance.closeSync();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,142 @@
+/**
+ * `deno task bench onnx`: how close a full train step (forward + backward + AdamW of a decoder
+ * block stack) comes to a bare MatMul on the same backend. Both FLOP rates count matmul FLOPs
+ * only (2 per multiply-add; backward = 2x forward), measured in one run so machine noise cancels.
+ * The ratio target is >= 0.5 on cpu; wasm and webgpu (software adapter here) are reported too.
+ */
+import { Graph, matMul, toOnnxModel } from "../../adapters/onnx/mod.ts";
+import {
+  type BackendName,
+  hostTensor,
+  openRuntime,
+  probeWebGpuAdapter,
+  type Runtime,
+} from "../../adapters/onnx/runtime/mod.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
+import { stream, tinyBatch } from "../onnx-train/tiny-policy.ts";
+import {
+  decoderForwardFlops,
+  decoderParams,
+  decoderPolicy,
+  type DecoderSizes,
+} from "./onnx-bench-model.ts";
+
+const sizes: DecoderSizes = { vocab: 512, dim: 256, heads: 4, layers: 2 };
+const BATCH = 8;
+const SEQ = 128;
+/** Timed repetitions per backend (after one warm-up each): [matmul runs, train steps]. */
+const reps: Record<BackendName, [number, number]> = { cpu: [20, 5], wasm: [4, 2], webgpu: [4, 2] };
+
+let peakRss = 0;
+function sampleRss(): void {
+  peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
+}
+
+function random(shape: readonly number[], seed: number, scale: number) {
+  const next = stream(seed);
+  const n = shape.reduce((a, b) => a * b, 1);
+  return hostTensor(
+    "float32",
+    shape,
+    Float32Array.from({ length: n }, () => (next() * 2 - 1) * scale),
+  );
+}
+
+async function timed(runs: number, body: () => Promise<void>): Promise<number> {
+  await body();
+  sampleRss();
+  const start = performance.now();
+  for (let i = 0; i < runs; i++) await body();
+  sampleRss();
+  return (performance.now() - start) / 1000 / runs;
+}
+
+/** FLOP/s of [B*T, D] x [D, 4D], the shape of the MLP up-projection. */
+async function matmulRate(runtime: Runtime, runs: number): Promise<number> {
+  const [m, k, n] = [BATCH * SEQ, sizes.dim, 4 * sizes.dim];
+  const g = new Graph("bare-matmul");
+  g.output(matMul(g.input("a", "float32", [m, k]), g.input("b", "float32", [k, n])), "c");
+  const session = await runtime.load(toOnnxModel(g), { keepOnDevice: ["c"] });
+  const a = runtime.upload(random([m, k], 1, 1));
+  const b = runtime.upload(random([k, n], 2, 1));
+  const seconds = await timed(runs, async () => {
+    const c = (await session.run({ a, b })).device.c;
+    await c.read(); // waits for the device to finish
+    c.dispose();
+  });
+  a.dispose();
+  b.dispose();
+  await session.release();
+  return (2 * m * k * n) / seconds;
+}
+
+/** Train-step FLOP/s and seconds per step. */
+async function trainRate(runtime: Runtime, steps: number): Promise<[number, number]> {
+  const specs = decoderParams(sizes);
+  const initial = Object.fromEntries(
+    specs.map((p, i) => [
+      p.name,
+      p.name.includes("norm")
+        ? hostTensor("float32", p.shape, new Float32Array(p.shape[0]).fill(1))
+        : random(p.shape, 10 + i, 1 / Math.sqrt(p.shape[0])),
+    ]),
+  );
+  const runner = await openTrainStep({
+    runtime,
+    config: { policy: decoderPolicy(sizes), params: specs, kl: "k3" },
+    initial,
+  });
+  const batch = tinyBatch({ vocab: sizes.vocab, dim: 0, hidden: 0, rank: 0 }, BATCH, SEQ, 5);
+  const hyper = {
+    lr: 1e-4,
+    clipLow: 0.2,
+    clipHigh: 0.28,
+    klCoef: 0.01,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+  };
+  const seconds = await timed(steps, async () => {
+    const m = await runner.step(batch, hyper);
+    if (m.skipped) throw new Error("benchmark step was skipped: non-finite gradient");
+  });
+  await runner.release();
+  return [(3 * decoderForwardFlops(sizes, BATCH, SEQ)) / seconds, seconds];
+}
+
+const giga = (x: number) => `${(x / 1e9).toFixed(2)} GFLOP/s`;
+
+/** Runs the benchmark on every backend that exists here and prints one line each. */
+export async function run(): Promise<void> {
+  console.log(
+    `decoder: ${sizes.layers} layers, dim ${sizes.dim}, ${sizes.heads} heads, vocab ` +
+      `${sizes.vocab}; batch ${BATCH} x seq ${SEQ}; train FLOPs/step ` +
+      `${(3 * decoderForwardFlops(sizes, BATCH, SEQ) / 1e9).toFixed(2)} G (matmul only)`,
+  );
+  const probe = await probeWebGpuAdapter();
+  for (const backend of ["cpu", "wasm", "webgpu"] as const) {
+    if (backend === "webgpu" && probe.kind === "no-adapter") {
+      console.log(`webgpu: not run: ${probe.reason}`);
+      continue;
+    }
+    const runtime = await openRuntime(backend);
+    try {
+      const [matRuns, steps] = reps[backend];
+      const mat = await matmulRate(runtime, matRuns);
+      const [train, seconds] = await trainRate(runtime, steps);
+      const adapter = runtime.info.adapter
+        ? `, adapter ${runtime.info.adapter.description}${
+          runtime.info.adapter.isFallbackAdapter ? " (fallback)" : ""
+        }`
+        : "";
+      const target = backend === "cpu" ? " (target >= 0.5)" : "";
+      console.log(
+        `${backend}: train step ${(seconds * 1000).toFixed(0)} ms = ${giga(train)}; bare MatMul ` +
+          `${giga(mat)}; ratio ${(train / mat).toFixed(2)}${target}; threads ` +
+          `${runtime.info.threads}${adapter}`,
+      );
+    } finally {
+      await runtime.close();
+    }
+  }
+  console.log(`peak memory (rss): ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+}

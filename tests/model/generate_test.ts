@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { type LoraAdapter, loraScale, namedTensor } from "../../adapters/hf/mod.ts";
+import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
+import { buildLogitsGraph, MODEL_IO, trainStepConfig } from "../../adapters/model/graphs.ts";
+import { initLoraAdapter } from "../../adapters/model/init.ts";
+import { loraSpec } from "../../adapters/model/lora.ts";
+import { decoderSpec, trainableParams } from "../../adapters/model/parameters.ts";
+import { adapterHostFeeds, uploadBase } from "../../adapters/model/weights.ts";
+import { hostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
+import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { keyedChooser, keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
+import { logSoftmax64, mergeLora, referenceLogits } from "./reference.ts";
+
+// Logits and logprobs are float32 computations of O(1) values; cached and recomputed attention
+// sum in different orders, so they agree to rounding, far below this.
+const TOLERANCE = 1e-4;
+
+/** An adapter whose B is non-zero too, so the LoRA path changes the function. */
+function busyAdapter(adapter: LoraAdapter): LoraAdapter {
+  const modules = new Map([...adapter.modules].map(([k, m]) => {
+    const b = Float32Array.from(m.b.data, (_, i) => 0.05 * Math.sin(i + 1));
+    return [k, { ...m, b: namedTensor(m.b.name, m.b.shape, b) }];
+  }));
+  return { ...adapter, modules };
+}
+
+const prompts = [[5, 9, 2, 77, 31], [12, 200], [40, 41, 42]];
+
+Deno.test("KV-cache generation: logits equal full recompute and the TS reference; logprobs agree", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(
+    model.config,
+    loraSpec({ rank: 2, alpha: 4, targetModules: ["q_proj", "v_proj", "down_proj"] }),
+  );
+  const adapter = busyAdapter(initLoraAdapter(spec, keyedNormal(7), "solver"));
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const feeds = { ...base.feeds, ...adapterHostFeeds(spec, adapter) };
+    const gen = await createGenerator(rt, spec);
+    const seen = new Map<string, Float32Array>();
+    const inner = keyedChooser(11, { temperature: 1, topP: 0.95 });
+    const choose: TokenChooser = (logits, row, index) => {
+      seen.set(`${row}:${index}`, logits.slice());
+      return inner(logits, row, index);
+    };
+    const rows = await gen.generate(feeds, { prompts, maxTokens: 7, choose });
+    assert.deepEqual(rows.map((r) => r.finishReason), ["length", "length", "length"]);
+
+    // Same draws, same tokens: generation is a pure function of its inputs.
+    const again = await gen.generate(feeds, {
+      prompts,
+      maxTokens: 7,
+      choose: keyedChooser(11, { temperature: 1, topP: 0.95 }),
+    });
+    assert.deepEqual(again.map((r) => r.tokens), rows.map((r) => r.tokens));
+
+    const merged = mergeLora(model.tensors, adapter, loraScale(adapter.config));
+    const full = await rt.load(buildLogitsGraph(spec).model);
+    const vocab = model.config.vocabSize;
+    for (let r = 0; r < prompts.length; r++) {
+      const seq = [...prompts[r], ...rows[r].tokens];
+      const out = await full.run({
+        ...feeds,
+        [MODEL_IO.tokens]: hostTensor("int32", [1, seq.length], seq),
+        [MODEL_IO.attentionMask]: hostTensor("float32", [1, seq.length], seq.map(() => 1)),
+      });
+      const ref = referenceLogits(model.config, merged, seq);
+      rows[r].tokens.forEach((token, i) => {
+        const pos = prompts[r].length - 1 + i;
+        const recomputed = out.host[MODEL_IO.logits].data.subarray(pos * vocab, (pos + 1) * vocab);
+        const cached = seen.get(`${r}:${i}`)!;
+        assert.ok(maxAbsDiff(cached, recomputed) < TOLERANCE, `row ${r} token ${i} cache`);
+        assert.ok(maxAbsDiff(cached, ref[pos]) < TOLERANCE, `row ${r} token ${i} reference`);
+        const want = logSoftmax64(ref[pos])[token];
+        assert.ok(Math.abs(rows[r].logprobs[i] - want) < TOLERANCE, `row ${r} token ${i} logprob`);
+      });
+    }
+    await full.release();
+    await gen.release();
+    base.release();
+  });
+});
+
+Deno.test("logprobs reported by generation equal the train step's recomputation, token by token", async () => {
+  const model = await tinyModel("Qwen3ForCausalLM");
+  const spec = decoderSpec(
+    model.config,
+    loraSpec({ rank: 2, alpha: 2, targetModules: ["k_proj"] }),
+  );
+  const adapter = busyAdapter(initLoraAdapter(spec, keyedNormal(3), "critic"));
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const adapterFeeds = adapterHostFeeds(spec, adapter);
+    const gen = await createGenerator(rt, spec);
+    const rows = await gen.generate({ ...base.feeds, ...adapterFeeds }, {
+      prompts: prompts.slice(0, 2),
+      maxTokens: 5,
+      choose: keyedChooser(5, { temperature: 0.8, topP: 1 }),
+    });
+    const step = buildTrainStep({ ...trainStepConfig(spec) }, "fused");
+    const session = await rt.load(step.model);
+    // Right-padded batch of prompt + response, as the trainer feeds it.
+    const seqs = rows.map((r, i) => [...prompts[i], ...r.tokens]);
+    const width = Math.max(...seqs.map((s) => s.length)) - 1;
+    const tokens = new Int32Array(seqs.length * width);
+    const targets = new Int32Array(seqs.length * width);
+    const mask = new Float32Array(seqs.length * width);
+    const old = new Float32Array(seqs.length * width);
+    seqs.forEach((s, r) => {
+      tokens.set(s.slice(0, -1), r * width);
+      targets.set(s.slice(1), r * width);
+      mask.fill(1, r * width, r * width + s.length - 1);
+      old.set(rows[r].logprobs, r * width + prompts[r].length - 1);
+    });
+    const dims = [seqs.length, width];
+    const fixed = {
+      ...base.feeds,
+      ...Object.fromEntries(
+        Object.entries(adapterFeeds).map(([k, v]) => [k, v]),
+      ),
+      [IO.tokens]: hostTensor("int32", dims, tokens),
+      [IO.targets]: hostTensor("int32", dims, targets),
+      [IO.attentionMask]: hostTensor("float32", dims, mask),
+      [IO.advantages]: hostTensor("float32", dims, new Float32Array(tokens.length).fill(1)),
+      [IO.oldLogprobs]: hostTensor("float32", dims, old),
+      [IO.lossDenominator]: scalar(1),
+      [IO.tokenCount]: scalar(1),
+      [IO.clipLow]: scalar(0.2),
+      [IO.clipHigh]: scalar(0.2),
+      [IO.klCoef]: scalar(0),
+      [IO.lr]: scalar(0),
+      [IO.weightDecay]: scalar(0),
+      [IO.maxGradNorm]: scalar(1),
+      [IO.adamStep]: scalar(0),
+      ...Object.fromEntries(
+        trainableParams(spec).flatMap((p) => {
+          const zeros = hostTensor("float32", p.shape, new Float32Array(p.shape[0] * p.shape[1]));
+          return [[IO.adamM(p.name), zeros], [IO.adamV(p.name), zeros]];
+        }),
+      ),
+    };
+    let checked = 0;
+    for (let r = 0; r < seqs.length; r++) {
+      for (let i = 0; i < rows[r].tokens.length; i++) {
+        // One loss token per run: approx_kl is then exactly old_logprob - recomputed logprob.
+        const lossMask = new Float32Array(tokens.length);
+        lossMask[r * width + prompts[r].length - 1 + i] = 1;
+        const out = await session.run({
+          ...fixed,
+          [IO.lossMask]: hostTensor("float32", dims, lossMask),
+        });
+        const gap = out.host[IO.approxKl].data[0];
+        assert.ok(Math.abs(gap) < TOLERANCE, `row ${r} token ${i}: old - new = ${gap}`);
+        checked++;
+      }
+    }
+    assert.equal(checked, rows.reduce((n, r) => n + r.tokens.length, 0));
+    await session.release();
+    await gen.release();
+    base.release();
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * Pure-TypeScript float64 references for the graph-level optimizer and the clipped policy
+ * objective, written straight from the formulas (AdamW: Loshchilov & Hutter; PPO clip with
+ * asymmetric epsilons; KL estimators k1 and k3 of Schulman's "Approximating KL divergence").
+ */
+
+/** AdamW hyperparameters in the form the graphs take them. */
+export interface AdamWHyper {
+  readonly lr: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly eps: number;
+  readonly weightDecay: number;
+}
+
+/**
+ * One AdamW update of one tensor at 1-based step `t` (decoupled decay, bias correction).
+ * Returns the new parameter and moments.
+ */
+export function adamwStep(
+  param: readonly number[],
+  grad: readonly number[],
+  m: readonly number[],
+  v: readonly number[],
+  t: number,
+  h: AdamWHyper,
+): { param: number[]; m: number[]; v: number[] } {
+  const m2 = m.map((mi, i) => h.beta1 * mi + (1 - h.beta1) * grad[i]);
+  const v2 = v.map((vi, i) => h.beta2 * vi + (1 - h.beta2) * grad[i] * grad[i]);
+  const bc1 = 1 - h.beta1 ** t;
+  const bc2 = 1 - h.beta2 ** t;
+  const p2 = param.map((p, i) =>
+    p - h.lr * (m2[i] / bc1 / (Math.sqrt(v2[i] / bc2) + h.eps) + h.weightDecay * p)
+  );
+  return { param: p2, m: m2, v: v2 };
+}
+
+/** Global L2 norm over several tensors. */
+export function globalNorm(grads: readonly (readonly number[])[]): number {
+  return Math.sqrt(grads.flat().reduce((s, g) => s + g * g, 0));
+}
+
+/** Scale applied to every gradient so that the global norm is at most `maxNorm`. */
+export function clipScale(norm: number, maxNorm: number): number {
+  return Math.min(1, maxNorm / (norm + 1e-6));
+}
+
+/** Loss aggregation modes of the policy objective. */
+export type LossAgg = "token-mean" | "seq-mean-token-mean" | "seq-sum-const";
+
+/** Inputs of the policy objective for one batch, [B][T] arrays aligned with target positions. */
+export interface PolicyBatch {
+  readonly targets: readonly (readonly number[])[];
+  readonly lossMask: readonly (readonly number[])[];
+  readonly advantages: readonly (readonly number[])[];
+  readonly oldLogprobs: readonly (readonly number[])[];
+  readonly refLogprobs?: readonly (readonly number[])[];
+}
+
+/** Objective settings. */
+export interface PolicyHyper {
+  readonly clipLow: number;
+  readonly clipHigh: number;
+  readonly klCoef: number;
+  readonly kl: "k1" | "k3" | null;
+  readonly agg: LossAgg;
+  /** The constant of seq-sum-const (Dr. GRPO divides each sequence's sum by it). */
+  readonly aggConstant: number;
+}
+
+/** Loss and metrics of the policy objective. */
+export interface PolicyResult {
+  readonly loss: number;
+  readonly policyLoss: number;
+  readonly klLoss: number;
+  readonly clipFraction: number;
+  readonly approxKl: number;
+  readonly entropy: number;
+}
+
+function logSoftmax(row: readonly number[]): number[] {
+  const max = Math.max(...row);
+  const lse = max + Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
+  return row.map((x) => x - lse);
+}
+
+/**
+ * The clipped policy objective on logits [B][T][V] (float64 throughout).
+ *
+ * @example
+ * const r = policyObjective(logits, batch, { clipLow: 0.2, clipHigh: 0.28, ... });
+ */
+export function policyObjective(
+  logits: readonly (readonly (readonly number[])[])[],
+  batch: PolicyBatch,
+  h: PolicyHyper,
+): PolicyResult {
+  const B = logits.length;
+  let tokens = 0;
+  let seqs = 0;
+  for (const row of batch.lossMask) {
+    const n = row.reduce((s, x) => s + x, 0);
+    tokens += n;
+    if (n > 0) seqs += 1;
+  }
+  let pg = 0, kl = 0, clip = 0, approx = 0, ent = 0;
+  for (let b = 0; b < B; b++) {
+    const len = batch.lossMask[b].reduce((s, x) => s + x, 0);
+    const weight = h.agg === "token-mean"
+      ? 1 / tokens
+      : h.agg === "seq-mean-token-mean"
+      ? 1 / (Math.max(len, 1) * seqs)
+      : 1 / (h.aggConstant * seqs);
+    for (let t = 0; t < logits[b].length; t++) {
+      const mask = batch.lossMask[b][t];
+      const lp = logSoftmax(logits[b][t]);
+      const logp = lp[batch.targets[b][t]];
+      const old = batch.oldLogprobs[b][t];
+      const adv = batch.advantages[b][t];
+      const ratio = Math.exp(logp - old);
+      const l1 = -adv * ratio;
+      const l2 = -adv * Math.min(Math.max(ratio, 1 - h.clipLow), 1 + h.clipHigh);
+      pg += weight * mask * Math.max(l1, l2);
+      if (h.kl && batch.refLogprobs) {
+        const d = batch.refLogprobs[b][t] - logp;
+        const k = h.kl === "k1" ? -d : Math.exp(d) - d - 1;
+        kl += weight * mask * k;
+      }
+      clip += mask * (l2 > l1 ? 1 : 0) / tokens;
+      approx += mask * (old - logp) / tokens;
+      ent += mask * -lp.reduce((s, x) => s + Math.exp(x) * x, 0) / tokens;
+    }
+  }
+  return {
+    loss: pg + h.klCoef * kl,
+    policyLoss: pg,
+    klLoss: kl,
+    clipFraction: clip,
+    approxKl: approx,
+    entropy: ent,
+  };
+}

@@ -1,0 +1,246 @@
+import assert from "node:assert/strict";
+import {
+  batchFeeds,
+  countLossTokens,
+  lossDenominator,
+} from "../../adapters/onnx/train-step-batch.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
+import {
+  IO,
+  type KlEstimator,
+  type LossAggregation,
+  type TrainStepConfig,
+} from "../../adapters/onnx/train-step-spec.ts";
+import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
+import { withRuntime } from "./backends.ts";
+import { adamwStep, clipScale, globalNorm, policyObjective } from "./reference.ts";
+import { rows, tinyBatch, tinyLogits, tinyParams, tinyPolicy, tinyWeights } from "./tiny-policy.ts";
+
+const sizes = { vocab: 7, dim: 4, hidden: 5, rank: 0 };
+const batch = tinyBatch(sizes, 5, 6, 11);
+const weights = tinyWeights(sizes, 3);
+const hyper: TrainStepHyper = {
+  lr: 0.01,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  klCoef: 0.05,
+  weightDecay: 0.1,
+  maxGradNorm: 0.5,
+};
+const AGG_CONSTANT = 8;
+
+function config(aggregation: LossAggregation, kl: KlEstimator | null): TrainStepConfig {
+  return {
+    policy: tinyPolicy(sizes),
+    params: tinyParams(sizes),
+    aggregation,
+    aggregationConstant: AGG_CONSTANT,
+    kl,
+  };
+}
+
+function reference(aggregation: LossAggregation, kl: KlEstimator | null, w = weights) {
+  const data = Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v.data]));
+  return policyObjective(tinyLogits(sizes, data, batch), {
+    targets: rows(batch, batch.targets),
+    lossMask: rows(batch, batch.lossMask),
+    advantages: rows(batch, batch.advantages),
+    oldLogprobs: rows(batch, batch.oldLogprobs),
+    refLogprobs: rows(batch, batch.refLogprobs!),
+  }, {
+    clipLow: hyper.clipLow,
+    clipHigh: hyper.clipHigh,
+    klCoef: hyper.klCoef,
+    kl,
+    agg: aggregation,
+    aggConstant: AGG_CONSTANT,
+  });
+}
+
+function close(actual: number, expected: number, what: string, rel = 1e-5, abs = 1e-6) {
+  assert.ok(
+    Math.abs(actual - expected) <= abs + rel * Math.abs(expected),
+    `${what}: got ${actual}, expected ${expected}`,
+  );
+}
+
+/** The accumulate graph's gradient for one batch (accumulate = 0 starts from zero). */
+async function graphGradients(cfg: TrainStepConfig) {
+  return await withRuntime("cpu", async (rt) => {
+    const built = buildTrainStep(cfg, "accumulate");
+    const session = await rt.load(built.model);
+    const { tokens } = countLossTokens(batch);
+    const feeds = {
+      ...batchFeeds(batch, {
+        lossDenominator: lossDenominator(cfg.aggregation!, batch, AGG_CONSTANT),
+        tokenCount: tokens,
+      }, cfg.kl !== null),
+      [IO.clipLow]: scalar(hyper.clipLow),
+      [IO.clipHigh]: scalar(hyper.clipHigh),
+      [IO.klCoef]: scalar(hyper.klCoef),
+      [IO.accumulate]: scalar(0),
+    } as Record<string, HostTensor>;
+    for (const p of cfg.params) {
+      feeds[IO.param(p.name)] = weights[p.name];
+      feeds[IO.gradAcc(p.name)] = weights[p.name]; // ignored when accumulate = 0
+    }
+    const out = (await session.run(feeds)).host;
+    await session.release();
+    return Object.fromEntries(cfg.params.map((p) => [p.name, out[IO.gradAccNext(p.name)].data]));
+  });
+}
+
+const variants: [LossAggregation, KlEstimator | null][] = [
+  ["token-mean", null],
+  ["token-mean", "k3"],
+  ["seq-mean-token-mean", "k1"],
+  ["seq-sum-const", "k3"],
+];
+
+for (const [aggregation, kl] of variants) {
+  Deno.test(`loss and diagnostics match the float64 reference (${aggregation}, kl ${kl})`, async () => {
+    const expected = reference(aggregation, kl);
+    await withRuntime("cpu", async (runtime) => {
+      const runner = await openTrainStep({
+        runtime,
+        config: config(aggregation, kl),
+        initial: weights,
+      });
+      const m = await runner.step(batch, hyper);
+      await runner.release();
+      close(m.loss, expected.loss, "loss");
+      close(m.policyLoss, expected.policyLoss, "policy loss");
+      close(m.klLoss, expected.klLoss, "kl loss");
+      close(m.clipFraction, expected.clipFraction, "clip fraction");
+      close(m.approxKl, expected.approxKl, "approx kl");
+      close(m.entropy, expected.entropy, "entropy");
+      assert.ok(expected.clipFraction > 0 && expected.clipFraction < 1, "clipping is exercised");
+      if (kl) assert.ok(Math.abs(expected.klLoss) > 1e-4, "kl term is exercised");
+    });
+  });
+}
+
+Deno.test("train-step gradient matches central finite differences of the float64 objective", async () => {
+  for (const [aggregation, kl] of [variants[1], variants[2], variants[3]]) {
+    const grads = await graphGradients(config(aggregation, kl));
+    const h = 1e-5;
+    for (const p of tinyParams(sizes)) {
+      for (const index of [0, 3, p.shape.reduce((a, b) => a * b, 1) - 1]) {
+        const shifted = (delta: number) => {
+          const data = Float64Array.from(weights[p.name].data);
+          data[index] += delta;
+          return reference(aggregation, kl, {
+            ...weights,
+            [p.name]: { ...weights[p.name], data: data as unknown as Float32Array },
+          }).loss;
+        };
+        const fd = (shifted(h) - shifted(-h)) / (2 * h);
+        close(
+          grads[p.name][index],
+          fd,
+          `d loss / d ${p.name}[${index}] (${aggregation}, ${kl})`,
+          2e-3,
+          2e-5,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("fused step applies clipped AdamW to the graph gradient", async () => {
+  const cfg = config("token-mean", "k3");
+  const grads = await graphGradients(cfg);
+  const names = tinyParams(sizes).map((p) => p.name);
+  const norm = globalNorm(names.map((n) => [...grads[n]]));
+  // Half the norm, so that clipping is exercised.
+  const clipped = { ...hyper, maxGradNorm: norm / 2 };
+  const scale = clipScale(norm, clipped.maxGradNorm);
+  await withRuntime("cpu", async (runtime) => {
+    const runner = await openTrainStep({ runtime, config: cfg, initial: weights });
+    const m = await runner.step(batch, clipped);
+    close(m.gradNorm, norm, "grad norm");
+    assert.equal(m.skipped, false);
+    assert.equal(m.appliedSteps, 1);
+    for (const name of names) {
+      const p = [...weights[name].data];
+      const zeros = p.map(() => 0);
+      const expected = adamwStep(p, [...grads[name]].map((g) => g * scale), zeros, zeros, 1, {
+        lr: hyper.lr,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: hyper.weightDecay,
+      }).param;
+      const actual = (await runner.readParam(name)).data;
+      expected.forEach((e, i) => close(actual[i], e, `${name}[${i}]`, 1e-5, 1e-6));
+    }
+    await runner.release();
+  });
+});
+
+Deno.test("micro-batches with gradient accumulation give the same updates as one batch", async () => {
+  for (const [aggregation, kl] of variants) {
+    const cfg = config(aggregation, kl);
+    await withRuntime("cpu", async (runtime) => {
+      const whole = await openTrainStep({ runtime, config: cfg, initial: weights });
+      const split = await openTrainStep({
+        runtime,
+        config: cfg,
+        initial: weights,
+        microBatchSize: 2,
+      });
+      for (let step = 0; step < 3; step++) {
+        const a = await whole.step(batch, hyper);
+        const b = await split.step(batch, hyper);
+        assert.equal(b.microBatches, 3);
+        for (
+          const key of [
+            "loss",
+            "policyLoss",
+            "klLoss",
+            "clipFraction",
+            "approxKl",
+            "entropy",
+            "gradNorm",
+          ] as const
+        ) {
+          close(b[key], a[key], `${key} at step ${step} (${aggregation})`, 1e-5, 1e-6);
+        }
+      }
+      for (const name of whole.trainable) {
+        const a = (await whole.readParam(name)).data;
+        const b = (await split.readParam(name)).data;
+        a.forEach((x, i) =>
+          close(b[i], x, `${name}[${i}] after 3 steps (${aggregation})`, 1e-5, 1e-6)
+        );
+      }
+      await whole.release();
+      await split.release();
+    });
+  }
+});
+
+Deno.test("a non-finite advantage skips the step and leaves every parameter unchanged", async () => {
+  const bad = { ...batch, advantages: batch.advantages.map((a, i) => (i === 9 ? NaN : a)) };
+  assert.equal(bad.lossMask[9], 1, "the NaN sits on a loss token");
+  await withRuntime("cpu", async (runtime) => {
+    const runner = await openTrainStep({
+      runtime,
+      config: config("token-mean", null),
+      initial: weights,
+    });
+    const m = await runner.step(bad, hyper);
+    assert.equal(m.skipped, true);
+    assert.equal(m.appliedSteps, 0);
+    assert.ok(Number.isNaN(m.gradNorm));
+    for (const name of runner.trainable) {
+      assert.deepEqual([...(await runner.readParam(name)).data], [...weights[name].data]);
+      assert.ok((await runner.state.read(IO.adamM(name))).data.every((x) => x === 0));
+    }
+    const ok = await runner.step(batch, hyper);
+    assert.equal(ok.skipped, false);
+    assert.equal(ok.appliedSteps, 1);
+    await runner.release();
+  });
+});
