@@ -63,7 +63,13 @@ function encodeNumber(n: number): string {
 export function encodeCanonical(value: unknown): EncodedData {
   const tensors: Tensor[] = [];
   let size = 0;
-  const walk = (v: unknown, path: string): string => {
+  // The path of the value being encoded, as a stack: joined only to name a rejected value.
+  const path: (string | number)[] = [];
+  const fail = (reason: string): never => {
+    const at = path.map((p) => typeof p === "number" ? `[${p}]` : `.${p}`).join("");
+    throw new CanonicalEncodingError(at, reason);
+  };
+  const walk = (v: unknown): string => {
     switch (typeof v) {
       case "string":
         return JSON.stringify(v);
@@ -76,10 +82,9 @@ export function encodeCanonical(value: unknown): EncodedData {
         if (Array.isArray(v)) {
           let out = "[";
           for (let i = 0; i < v.length; i++) {
-            if (i > 0) out += ",";
-            const item = v[i];
-            if (item === undefined) throw new CanonicalEncodingError(`${path}[${i}]`, "undefined");
-            out += walk(item, `${path}[${i}]`);
+            path.push(i);
+            out += (i > 0 ? "," : "") + walk(v[i] === undefined ? fail("undefined") : v[i]);
+            path.pop();
           }
           return out + "]";
         }
@@ -94,28 +99,25 @@ export function encodeCanonical(value: unknown): EncodedData {
         }
         const proto = Object.getPrototypeOf(v);
         if (proto !== Object.prototype && proto !== null) {
-          const what = (v as object).constructor?.name ?? "object";
-          throw new CanonicalEncodingError(path, `${what} is not a plain value`);
+          fail(`${(v as object).constructor?.name ?? "object"} is not a plain value`);
         }
         const keys = Object.keys(v).sort();
         let out = "{";
-        let first = true;
         for (const key of keys) {
           const item = (v as Record<string, unknown>)[key];
           if (item === undefined) continue;
-          if (key.startsWith("$")) {
-            throw new CanonicalEncodingError(`${path}.${key}`, "keys starting with $ are reserved");
-          }
-          out += `${first ? "" : ","}${JSON.stringify(key)}:${walk(item, `${path}.${key}`)}`;
-          first = false;
+          path.push(key);
+          if (key.charCodeAt(0) === 36) fail("keys starting with $ are reserved");
+          out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${walk(item)}`;
+          path.pop();
         }
         return out + "}";
       }
       default:
-        throw new CanonicalEncodingError(path, `${typeof v} is not encodable`);
+        return fail(`${typeof v} is not encodable`);
     }
   };
-  const json = walk(value, "");
+  const json = walk(value);
   return { json, tensors: tensors.length === 0 ? EMPTY : packTensors(tensors, size) };
 }
 

@@ -22,7 +22,10 @@ export type ParamFeeds = Readonly<Record<string, Feed>>;
 /** A base model's parameters resident on one runtime's device. */
 export interface BaseWeights {
   readonly kind: "base-weights";
+  /** By graph input name (`param:<HF name>`), for the model graphs. */
   readonly feeds: Readonly<Record<string, DeviceTensor>>;
+  /** The same tensors by HF name, as `openTrainStep({ frozen })` takes them. */
+  readonly tensors: Readonly<Record<string, DeviceTensor>>;
   /** Frees the device copies; sessions must not be fed them afterwards. */
   release(): void;
 }
@@ -62,12 +65,15 @@ export function uploadBase(
   spec: DecoderSpec,
   tensors: ReadonlyMap<string, NamedTensor>,
 ): BaseWeights {
-  const host = baseHostFeeds(spec, tensors);
   const feeds: Record<string, DeviceTensor> = {};
-  for (const [name, t] of Object.entries(host)) feeds[name] = runtime.upload(t);
+  const byName: Record<string, DeviceTensor> = {};
+  for (const t of checked(baseParams(spec.config), tensors)) {
+    byName[t.name] = feeds[IO.param(t.name)] = runtime.upload(t.tensor);
+  }
   return Object.freeze({
     kind: "base-weights",
     feeds: Object.freeze(feeds),
+    tensors: Object.freeze(byName),
     release: () => Object.values(feeds).forEach((t) => t.dispose()),
   });
 }

@@ -9,7 +9,7 @@ import { OnnxGraphError } from "./errors.ts";
 import type { Graph, Node, Value } from "./ir.ts";
 import { formatShape, sameShape } from "./shape.ts";
 import { scalar } from "./ops/common.ts";
-import { accumulate } from "./ops/reduce.ts";
+import { add } from "./ops/binary.ts";
 import { expand, zerosLike } from "./ops/shape.ts";
 
 /** Options of `gradients`. */
@@ -58,7 +58,8 @@ export function gradients(
   const take = (v: Value): Value | undefined => {
     const list = pending.get(v.id);
     if (!list) return undefined;
-    const sum = accumulate(list);
+    // A value read by several consumers gets the sum of their gradients.
+    const sum = list.reduce((a, b) => add(a, b));
     pending.set(v.id, [sum]);
     return sum;
   };

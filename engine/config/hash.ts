@@ -1,11 +1,11 @@
 /** The stable identity of a normalized config, for the run-started event. */
-import { encodeCanonical } from "../../events/canonical.ts";
-import { sha256Hex } from "../../events/hash-chain.ts";
+import { hashConfig } from "../../events/catalogue.ts";
 import type { NormalizedConfig } from "./normalize.ts";
 
 /**
- * SHA-256 (hex) of the config's canonical JSON (sorted keys, the event log's encoding), so two
- * configs that differ only in key order or in spelling out defaults hash the same.
+ * The `configHash` that `run.started` checks: SHA-256 (hex) of the config's canonical JSON
+ * (sorted keys, the event log's encoding), so two configs that differ only in key order or in
+ * spelling out defaults hash the same.
  *
  * @example
  * ```ts
@@ -13,5 +13,5 @@ import type { NormalizedConfig } from "./normalize.ts";
  * ```
  */
 export function configHash(config: NormalizedConfig): string {
-  return sha256Hex(encodeCanonical(config).json);
+  return hashConfig(config as unknown as Readonly<Record<string, unknown>>);
 }

@@ -67,8 +67,7 @@ function checkId(field: string, value: string | number | undefined): void {
  */
 export function randomStream(coordinates: DrawCoordinates): RandomStream {
   const { seed, purpose, step, wg, agent, prompt, sample, turn } = coordinates;
-  checkCount("seed", seed);
-  if (seed === undefined) throw new RandomArgumentError("seed", seed, "an integer in [0, 2^53)");
+  requireIndex("seed", seed, Number.MAX_SAFE_INTEGER + 1, "an integer in [0, 2^53)");
   if (typeof purpose !== "string" || purpose.length === 0) {
     throw new RandomArgumentError("purpose", purpose, "a non-empty string naming the draw's use");
   }

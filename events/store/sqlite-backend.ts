@@ -23,6 +23,9 @@ import { nodeSqliteDialect } from "./sqlite-dialect.ts";
 
 type Row = Record<string, unknown>;
 
+/** Ids per lookup statement (SQLite allows 32766 parameters). */
+const LOOKUP_CHUNK = 500;
+
 /** Maps a `node:sqlite` row of `events` to an EventRow. */
 function eventRow(r: Row): EventRow {
   return {
@@ -130,7 +133,6 @@ class SqliteBackend implements Backend {
       head: p("SELECT stream, version, hash, position FROM streams WHERE stream = ?"),
       heads: p("SELECT stream, version, hash, position FROM streams ORDER BY stream"),
       last: p("SELECT coalesce(max(position), 0) AS p FROM events"),
-      byId: p("SELECT * FROM events WHERE id = ?"),
       insert: p(
         "INSERT INTO events (position, id, stream, version, type, schema_version, data, tensors, " +
           "hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -143,6 +145,20 @@ class SqliteBackend implements Backend {
       all: p("SELECT * FROM events WHERE position >= ? ORDER BY position LIMIT ?"),
       stream: p("SELECT * FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?"),
     };
+  }
+
+  #lookups = new Map<number, StatementSync>();
+
+  // One statement per batch rather than one per event: a batch's id check costs one call.
+  #byIds(count: number): StatementSync {
+    let stmt = this.#lookups.get(count);
+    if (!stmt) {
+      stmt = this.#db.prepare(
+        `SELECT * FROM events WHERE id IN (${Array(count).fill("?").join(", ")})`,
+      );
+      this.#lookups.set(count, stmt);
+    }
+    return stmt;
   }
 
   // One connection serves this process: reads wait for an open write transaction so that they
@@ -158,9 +174,9 @@ class SqliteBackend implements Backend {
     lastPosition: () => Promise.resolve((this.#s.last.get() as Row).p as number),
     existing: (ids) => {
       const rows: EventRow[] = [];
-      for (const id of ids) {
-        const r = this.#s.byId.get(id) as Row | undefined;
-        if (r) rows.push(eventRow(r));
+      for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+        const chunk = ids.slice(i, i + LOOKUP_CHUNK);
+        for (const r of this.#byIds(chunk.length).all(...chunk) as Row[]) rows.push(eventRow(r));
       }
       return Promise.resolve(rows);
     },

@@ -209,3 +209,19 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("stats task: Welch from (mean, SEM, n) as a paper prints it", async () => {
+  // MADA-RL style check: 41.9 ± 0.3 vs 39.9 ± 0.4 over 10 seeds each. se = 0.5, t = 4, and
+  // df = 0.25^2 / ((0.09^2 + 0.16^2) / 9) = 16.691394658753708 by hand.
+  const r = await task("stats", ["welch", "--a", "41.9,0.3,10", "--b", "39.9,0.4,10", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.ok(Math.abs(out.diff - 2) < 1e-12);
+  assert.ok(Math.abs(out.se - 0.5) < 1e-12);
+  assert.ok(Math.abs(out.t - 4) < 1e-12);
+  assert.ok(Math.abs(out.df - 0.0625 / ((0.0081 + 0.0256) / 9)) < 1e-9);
+  assert.ok(out.p > 0 && out.p < 0.001);
+  const bad = await task("stats", ["welch", "--a", "41.9,0.3", "--b", "39.9,0.4,10"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--a must be three numbers MEAN,SEM,N/);
+});

@@ -8,6 +8,7 @@ import {
   parseConfig,
   presetInput,
 } from "../../engine/config/mod.ts";
+import { runStarted } from "../../events/catalogue.ts";
 import { minimalConfig } from "./fixture.ts";
 
 /** Sorted-key JSON written independently of the engine's encoder. */
@@ -107,4 +108,26 @@ Deno.test("overridesFromFlags parses numbers and devices, naming the flag on err
     () => overridesFromFlags({ device: "gpu" }),
     (e) => e instanceof ConfigError && /webgpu/.test(e.message),
   );
+});
+
+Deno.test("a normalized config and its hash pass the run.started event's own check", () => {
+  const config = parseConfig(presetInput("debate-mada"));
+  const parsed = runStarted.schema.safeParse({
+    config,
+    configHash: configHash(config),
+    seed: config.seed,
+    codeVersion: "test",
+    runtime: {
+      deno: Deno.version.deno,
+      v8: Deno.version.v8,
+      typescript: Deno.version.typescript,
+      onnxruntime: null,
+      executionProvider: "cpu",
+      adapter: null,
+      threads: config.runtime.threads,
+      os: Deno.build.os,
+      arch: Deno.build.arch,
+    },
+  });
+  assert.ok(parsed.success, JSON.stringify(parsed.error?.issues));
 });

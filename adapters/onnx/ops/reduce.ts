@@ -7,8 +7,17 @@ import type { Value } from "../ir.ts";
 import { attr } from "../ir.ts";
 import type { Dim, Shape } from "../shape.ts";
 import { dimProduct, normalizeAxis } from "../shape.ts";
-import { apply, castTo, defineOp, expectFloat, fail, int64s, scalar } from "./common.ts";
-import { add, div, equal, mul, sub } from "./binary.ts";
+import {
+  apply,
+  castTo,
+  defineOp,
+  expectDType,
+  expectFloat,
+  fail,
+  int64s,
+  scalar,
+} from "./common.ts";
+import { div, equal, mul, sub } from "./binary.ts";
 import { exp } from "./unary.ts";
 import { concat, expand, shapeOf, unsqueeze } from "./shape.ts";
 
@@ -45,15 +54,16 @@ function reducedCount(x: Value, axes: readonly number[]): Value {
 const reduceSpec = (kind: ReduceKind, axes: readonly number[], keepdims: boolean) =>
   defineOp(kind, (inputs) => {
     const x = inputs[0]!;
-    expectFloat(kind, x, inputs);
+    if (kind === "ReduceLogSumExp") expectFloat(kind, x, inputs);
+    else expectDType(kind, x, ["float32", "float16", "float64", "int32"], inputs);
     return [{ dtype: x.dtype, shape: reducedShape(x.shape, axes, keepdims) }];
   }, ({ node, grads }) => {
     const g = grads[0];
     if (!g) return [undefined, undefined];
     const x = node.inputs[0]!;
     const y = node.outputs[0];
-    // Rules broadcast the kept-dims gradient inside an elementwise op where they can, so only
-    // ReduceSum materializes a full-size Expand.
+    // ReduceMax and ReduceLogSumExp broadcast the kept-dims gradient inside an elementwise op;
+    // only Sum and Mean need an explicit Expand to x's shape.
     const gk = keptDims(g, axes, keepdims);
     switch (kind) {
       case "ReduceSum":
@@ -154,9 +164,4 @@ export function sumToShape(g: Value, shape: Shape): Value {
   const ok = out.shape.length === shape.length && out.shape.every((d, i) => d === shape[i]);
   if (!ok) fail("sumToShape", `cannot fold gradient to [${shape}]`, [g]);
   return out;
-}
-
-/** Adds gradients flowing into one value from several consumers. */
-export function accumulate(grads: readonly Value[]): Value {
-  return grads.reduce((a, b) => add(a, b));
 }

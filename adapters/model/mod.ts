@@ -1,0 +1,78 @@
+/**
+ * Policy models: the Qwen2 / Qwen3 / Llama decoder on the ONNX graph IR (decoder.ts reads top to
+ * bottom), LoRA on a frozen shared base or full fine-tuning, KV-cache generation, the train-step
+ * policy, and the embedded base model.
+ *
+ * @example
+ * import * as model from "./adapters/model/mod.ts";
+ * const hf = await loadHfModel(dir);
+ * const spec = model.decoderSpec(hf.config, model.loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"] }));
+ * const base = model.uploadBase(runtime, spec, hf.tensors);
+ * const gen = await model.createGenerator(runtime, spec);
+ * const rows = await gen.generate({ ...base.feeds, ...model.adapterHostFeeds(spec, adapter) }, request);
+ * const step = buildTrainStep({ ...model.trainStepConfig(spec), kl: null }, "fused");
+ */
+export { ModelError } from "./errors.ts";
+export {
+  decoder,
+  type DecoderInputs,
+  type DecoderMode,
+  type DecoderOutputs,
+  type KvPair,
+} from "./decoder.ts";
+export {
+  loraAdapter,
+  loraParamName,
+  loraScaling,
+  type LoraSpec,
+  loraSpec,
+  type LoraTarget,
+  loraTargets,
+} from "./lora.ts";
+export {
+  allParams,
+  baseParams,
+  type DecoderSpec,
+  decoderSpec,
+  loraParams,
+  paramCount,
+  trainableParams,
+} from "./parameters.ts";
+export {
+  buildDecodeGraph,
+  buildLogitsGraph,
+  buildLogprobGraph,
+  buildPrefillGraph,
+  MODEL_IO,
+  type ModelGraph,
+  policyFn,
+  trainStepConfig,
+} from "./graphs.ts";
+export { initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
+export {
+  adapterFromHost,
+  adapterHostFeeds,
+  baseHostFeeds,
+  baseTensorsFromHost,
+  type BaseWeights,
+  type ParamFeeds,
+  uploadBase,
+} from "./weights.ts";
+export {
+  createGenerator,
+  type FinishReason,
+  type GeneratedRow,
+  type GenerationRequest,
+  type Generator,
+  type StopStrings,
+  type TokenChooser,
+  tokenLogprob,
+} from "./generate.ts";
+export {
+  EMBEDDED_MODEL_CONFIG_JSON,
+  EMBEDDED_MODEL_DIR,
+  embeddedModelConfig,
+  initEmbeddedModel,
+  loadEmbeddedModel,
+  saveEmbeddedModel,
+} from "./embedded-model.ts";

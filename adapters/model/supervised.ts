@@ -1,0 +1,145 @@
+/**
+ * Next-token (cross-entropy) training through the clipped-policy train step, so pretraining and
+ * RL share one graph builder and one optimizer: with advantage 1 on every loss token and old
+ * logprobs equal to the current ones (ratio 1, inside any clip range), the gradient of
+ * -mean(ratio * A) is exactly the gradient of the mean negative log-likelihood. Each step first
+ * runs the logprob graph on the current parameters to get those old logprobs (and the loss).
+ */
+import type { HostTensor, Runtime, Session } from "../onnx/runtime/mod.ts";
+import { hostTensor } from "../onnx/runtime/mod.ts";
+import type { PolicyBatch } from "../onnx/train-step-batch.ts";
+import { openTrainStep, type TrainStepRunner } from "../onnx/train-step-runner.ts";
+import { IO } from "../onnx/train-step-spec.ts";
+import { ModelError } from "./errors.ts";
+import { buildLogprobGraph, MODEL_IO, trainStepConfig } from "./graphs.ts";
+import { allParams, type DecoderSpec } from "./parameters.ts";
+import type { ParamFeeds } from "./weights.ts";
+
+/** One training sequence: the model learns tokens[t] for every t >= lossFrom (t >= 1). */
+export interface SupervisedExample {
+  readonly tokens: readonly number[];
+  readonly lossFrom: number;
+}
+
+/** Optimizer settings of one step. */
+export interface SupervisedHyper {
+  readonly lr: number;
+  readonly weightDecay: number;
+  /** Clip threshold of the global gradient norm (+Infinity: none). */
+  readonly maxGradNorm: number;
+}
+
+/** What one step reports. */
+export interface SupervisedMetrics {
+  /** Mean negative log-likelihood of the loss tokens before the update (nats/token). */
+  readonly loss: number;
+  readonly gradNorm: number;
+  readonly skipped: boolean;
+  readonly lossTokens: number;
+}
+
+/** A loaded supervised trainer; parameters live in the train step's device state. */
+export interface SupervisedTrainer {
+  readonly runner: TrainStepRunner;
+  step(examples: readonly SupervisedExample[], hyper: SupervisedHyper): Promise<SupervisedMetrics>;
+  /** Current parameters as graph feeds (for generation or evaluation between steps). */
+  feeds(): ParamFeeds;
+  release(): Promise<void>;
+}
+
+/**
+ * Right-pads examples into a policy batch (tokens shifted into targets; pad id 0, masked).
+ *
+ * @example supervisedBatch([{ tokens: [1, 2, 3], lossFrom: 2 }]).lossMask // [0, 1]
+ */
+export function supervisedBatch(examples: readonly SupervisedExample[]): PolicyBatch {
+  const seq = Math.max(...examples.map((e) => e.tokens.length)) - 1;
+  const n = examples.length * seq;
+  const tokens = new Int32Array(n);
+  const targets = new Int32Array(n);
+  const attentionMask = new Float32Array(n);
+  const lossMask = new Float32Array(n);
+  examples.forEach((e, r) => {
+    if (e.tokens.length < 2 || e.lossFrom < 1 || e.lossFrom >= e.tokens.length) {
+      throw new ModelError(
+        `examples[${r}]`,
+        `needs >= 2 tokens and 1 <= lossFrom < ${e.tokens.length}, got lossFrom ${e.lossFrom}`,
+      );
+    }
+    const at = r * seq;
+    tokens.set(e.tokens.slice(0, -1), at);
+    targets.set(e.tokens.slice(1), at);
+    attentionMask.fill(1, at, at + e.tokens.length - 1);
+    lossMask.fill(1, at + e.lossFrom - 1, at + e.tokens.length - 1);
+  });
+  return {
+    batch: examples.length,
+    seq,
+    tokens,
+    targets,
+    attentionMask,
+    lossMask,
+    advantages: Float32Array.from(lossMask),
+    oldLogprobs: new Float32Array(n),
+  };
+}
+
+/**
+ * Opens a trainer of every parameter of `spec` (full training; with LoRA, of the adapter on a
+ * frozen base), starting from `initial` (host tensors by HF name).
+ *
+ * @example
+ * const trainer = await openSupervisedTrainer(runtime, spec, initial);
+ * const m = await trainer.step(examples, { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1 });
+ */
+export async function openSupervisedTrainer(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  initial: Readonly<Record<string, HostTensor>>,
+): Promise<SupervisedTrainer> {
+  const runner = await openTrainStep({ runtime, config: trainStepConfig(spec), initial });
+  const logprobs: Session = await runtime.load(buildLogprobGraph(spec).model);
+  const feeds = (): ParamFeeds =>
+    Object.fromEntries(
+      allParams(spec).map((p) => [
+        IO.param(p.name),
+        runner.trainable.includes(p.name)
+          ? runner.state.get(IO.param(p.name))
+          : runner.frozen[p.name],
+      ]),
+    );
+  return Object.freeze({
+    runner,
+    feeds,
+    step: async (examples: readonly SupervisedExample[], hyper: SupervisedHyper) => {
+      const batch = supervisedBatch(examples);
+      const dims = [batch.batch, batch.seq];
+      const out = await logprobs.run({
+        ...feeds(),
+        [MODEL_IO.tokens]: hostTensor("int32", dims, batch.tokens),
+        [MODEL_IO.targets]: hostTensor("int32", dims, batch.targets),
+        [MODEL_IO.attentionMask]: hostTensor("float32", dims, batch.attentionMask),
+      });
+      const lp = out.host[MODEL_IO.logprobs].data as Float32Array;
+      let nll = 0;
+      let count = 0;
+      for (let i = 0; i < lp.length; i++) {
+        if (batch.lossMask[i] === 0) continue;
+        batch.oldLogprobs[i] = lp[i];
+        nll -= lp[i];
+        count++;
+      }
+      const m = await runner.step(batch, { ...hyper, clipLow: 0.2, clipHigh: 0.2, klCoef: 0 });
+      return Object.freeze({
+        loss: nll / count,
+        gradNorm: m.gradNorm,
+        skipped: m.skipped,
+        lossTokens: count,
+      });
+    },
+    release: async () => {
+      await logprobs.release();
+      await runner.release();
+    },
+  });
+}

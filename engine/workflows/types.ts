@@ -1,0 +1,74 @@
+/**
+ * The orchestra interface (Dr. MAS "pluggable orchestra"): a workflow decides which agent acts
+ * next from the state and previous outputs, and asks a `Speak` function for that agent's turn.
+ * Workflows never touch models, randomness or the log: the trainer supplies `speak`, which keys
+ * every draw by the turn's coordinates, so a workflow's trace is a pure function of its inputs.
+ */
+
+/** One problem a workflow works on. */
+export interface Question {
+  readonly id: string;
+  readonly problem: string;
+  /** The gold answer; workflows never read it (only rewards do). */
+  readonly answer: string;
+}
+
+/** An agent as a workflow sees it: an id, its role, and its prompt template. */
+export interface WorkflowAgent {
+  readonly id: string;
+  readonly role: string;
+  readonly prompt: string;
+}
+
+/** What a workflow asks of one agent. */
+export interface TurnRequest {
+  readonly agent: WorkflowAgent;
+  /** Position of this turn in the episode; agents acting in parallel share a turn index. */
+  readonly turn: number;
+  /** The rendered prompt. */
+  readonly prompt: string;
+}
+
+/** What an agent said; `extra` carries the model's token-level record through the workflow. */
+export interface TurnOutput<Extra = unknown> {
+  readonly text: string;
+  readonly extra: Extra;
+}
+
+/** Produces one agent turn (a model call in training; a scripted reply in unit tests). */
+export type Speak<Extra = unknown> = (request: TurnRequest) => Promise<TurnOutput<Extra>>;
+
+/** The action a turn took, as the workflow parsed it. */
+export type TurnAction =
+  | { readonly kind: "answer"; readonly answer: string | null }
+  | { readonly kind: "verdict"; readonly accept: boolean }
+  | { readonly kind: "route"; readonly to: "search" | "answer" }
+  | { readonly kind: "query"; readonly query: string; readonly evidence: readonly string[] };
+
+/** One recorded turn of an episode. */
+export interface EpisodeTurn<Extra = unknown> {
+  readonly turn: number;
+  readonly agent: string;
+  readonly role: string;
+  readonly prompt: string;
+  readonly output: TurnOutput<Extra>;
+  readonly action: TurnAction;
+  /** False when the output did not follow the role's action format (Dr. MAS invalid action). */
+  readonly valid: boolean;
+  /** Debate round (0 = generators); absent for other workflows. */
+  readonly round?: number;
+}
+
+/** A finished episode: every turn in order and the team's final answer. */
+export interface Episode<Extra = unknown> {
+  readonly turns: readonly EpisodeTurn<Extra>[];
+  readonly finalAnswer: string | null;
+}
+
+/** A workflow: the roles it needs and how it runs one question. */
+export interface Workflow {
+  readonly kind: string;
+  /** Roles every config of this workflow must provide. */
+  readonly roles: readonly string[];
+  run<Extra>(question: Question, speak: Speak<Extra>): Promise<Episode<Extra>>;
+}
