@@ -19,6 +19,8 @@
  * const { json, tensors } = encodeCanonical({ b: 1, a: new Int32Array([7, 8]), c: NaN });
  * // json === '{"a":{"$i32":[0,2]},"b":1,"c":{"$f":"NaN"}}', tensors.length === 8
  * const back = decodeCanonical(json, tensors); // { a: Int32Array [7, 8], b: 1, c: NaN }
+ * // `tensors` may be a view into a shared buffer, and decoded typed arrays views into
+ * // `tensors` (no copies): copy them before mutating.
  * ```
  */
 import { CanonicalEncodingError } from "./errors.ts";
@@ -121,9 +123,26 @@ export function encodeCanonical(value: unknown): EncodedData {
   return { json, tensors: tensors.length === 0 ? EMPTY : packTensors(tensors, size) };
 }
 
+// Tensor bytes are carved from shared 1 MiB slabs: a fresh ArrayBuffer per event costs as much
+// as encoding the rest of it. Slabs are never reused, so padding bytes stay zero.
+const SLAB = 1 << 20;
+let slab = new Uint8Array(SLAB);
+let slabUsed = 0;
+
+function allocate(size: number): Uint8Array {
+  if (size > SLAB / 8) return new Uint8Array(size);
+  if (slabUsed + size > SLAB) {
+    slab = new Uint8Array(SLAB);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + size);
+  slabUsed += Math.ceil(size / 8) * 8;
+  return out;
+}
+
 function packTensors(tensors: readonly Tensor[], size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
+  const bytes = allocate(size);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = 0;
   for (const t of tensors) {
     offset = Math.ceil(offset / 8) * 8;
@@ -159,8 +178,15 @@ function readTensor(tag: TensorTag, ref: unknown, tensors: Uint8Array): Tensor {
   if (offset < 0 || offset + byteLength > tensors.byteLength) {
     throw new CanonicalEncodingError(tag, `tensor [${offset}, ${length}] lies outside its bytes`);
   }
+  const start = tensors.byteOffset + offset;
+  if (HOST_LITTLE_ENDIAN) {
+    // Offsets are 8-aligned within the bytes, so when the bytes start aligned (as a freshly read
+    // row does) the array is a view and decoding copies nothing.
+    return start % 8 === 0
+      ? new Ctor(tensors.buffer as ArrayBuffer, start, length)
+      : new Ctor(tensors.slice(offset, offset + byteLength).buffer);
+  }
   const bytes = tensors.slice(offset, offset + byteLength);
-  if (HOST_LITTLE_ENDIAN) return new Ctor(bytes.buffer);
   const out = new Ctor(length);
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < length; i++) {

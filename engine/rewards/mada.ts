@@ -20,14 +20,39 @@ import {
   type ScoredResponse,
 } from "./kimi-length.ts";
 
-/** The weight of accuracy in `2*acc + len`. */
-export const MADA_ACCURACY_WEIGHT = 2;
+/** Weights of the reward's parts: `accuracy * acc + length * len`. */
+export interface MadaWeights {
+  readonly accuracy: number;
+  readonly length: number;
+}
+
+/** The paper's `2*acc + len` (the presets' `rewards.weights` for debate-mada). */
+export const MADA_WEIGHTS: MadaWeights = Object.freeze({ accuracy: 2, length: 1 });
+
+function checkWeights(weights: MadaWeights): void {
+  for (const part of ["accuracy", "length"] as const) {
+    if (!Number.isFinite(weights[part])) {
+      throw new RewardInputError(`weights.${part}`, weights[part], "a finite number");
+    }
+  }
+}
+
+function rewardsOf(
+  responses: readonly ScoredResponse[],
+  lengths: LengthRewards,
+  weights: MadaWeights,
+) {
+  return responses.map((r, i) =>
+    weights.accuracy * Number(r.correct) + weights.length * lengths.rewards[i]
+  );
+}
 
 /** One generator's sampling group scored: rewards, baseline and advantages, per response. */
 export interface MadaGeneratorResult {
   readonly kind: "mada-generator";
   readonly lengths: LengthRewards;
   readonly options: EstimatorOptions;
+  readonly weights: MadaWeights;
   /** `2*acc + len` per response. */
   readonly rewards: readonly number[];
   readonly baseline: BaselineStatistics;
@@ -35,7 +60,7 @@ export interface MadaGeneratorResult {
 }
 
 /**
- * Generator rewards `2*acc + len` over one sampling group (the responses of one generator to one
+ * Generator rewards `2*acc + len` (or the given weights) over one sampling group (the responses of one generator to one
  * question), and their group-normalized advantages `(R - mu)/(sigma + eps)`.
  *
  * @example
@@ -47,17 +72,18 @@ export interface MadaGeneratorResult {
 export function madaGeneratorAdvantages(
   responses: readonly ScoredResponse[],
   options: EstimatorOptions = DEFAULT_ESTIMATOR_OPTIONS,
+  weights: MadaWeights = MADA_WEIGHTS,
 ): MadaGeneratorResult {
   checkEstimatorOptions(options);
+  checkWeights(weights);
   const lengths = kimiLengthRewards(responses);
-  const rewards = responses.map((r, i) =>
-    MADA_ACCURACY_WEIGHT * Number(r.correct) + lengths.rewards[i]
-  );
+  const rewards = rewardsOf(responses, lengths, weights);
   const baseline = baselineStatistics(rewards, options.sigma);
   return Object.freeze({
     kind: "mada-generator" as const,
     lengths,
     options: Object.freeze({ ...options }),
+    weights: Object.freeze({ ...weights }),
     rewards: Object.freeze(rewards),
     baseline,
     advantages: Object.freeze(rewards.map((r) => normalizedAdvantage(r, baseline, options.eps))),
@@ -88,6 +114,7 @@ export interface CriticResponse extends ScoredResponse {
 export interface MadaCriticResult {
   readonly kind: "mada-critic";
   readonly lengths: LengthRewards;
+  readonly weights: MadaWeights;
   /** R_C = `2*acc + len` per response. */
   readonly rewards: readonly number[];
   /** The counterfactual baseline `2*acc_G` per response. */
@@ -98,7 +125,8 @@ export interface MadaCriticResult {
 
 /**
  * Critic advantages over one sampling group (one critic's responses to one question, each from
- * its own debate): the length reward is taken over this group, the baseline per debate.
+ * its own debate): the length reward is taken over this group, the baseline per debate;
+ * with weights (a, l): `A_C = a*(acc - acc_G) + l*len`.
  *
  * @example
  * ```ts
@@ -106,8 +134,12 @@ export interface MadaCriticResult {
  * // one response: lambda = 0, R_C = 2, baseline 2/3 -> [4/3]
  * ```
  */
-export function madaCriticAdvantages(critics: readonly CriticResponse[]): MadaCriticResult {
+export function madaCriticAdvantages(
+  critics: readonly CriticResponse[],
+  weights: MadaWeights = MADA_WEIGHTS,
+): MadaCriticResult {
   checkResponses(critics, "critics");
+  checkWeights(weights);
   critics.forEach((c, i) => {
     if (!(c.generatorAccuracy >= 0 && c.generatorAccuracy <= 1)) {
       throw new RewardInputError(
@@ -118,13 +150,13 @@ export function madaCriticAdvantages(critics: readonly CriticResponse[]): MadaCr
     }
   });
   const lengths = kimiLengthRewards(critics);
-  const rewards = critics.map((c, i) =>
-    MADA_ACCURACY_WEIGHT * Number(c.correct) + lengths.rewards[i]
-  );
-  const baselines = critics.map((c) => MADA_ACCURACY_WEIGHT * c.generatorAccuracy);
+  const rewards = rewardsOf(critics, lengths, weights);
+  // The counterfactual: what the critic would have scored by matching the generators' accuracy.
+  const baselines = critics.map((c) => weights.accuracy * c.generatorAccuracy);
   return Object.freeze({
     kind: "mada-critic" as const,
     lengths,
+    weights: Object.freeze({ ...weights }),
     rewards: Object.freeze(rewards),
     baselines: Object.freeze(baselines),
     advantages: Object.freeze(rewards.map((r, i) => r - baselines[i])),

@@ -13,11 +13,12 @@ export { kimiLengthRewards, type LengthRewards, type ScoredResponse } from "./ki
 export {
   type CriticResponse,
   generatorAccuracy,
-  MADA_ACCURACY_WEIGHT,
+  MADA_WEIGHTS,
   madaCriticAdvantages,
   type MadaCriticResult,
   madaGeneratorAdvantages,
   type MadaGeneratorResult,
+  type MadaWeights,
 } from "./mada.ts";
 export { actionReward, type AgentOutput, type PlacedReward, placeRewards } from "./placement.ts";
 export { weightedReward } from "./weighted.ts";

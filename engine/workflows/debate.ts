@@ -26,19 +26,20 @@ export function debateWorkflow(
         const answers = previous
           .map((t, i) => `Answer ${i + 1}: ${t.output.text}`)
           .join("\n");
-        // Agents of one round act in parallel: they see the same inputs and share a turn index.
-        const outputs = await Promise.all(speakers.map((agent) => {
+        // Agents of one round act in parallel on the same inputs; turns are numbered in agent order.
+        const first = turns.length;
+        const outputs = await Promise.all(speakers.map((agent, i) => {
           const prompt = renderPrompt(agent.prompt, { question: question.problem, answers });
-          return speak({ agent, turn: round, prompt }).then((output) => ({
+          return speak({ agent, turn: first + i, prompt }).then((output) => ({
             agent,
             prompt,
             output,
           }));
         }));
-        previous = outputs.map(({ agent, prompt, output }) => {
+        previous = outputs.map(({ agent, prompt, output }, i) => {
           const answer = parseAnswer(output.text);
           return {
-            turn: round,
+            turn: first + i,
             round,
             agent: agent.id,
             role,

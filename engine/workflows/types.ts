@@ -23,7 +23,7 @@ export interface WorkflowAgent {
 /** What a workflow asks of one agent. */
 export interface TurnRequest {
   readonly agent: WorkflowAgent;
-  /** Position of this turn in the episode; agents acting in parallel share a turn index. */
+  /** Position of this turn in the episode, unique within it. */
   readonly turn: number;
   /** The rendered prompt. */
   readonly prompt: string;

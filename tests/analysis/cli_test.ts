@@ -212,7 +212,7 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
 
 Deno.test("stats task: Welch from (mean, SEM, n) as a paper prints it", async () => {
   // MADA-RL style check: 41.9 ± 0.3 vs 39.9 ± 0.4 over 10 seeds each. se = 0.5, t = 4, and
-  // df = 0.25^2 / ((0.09^2 + 0.16^2) / 9) = 16.691394658753708 by hand.
+  // df = (0.09 + 0.16)^2 / ((0.09^2 + 0.16^2) / 9) = 16.691394658753708 by hand.
   const r = await task("stats", ["welch", "--a", "41.9,0.3,10", "--b", "39.9,0.4,10", "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);

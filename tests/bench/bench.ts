@@ -8,7 +8,9 @@ import { defineCommand, runCommand, UsageError } from "../../events/cli/command.
 export type BenchSuite = () => Promise<void>;
 
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
+  analysis: () => import("../analysis/bench-analysis.ts"),
   events: () => import("./events-bench.ts"),
+  models: () => import("../model/bench.ts"),
   onnx: () => import("./onnx-bench.ts"),
   random: () => import("./random-bench.ts"),
 };

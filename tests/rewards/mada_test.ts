@@ -85,3 +85,32 @@ Deno.test("MADA critic rejects an accuracy outside [0, 1]", () => {
     (e) => e instanceof RewardInputError && e.field === "critics[0].generatorAccuracy",
   );
 });
+
+Deno.test("MADA with config weights (accuracy 1, length 0.5) scales both parts and the baseline", () => {
+  // The critic case above with a = 1, l = 0.5: A_C = (acc - acc_G) + 0.5 * len:
+  //   s0: (1 - 1/3) + 0.5/6 = 0.75;  s1: 0 + 0.25 = 0.25;  s2: (0 - 1/3) - 0.25 = -7/12.
+  const weights = { accuracy: 1, length: 0.5 };
+  const r = madaCriticAdvantages([
+    { length: 120, correct: true, generatorAccuracy: 1 / 3 },
+    { length: 80, correct: true, generatorAccuracy: 1 },
+    { length: 200, correct: false, generatorAccuracy: 1 / 3 },
+  ], weights);
+  close(r.advantages[0], 0.75);
+  close(r.advantages[1], 0.25);
+  close(r.advantages[2], -7 / 12);
+  // Generators: lengths 100 T, 300 F -> len 0.5, -0.5 -> rewards 1 + 0.25 = 1.25, 0 - 0.25 = -0.25.
+  const g = madaGeneratorAdvantages(
+    [{ length: 100, correct: true }, { length: 300, correct: false }],
+    { sigma: "population", eps: 1e-6 },
+    weights,
+  );
+  assert.deepEqual(g.rewards, [1.25, -0.25]);
+  assert.throws(
+    () =>
+      madaCriticAdvantages([{ length: 1, correct: true, generatorAccuracy: 0 }], {
+        accuracy: NaN,
+        length: 1,
+      }),
+    (e) => e instanceof RewardInputError && e.field === "weights.accuracy",
+  );
+});

@@ -88,14 +88,14 @@ Deno.test("debate: critics see every previous-round answer; the majority decides
     critics: [critic(1), critic(2)],
   }, 3);
   const episode = await workflow.run(question, speak);
-  assert.deepEqual(episode.turns.map((t) => `${t.round}:${t.agent}`), [
-    "0:g1",
-    "0:g2",
-    "0:g3",
-    "1:c1",
-    "1:c2",
-    "2:c1",
-    "2:c2",
+  assert.deepEqual(episode.turns.map((t) => `${t.turn}:${t.round}:${t.agent}`), [
+    "0:0:g1",
+    "1:0:g2",
+    "2:0:g3",
+    "3:1:c1",
+    "4:1:c2",
+    "5:2:c1",
+    "6:2:c2",
   ]);
   assert.equal(
     asked[3].prompt,

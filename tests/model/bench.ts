@@ -1,0 +1,137 @@
+/**
+ * `deno task bench models`: the embedded-size decoder (random weights from keyed draws) on `cpu`:
+ * - next-token rate with the KV cache (one decode run over a cached context) versus recomputing
+ *   the whole prefix (one prefill run over context + 1 tokens), at contexts 128 and 512;
+ * - train-step tokens/s (the supervised step: logprob forward + fused train step);
+ * - generation throughput for a batch of 64 sequences.
+ * All figures come from one run, so machine load affects them alike.
+ */
+import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
+import {
+  buildDecodeGraph,
+  buildPrefillGraph,
+  MODEL_IO,
+  type ModelGraph,
+} from "../../adapters/model/graphs.ts";
+import { embeddedModelConfig, initEmbeddedModel } from "../../adapters/model/embedded-model.ts";
+import { decoderSpec } from "../../adapters/model/parameters.ts";
+import { openSupervisedTrainer } from "../../adapters/model/supervised.ts";
+import { uploadBase } from "../../adapters/model/weights.ts";
+import {
+  type Feed,
+  hostTensor,
+  openRuntime,
+  type Runtime,
+} from "../../adapters/onnx/runtime/mod.ts";
+import { fillNormal, randomStream } from "../../engine/random/mod.ts";
+
+const spec = decoderSpec(embeddedModelConfig());
+const c = spec.config;
+const weights = initEmbeddedModel((purpose, out, std) =>
+  fillNormal(randomStream({ seed: 1, purpose }), out, { std })
+);
+const tensors = new Map(weights.map((t) => [t.name, t]));
+
+async function seconds(reps: number, body: () => Promise<void>): Promise<number> {
+  await body();
+  const start = performance.now();
+  for (let i = 0; i < reps; i++) await body();
+  return (performance.now() - start) / 1000 / reps;
+}
+
+const ids = (n: number, salt: number) => Array.from({ length: n }, (_, i) => (i * 7 + salt) % 250);
+
+async function load(rt: Runtime, g: ModelGraph) {
+  return await rt.load(g.model, { keepOnDevice: g.keepOnDevice });
+}
+
+/** Seconds per next token at `context` cached tokens: decode run vs full prefill recompute. */
+async function nextToken(rt: Runtime, params: Record<string, Feed>, context: number) {
+  const prefill = await load(rt, buildPrefillGraph(spec));
+  const decode = await load(rt, buildDecodeGraph(spec));
+  const mask = (n: number) => hostTensor("float32", [1, n], new Float32Array(n).fill(1));
+  const cached = await prefill.run({
+    ...params,
+    [MODEL_IO.tokens]: hostTensor("int32", [1, context], ids(context, 1)),
+    [MODEL_IO.attentionMask]: mask(context),
+  });
+  const past: Record<string, Feed> = {};
+  for (let i = 0; i < c.numLayers; i++) {
+    past[MODEL_IO.pastKey(i)] = cached.device[MODEL_IO.presentKey(i)];
+    past[MODEL_IO.pastValue(i)] = cached.device[MODEL_IO.presentValue(i)];
+  }
+  const withCache = await seconds(10, async () => {
+    const out = await decode.run({
+      ...params,
+      ...past,
+      [MODEL_IO.tokens]: hostTensor("int32", [1, 1], [5]),
+      [MODEL_IO.attentionMask]: mask(context + 1),
+    });
+    Object.values(out.device).forEach((t) => t.dispose());
+  });
+  const recompute = await seconds(3, async () => {
+    const out = await prefill.run({
+      ...params,
+      [MODEL_IO.tokens]: hostTensor("int32", [1, context + 1], ids(context + 1, 1)),
+      [MODEL_IO.attentionMask]: mask(context + 1),
+    });
+    Object.values(out.device).forEach((t) => t.dispose());
+  });
+  Object.values(cached.device).forEach((t) => t.dispose());
+  await prefill.release();
+  await decode.release();
+  return { withCache, recompute };
+}
+
+/** Runs the suite. */
+export async function run(): Promise<void> {
+  const threads = Math.min(8, navigator.hardwareConcurrency || 1);
+  const rt = await openRuntime("cpu", { threads });
+  console.log(
+    `cpu, ${threads} threads; embedded config: ${c.numLayers} layers, d=${c.hiddenSize}, ` +
+      `vocab ${c.vocabSize}`,
+  );
+  try {
+    const base = uploadBase(rt, spec, tensors);
+    for (const context of [128, 512]) {
+      const r = await nextToken(rt, base.feeds, context);
+      console.log(
+        `next token at context ${context}: KV cache ${(1 / r.withCache).toFixed(1)} tok/s, ` +
+          `recompute ${(1 / r.recompute).toFixed(1)} tok/s, ratio ${
+            (r.recompute / r.withCache).toFixed(1)
+          }x`,
+      );
+    }
+
+    const gen = await createGenerator(rt, spec);
+    const choose: TokenChooser = (_l, row, index) => (row * 13 + index * 5) % 250;
+    const prompts = Array.from({ length: 64 }, (_, r) => ids(16, r));
+    const genSeconds = await seconds(1, async () => {
+      await gen.generate(base.feeds, { prompts, maxTokens: 32, choose });
+    });
+    console.log(
+      `generation, batch 64 x 32 new tokens (16-token prompts): ${
+        ((64 * 32) / genSeconds).toFixed(0)
+      } tok/s`,
+    );
+    await gen.release();
+    base.release();
+
+    const host = Object.fromEntries(
+      weights.map((t) => [t.name, hostTensor("float32", t.shape, t.data)]),
+    );
+    const trainer = await openSupervisedTrainer(rt, spec, host);
+    const examples = Array.from({ length: 8 }, (_, r) => ({ tokens: ids(129, r), lossFrom: 1 }));
+    const stepSeconds = await seconds(2, async () => {
+      await trainer.step(examples, { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 });
+    });
+    console.log(
+      `train step (logprob forward + fused step), batch 8 x 128: ${
+        ((8 * 128) / stepSeconds).toFixed(0)
+      } tok/s (${stepSeconds.toFixed(2)} s/step)`,
+    );
+    await trainer.release();
+  } finally {
+    await rt.close();
+  }
+}

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { assignCredit, type CreditSettings } from "../../engine/trainer/credit.ts";
+import type { Episode, EpisodeTurn, TurnAction } from "../../engine/workflows/mod.ts";
+
+type Extra = { responseTokens: { length: number } };
+
+function turn(
+  t: number,
+  agent: string,
+  role: string,
+  action: TurnAction,
+  valid: boolean,
+  tokens: number,
+): EpisodeTurn<Extra> {
+  return {
+    turn: t,
+    agent,
+    role,
+    prompt: "",
+    output: { text: "", extra: { responseTokens: { length: tokens } } },
+    action,
+    valid,
+  };
+}
+const answer = (a: string | null): TurnAction => ({ kind: "answer", answer: a });
+const verdict = (accept: boolean): TurnAction => ({ kind: "verdict", accept });
+const close = (actual: number, expected: number) =>
+  assert.ok(Math.abs(actual - expected) < 1e-5, `${actual} != ${expected}`);
+
+const drMas: CreditSettings = {
+  estimator: "dr-mas",
+  options: { sigma: "population", eps: 1e-6 },
+  weights: { accuracy: 1 },
+  invalidActionPenalty: 0.1,
+};
+
+Deno.test("refine credit: invalid actions are penalized, Dr. MAS normalizes per agent", () => {
+  const episodes: Episode<Extra>[] = [
+    {
+      turns: [
+        turn(0, "s", "solver", answer("4"), true, 3),
+        turn(1, "v", "verifier", verdict(true), true, 2),
+      ],
+      finalAnswer: "4",
+    },
+    {
+      turns: [
+        turn(0, "s", "solver", answer("5"), true, 3),
+        turn(1, "v", "verifier", verdict(false), false, 2),
+        turn(2, "s", "solver", answer("5"), true, 3),
+      ],
+      finalAnswer: "5",
+    },
+  ];
+  const credit = assignCredit("4", episodes, drMas);
+  assert.deepEqual(credit.trajectories.map((t) => [t.correct, t.total]), [[true, 1], [false, 0]]);
+  // Solver actions' rewards [1, 0, 0]: mu = 1/3, population sigma = sqrt(2/9).
+  // Verifier actions' rewards [1, 0 - 0.1]: mu = 0.45, sigma = 0.55.
+  const adv = credit.advantages.actions.map((a) => [a.sample, a.agent, a.advantage] as const);
+  const sigmaS = Math.sqrt(2 / 9);
+  close(adv[0][2], (1 - 1 / 3) / (sigmaS + 1e-6));
+  close(adv[1][2], 0.55 / (0.55 + 1e-6));
+  close(adv[2][2], (0 - 1 / 3) / (sigmaS + 1e-6));
+  close(adv[3][2], -0.55 / (0.55 + 1e-6));
+  close(adv[4][2], (0 - 1 / 3) / (sigmaS + 1e-6));
+  assert.deepEqual(credit.trajectories[1].agentRewards, { s: 0, v: -0.1 });
+});
+
+Deno.test("debate credit under MADA-RL: normalized generators, counterfactual critics", () => {
+  const episodes: Episode<Extra>[] = [
+    {
+      turns: [
+        turn(0, "g1", "generator", answer("4"), true, 2),
+        turn(1, "g2", "generator", answer("5"), true, 4),
+        turn(2, "c1", "critic", answer("4"), true, 2),
+      ],
+      finalAnswer: "4",
+    },
+    {
+      turns: [
+        turn(0, "g1", "generator", answer("5"), true, 4),
+        turn(1, "g2", "generator", answer("5"), true, 2),
+        turn(2, "c1", "critic", answer("4"), true, 6),
+      ],
+      finalAnswer: "4",
+    },
+  ];
+  const credit = assignCredit("4", episodes, { ...drMas, estimator: "mada" });
+  const byKey = Object.fromEntries(
+    credit.advantages.actions.map((a) => [`${a.sample}:${a.agent}`, [a.reward, a.advantage]]),
+  );
+  // g1: lengths [2, 4] -> lambda [0.5, -0.5]; rewards [2 + 0.5, 0 + min(0, -0.5)] = [2.5, -0.5]
+  //     mu = 1, sigma = 1.5 -> advantages [1, -1].
+  close(byKey["0:g1"][0], 2.5);
+  close(byKey["1:g1"][0], -0.5);
+  close(byKey["0:g1"][1], 1.5 / (1.5 + 1e-6));
+  close(byKey["1:g1"][1], -1.5 / (1.5 + 1e-6));
+  // g2: lengths [4, 2] -> lambda [-0.5, 0.5]; both wrong: len [-0.5, 0] -> rewards [-0.5, 0].
+  close(byKey["0:g2"][0], -0.5);
+  close(byKey["1:g2"][0], 0);
+  // c1: lengths [2, 6] -> lambda [0.5, -0.5]; both right: rewards [2.5, 1.5];
+  //     acc_G = [0.5, 0] -> A_C = R_C - 2 acc_G = [1.5, 1.5].
+  close(byKey["0:c1"][1], 1.5);
+  close(byKey["1:c1"][1], 1.5);
+  assert.deepEqual(credit.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
+});
+
+Deno.test("all-equal rewards give zero advantages, never NaN", () => {
+  const ep: Episode<Extra> = {
+    turns: [turn(0, "s", "solver", answer("4"), true, 1)],
+    finalAnswer: "4",
+  };
+  const credit = assignCredit("4", [ep, ep, ep], { ...drMas, estimator: "grpo" });
+  for (const a of credit.advantages.actions) assert.equal(a.advantage, 0);
+});
