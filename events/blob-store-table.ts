@@ -8,7 +8,7 @@
  * const key = await blobs.put(weights);
  * ```
  */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { BlobNotFoundError } from "./errors.ts";
 import { assertBlobKey, type BlobStore, checkBlob, verifiedBlob } from "./blob-store.ts";
 import { sha256Hex } from "./hash-chain.ts";
@@ -25,8 +25,12 @@ export function tableBlobStore(db: Kysely<LogDatabase>): BlobStore {
     kind: "table" as const,
     async put(bytes: Uint8Array) {
       const hash = sha256Hex(bytes);
+      // An intact copy makes this a no-op; a damaged one is replaced.
       await db.insertInto("blobs").values({ hash, size: bytes.length, bytes })
-        .onConflict((oc) => oc.column("hash").doNothing()).execute();
+        .onConflict((oc) =>
+          oc.column("hash").doUpdateSet({ bytes: (eb) => eb.ref("excluded.bytes") })
+            .where(sql<boolean>`blobs.bytes <> excluded.bytes`)
+        ).execute();
       return hash;
     },
     async get(hash: string) {

@@ -17,5 +17,8 @@ export type Coordinates = Readonly<Record<string, string | number | null>>;
 
 /** The first 128 bits (32 hex digits) of sha256 of the canonical `{coordinates, stream, type}`. */
 export function eventId(stream: string, type: string, coordinates: Coordinates): string {
-  return sha256Hex(encodeCanonical({ coordinates, stream, type }).json).slice(0, 32);
+  // The canonical JSON of {coordinates, stream, type}, assembled without re-walking the envelope.
+  const key = `{"coordinates":${encodeCanonical(coordinates).json},"stream":` +
+    `${JSON.stringify(stream)},"type":${JSON.stringify(type)}}`;
+  return sha256Hex(key).slice(0, 32);
 }

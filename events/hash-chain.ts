@@ -12,7 +12,7 @@
  * });
  * ```
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** The `prev_hash` of a stream's first event (32 zero bytes, hex). */
 export const GENESIS_HASH = "0".repeat(64);
@@ -40,16 +40,24 @@ export function envelopeJson(e: HashedParts): string {
     `"stream":${JSON.stringify(e.stream)},"type":${JSON.stringify(e.type)},"version":${e.version}}`;
 }
 
+// The message is assembled in one reused buffer and hashed with the one-shot `hash`: in Deno
+// that is about twice as fast as a createHash object fed in parts.
+let scratch = new Uint8Array(1 << 16);
+const utf8 = new TextEncoder();
+
 /** `sha256(prev_hash || canonical_bytes(event))` as lowercase hex. */
 export function chainHash(prevHash: string, e: HashedParts): string {
-  return createHash("sha256")
-    .update(Buffer.from(prevHash, "hex"))
-    .update(envelopeJson(e), "utf8")
-    .update(e.tensors)
-    .digest("hex");
+  const json = envelopeJson(e);
+  const need = 32 + json.length * 3 + e.tensors.length;
+  if (scratch.length < need) scratch = new Uint8Array(need * 2);
+  for (let i = 0; i < 32; i++) scratch[i] = parseInt(prevHash.substr(i * 2, 2), 16);
+  let n = 32 + utf8.encodeInto(json, scratch.subarray(32)).written;
+  scratch.set(e.tensors, n);
+  n += e.tensors.length;
+  return hash("sha256", scratch.subarray(0, n), "hex");
 }
 
 /** SHA-256 of bytes or UTF-8 text, lowercase hex. */
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
+  return hash("sha256", data, "hex");
 }

@@ -125,6 +125,14 @@ export function parseModelConfig(json: unknown, file = "config.json"): ModelConf
   if (hiddenAct !== "silu") {
     throw new UnsupportedConfigError("hidden_act", hiddenAct, "only silu (SwiGLU MLP) is built");
   }
+  const layerTypes = raw.layer_types;
+  if (Array.isArray(layerTypes) && layerTypes.some((t) => t !== "full_attention")) {
+    throw new UnsupportedConfigError(
+      "layer_types",
+      layerTypes,
+      "only full_attention layers are built",
+    );
+  }
   if (raw.use_sliding_window === true) {
     throw new UnsupportedConfigError(
       "use_sliding_window",

@@ -6,7 +6,12 @@
  */
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
-import { type ChatTemplate, compileChatTemplate } from "./chat-template.ts";
+import {
+  type ChatMessage,
+  type ChatRenderOptions,
+  type ChatTemplate,
+  compileChatTemplate,
+} from "./chat-template.ts";
 import { exists } from "./file-exists.ts";
 import { InvalidTokenizerError, MissingFileError } from "./errors.ts";
 
@@ -25,8 +30,16 @@ export interface HfTokenizer {
   /** Every id that ends generation: eos_token plus generation_config/config eos_token_id, sorted. */
   readonly eosTokenIds: readonly number[];
   readonly chatTemplate: ChatTemplate | null;
-  /** Token ids of `text`; special tokens written in the text map to their single ids. */
+  /**
+   * Token ids of `text`; special tokens written in the text map to their single ids.
+   * `addSpecialTokens` (default true) runs the post-processor (e.g. Llama 3 prepends BOS).
+   */
   encode(text: string, options?: { addSpecialTokens?: boolean }): number[];
+  /**
+   * Renders the chat template and encodes it without adding special tokens again (the template
+   * writes them), as transformers' `apply_chat_template(tokenize=True)` does.
+   */
+  encodeChat(messages: readonly ChatMessage[], options?: ChatRenderOptions): number[];
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
@@ -102,6 +115,16 @@ export async function loadTokenizer(dir: string): Promise<HfTokenizer> {
     chatTemplate,
     encode: (text: string, options: { addSpecialTokens?: boolean } = {}) =>
       inner.encode(text, { add_special_tokens: options.addSpecialTokens ?? true }).ids,
+    encodeChat: (messages: readonly ChatMessage[], options?: ChatRenderOptions) => {
+      if (chatTemplate === null) {
+        throw new InvalidTokenizerError(
+          join(dir, "tokenizer_config.json"),
+          "has no chat_template (and there is no chat_template.jinja)",
+        );
+      }
+      const text = chatTemplate.render(messages, options);
+      return inner.encode(text, { add_special_tokens: false }).ids;
+    },
     decode: (ids: readonly number[], options: { skipSpecialTokens?: boolean } = {}) =>
       inner.decode([...ids], { skip_special_tokens: options.skipSpecialTokens ?? false }),
     tokenToId: (token: string) => inner.token_to_id(token),

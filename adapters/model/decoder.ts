@@ -115,28 +115,19 @@ export function decoder(
   const { cosine, sine } = rotaryTables(c, attentionMask, order);
   const maskBias = attentionBias(attentionMask, order);
 
+  const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p };
+  const eps = c.rmsNormEps;
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
   const present: KvPair[] = [];
   for (let i = 0; i < c.numLayers; i++) {
     const at = `model.layers.${i}`;
-    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), c.rmsNormEps);
-    const attn = attention(
-      spec,
-      i,
-      h,
-      { batch, seq, cosine, sine, maskBias, linear, p },
-      inputs.past?.[i],
-    );
+    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), eps);
+    const attn = attention(ctx, i, h, inputs.past?.[i]);
     present.push(attn.kv);
     x = add(x, attn.out);
-    const h2 = rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), c.rmsNormEps);
-    const gate = linear(h2, `${at}.mlp.gate_proj`);
-    x = add(
-      x,
-      linear(mul(mul(gate, sigmoid(gate)), linear(h2, `${at}.mlp.up_proj`)), `${at}.mlp.down_proj`),
-    );
+    x = add(x, mlp(linear, at, rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), eps)));
   }
-  x = rmsNorm(x, p("model.norm.weight"), c.rmsNormEps);
+  x = rmsNorm(x, p("model.norm.weight"), eps);
   if (mode === "prefill") x = lastAlong(reshape(x, [batch, seq, c.hiddenSize]), 1);
   const head = c.tieWordEmbeddings ? p("model.embed_tokens.weight") : p("lm_head.weight");
   const logits = gemm(reshape(x, [-1, c.hiddenSize]), head, undefined, { transB: true });
@@ -148,6 +139,7 @@ export function decoder(
 
 /** What one attention block reads besides its layer input. */
 interface AttentionContext {
+  readonly spec: DecoderSpec;
   readonly batch: Dim;
   readonly seq: Dim;
   readonly cosine: Value;
@@ -159,13 +151,12 @@ interface AttentionContext {
 
 /** Grouped-query attention of layer `i` on h [batch*seq, hidden]. */
 function attention(
-  spec: DecoderSpec,
+  ctx: AttentionContext,
   i: number,
   h: Value,
-  ctx: AttentionContext,
   past: KvPair | undefined,
 ): { out: Value; kv: KvPair } {
-  const c = spec.config;
+  const c = ctx.spec.config;
   const { batch, seq } = ctx;
   const at = `model.layers.${i}.self_attn`;
   const groups = c.numHeads / c.numKvHeads;
@@ -191,6 +182,13 @@ function attention(
   const mixed = matMul(softmax(scores, -1), unsqueeze(vh, [2]));
   const merged = reshape(transpose(mixed, [0, 3, 1, 2, 4]), [-1, c.numHeads * c.headDim]);
   return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };
+}
+
+/** SwiGLU MLP of the layer at `at`: down(silu(gate(h)) * up(h)), silu(g) = g * sigmoid(g). */
+function mlp(linear: (x: Value, module: string) => Value, at: string, h: Value): Value {
+  const gate = linear(h, `${at}.mlp.gate_proj`);
+  const up = linear(h, `${at}.mlp.up_proj`);
+  return linear(mul(mul(gate, sigmoid(gate)), up), `${at}.mlp.down_proj`);
 }
 
 /** RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * weight. */

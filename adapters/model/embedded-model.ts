@@ -32,7 +32,7 @@ export const EMBEDDED_MODEL_CONFIG_JSON: Readonly<Record<string, unknown>> = Obj
   hidden_act: "silu",
   rms_norm_eps: 1e-6,
   rope_theta: 10000,
-  max_position_embeddings: 512,
+  max_position_embeddings: 1024,
   tie_word_embeddings: true,
   initializer_range: 0.02,
   bos_token_id: EMBEDDED_SPECIAL_TOKENS["<|endoftext|>"],

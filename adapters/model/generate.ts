@@ -109,6 +109,13 @@ async function runGeneration(
   });
   const width = Math.max(...prompts.map((p) => p.length));
   const total = width + maxTokens - 1;
+  if (total > spec.config.maxPositionEmbeddings) {
+    throw new ModelError(
+      "maxTokens",
+      `longest prompt ${width} + ${maxTokens} new tokens exceeds max_position_embeddings ` +
+        `${spec.config.maxPositionEmbeddings}; shorten the prompt or lower maxTokens`,
+    );
+  }
   // mask holds every position a row will ever have; each run feeds its prefix.
   const mask = new Float32Array(rows * total);
   const tokens = new Int32Array(rows * width).fill(pad);

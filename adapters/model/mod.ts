@@ -56,8 +56,17 @@ export {
   baseTensorsFromHost,
   type BaseWeights,
   type ParamFeeds,
+  runnerFeeds,
   uploadBase,
 } from "./weights.ts";
+export {
+  openSupervisedTrainer,
+  supervisedBatch,
+  type SupervisedExample,
+  type SupervisedHyper,
+  type SupervisedMetrics,
+  type SupervisedTrainer,
+} from "./supervised.ts";
 export {
   createGenerator,
   type FinishReason,

@@ -9,11 +9,10 @@ import type { HostTensor, Runtime, Session } from "../onnx/runtime/mod.ts";
 import { hostTensor } from "../onnx/runtime/mod.ts";
 import type { PolicyBatch } from "../onnx/train-step-batch.ts";
 import { openTrainStep, type TrainStepRunner } from "../onnx/train-step-runner.ts";
-import { IO } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
 import { buildLogprobGraph, MODEL_IO, trainStepConfig } from "./graphs.ts";
-import { allParams, type DecoderSpec } from "./parameters.ts";
-import type { ParamFeeds } from "./weights.ts";
+import type { DecoderSpec } from "./parameters.ts";
+import { type ParamFeeds, runnerFeeds } from "./weights.ts";
 
 /** One training sequence: the model learns tokens[t] for every t >= lossFrom (t >= 1). */
 export interface SupervisedExample {
@@ -99,15 +98,7 @@ export async function openSupervisedTrainer(
 ): Promise<SupervisedTrainer> {
   const runner = await openTrainStep({ runtime, config: trainStepConfig(spec), initial });
   const logprobs: Session = await runtime.load(buildLogprobGraph(spec).model);
-  const feeds = (): ParamFeeds =>
-    Object.fromEntries(
-      allParams(spec).map((p) => [
-        IO.param(p.name),
-        runner.trainable.includes(p.name)
-          ? runner.state.get(IO.param(p.name))
-          : runner.frozen[p.name],
-      ]),
-    );
+  const feeds = (): ParamFeeds => runnerFeeds(spec, runner);
   return Object.freeze({
     runner,
     feeds,

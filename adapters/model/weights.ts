@@ -11,10 +11,11 @@ import {
   hostTensor,
   type Runtime,
 } from "../onnx/runtime/mod.ts";
+import type { TrainStepRunner } from "../onnx/train-step-runner.ts";
 import { IO, type ParamSpec } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
 import { loraAdapter, loraParamName } from "./lora.ts";
-import { baseParams, type DecoderSpec, loraParams } from "./parameters.ts";
+import { allParams, baseParams, type DecoderSpec, loraParams } from "./parameters.ts";
 
 /** Graph feeds keyed by input name (`param:<HF name>`). */
 export type ParamFeeds = Readonly<Record<string, Feed>>;
@@ -140,4 +141,21 @@ export function adapterFromHost(
     a: hostData(host, { name: loraParamName(t.module, "A"), shape: [r, t.inFeatures] }),
     b: hostData(host, { name: loraParamName(t.module, "B"), shape: [t.outFeatures, r] }),
   }), baseModel);
+}
+
+/**
+ * Feeds of a train-step runner's current parameters (trained ones from its device state, frozen
+ * ones as bound), for generating with the policy as it trains.
+ *
+ * @example await generator.generate(runnerFeeds(spec, runner), request)
+ */
+export function runnerFeeds(spec: DecoderSpec, runner: TrainStepRunner): ParamFeeds {
+  return Object.fromEntries(
+    allParams(spec).map((p) => [
+      IO.param(p.name),
+      runner.trainable.includes(p.name)
+        ? runner.state.get(IO.param(p.name))
+        : runner.frozen[p.name],
+    ]),
+  );
 }

@@ -234,7 +234,7 @@ export class Graph {
     });
     types.forEach((t, i) => {
       const name = outputNames?.[i] ??
-        `${spec.type.toLowerCase()}_${id}${types.length > 1 ? `_${i}` : ""}`;
+        this.#freeName(`${spec.type.toLowerCase()}_${id}${types.length > 1 ? `_${i}` : ""}`);
       outputs.push(this.#newValue(name, t.dtype, t.shape, node));
     });
     Object.freeze(outputs);
@@ -287,6 +287,13 @@ export class Graph {
       }
     });
     return value;
+  }
+
+  /** `base`, or `base_2`, `base_3`, ... when a user-chosen name already took it. */
+  #freeName(base: string): string {
+    let name = base;
+    for (let n = 2; this.#names.has(name); n++) name = `${base}_${n}`;
+    return name;
   }
 
   #own(value: Value, op: string): void {

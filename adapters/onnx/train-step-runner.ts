@@ -123,6 +123,12 @@ function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
 export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
   const { runtime, config } = options;
   const trainable = trainableNames(config);
+  const constant = config.aggregationConstant;
+  if (config.aggregation === "seq-sum-const" && !(constant !== undefined && constant > 0)) {
+    throw new TrainStepError(
+      `seq-sum-const needs aggregationConstant > 0 (e.g. the max response length), got ${constant}`,
+    );
+  }
   const shared = options.frozen ?? {};
   for (const name of Object.keys(shared)) {
     if (trainable.includes(name)) {

@@ -52,8 +52,12 @@ async function runOne(conn: DuckDBConnection, query: string, format: Format, out
     else console.log(text.replace(/\n$/, ""));
   } catch (err) {
     // A refused or malformed statement is the caller's input mistake: exit 2, not a failed run.
-    if (err instanceof WriteRefusedError || err instanceof MalformedSqlError) {
-      throw new UsageError(err.message);
+    if (err instanceof WriteRefusedError) throw new UsageError(err.message);
+    if (err instanceof MalformedSqlError) {
+      const hint = /Catalog Error/.test(err.message)
+        ? `\nanalysis tables: ${EXPORTED.join(", ")} (see analysis/TABLES.md)`
+        : "";
+      throw new UsageError(err.message + hint);
     }
     throw err;
   }

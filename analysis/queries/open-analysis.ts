@@ -6,6 +6,27 @@ import { catchUp, type CatchUpResult } from "../projections/projector.ts";
 import type { AnalysisDb } from "./analysis-db.ts";
 import { analysisPath } from "./analysis-path.ts";
 
+/** The projections file is locked by another process (DuckDB allows one writer per file). */
+export class AnalysisBusyError extends Error {
+  override name = "AnalysisBusyError";
+  constructor(readonly path: string, detail: string) {
+    super(
+      `the projections file ${path} is in use by another process; stop it (a running ` +
+        `\`deno task web\` or sql prompt) and retry. DuckDB said: ${detail}`,
+    );
+  }
+}
+
+async function openDuckDB(path: string, options?: Record<string, string>): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(path, options);
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/Could not set lock/.test(message)) throw new AnalysisBusyError(path, message);
+    throw err;
+  }
+}
+
 /** Open projections: a raw DuckDB connection, a typed Kysely handle, and what catch-up did. */
 export interface Analysis extends AsyncDisposable {
   readonly path: string;
@@ -31,8 +52,10 @@ export async function openAnalysis(
 ): Promise<Analysis> {
   const path = options.path ?? analysisPath(storeTarget);
   const store = await openStore(storeTarget, { create: false });
+  const folder = path.replace(/[^/]*$/, "");
+  if (folder) await Deno.mkdir(folder, { recursive: true });
   let caughtUp: CatchUpResult;
-  let instance = await DuckDBInstance.create(path);
+  let instance = await openDuckDB(path);
   let conn = await instance.connect();
   try {
     caughtUp = await catchUp(conn, store);
@@ -46,7 +69,7 @@ export async function openAnalysis(
   if (options.readOnly) {
     conn.closeSync();
     instance.closeSync();
-    instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" });
+    instance = await openDuckDB(path, { access_mode: "READ_ONLY" });
     conn = await instance.connect();
   }
   const db = new Kysely<AnalysisDb>({ dialect: new DuckDBDialect({ instance }) });

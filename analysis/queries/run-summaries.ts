@@ -58,7 +58,8 @@ export async function loadRunSummaries(
     for (const n of norms) gradNorms.set(n.wg, [...(gradNorms.get(n.wg) ?? []), n.grad_norm]);
     const lemmaRows = await db.selectFrom("lemma_multipliers")
       .select(["agent", "step", (eb) => eb.fn.avg<number>("multiplier").as("m")])
-      .where("run_id", "=", runId).groupBy(["agent", "step"]).orderBy("agent").orderBy("step").execute();
+      .where("run_id", "=", runId).groupBy(["agent", "step"]).orderBy("agent").orderBy("step")
+      .execute();
     const lemma = new Map<string, number[]>();
     for (const l of lemmaRows) lemma.set(l.agent, [...(lemma.get(l.agent) ?? []), l.m ?? NaN]);
     const cost = await db.selectFrom("trajectories")

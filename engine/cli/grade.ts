@@ -99,7 +99,7 @@ await runCommand(usage, async () => {
       });
       console.log(values.json ? JSON.stringify(result, null, 2) : describe(result));
     } finally {
-      runner.close();
+      await runner.close();
     }
     return ExitCode.ok;
   }

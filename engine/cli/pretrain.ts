@@ -31,9 +31,12 @@ import { fillNormal, randomStream, sampleLogits } from "../random/mod.ts";
 import { type ArithmeticTask, generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
 import { gradeAnswer } from "../tasks/math/mod.ts";
 
+const USAGE = "deno task pretrain [--steps N] [--batch N] [--seed N] [--out DIR] [--backend cpu]";
+const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
+
 const cli = defineCommand({
   name: "pretrain",
-  usage: "deno task pretrain [--steps N] [--batch N] [--seed N] [--out DIR] [--backend cpu]",
+  usage: USAGE,
   summary: "Pretrains the embedded base model on synthetic arithmetic and saves it with its log.",
   options: {
     steps: { type: "string", default: "3000", help: "optimizer steps (default 3000)" },
@@ -85,7 +88,7 @@ function learningRate(step: number, steps: number, peak: number): number {
   return peak * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
 }
 
-await runCommand(cli.help().split("\n")[0], async () => {
+await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);
   const steps = positiveInt("steps", values.steps);
   const batchSize = positiveInt("batch", values.batch);
@@ -99,6 +102,10 @@ await runCommand(cli.help().split("\n")[0], async () => {
     positiveInt("difficulties", d)
   );
   const out = String(values.out);
+  const backend = values.backend as BackendChoice;
+  if (!BACKENDS.includes(backend)) {
+    throw new UsageError(`--backend must be one of ${BACKENDS.join(", ")}, got ${backend}`);
+  }
 
   const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
   const imEnd = tokenizer.tokenToId("<|im_end|>")!;
@@ -106,7 +113,7 @@ await runCommand(cli.help().split("\n")[0], async () => {
   const initial = initEmbeddedModel((purpose, data, std) =>
     fillNormal(randomStream({ seed, purpose }), data, { std })
   );
-  const runtime = await openRuntime(values.backend as BackendChoice, { threads });
+  const runtime = await openRuntime(backend, { threads });
   const start = performance.now();
   const log: Record<string, unknown>[] = [];
   const record = (line: Record<string, unknown>) => {

@@ -119,7 +119,11 @@ function boundText(
   return `${numberWord(s)} ${op} ${n}`;
 }
 
+/** zod's own messages start like this; any other message was written into the schema. */
+const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized)/;
+
 function allowedFor(issue: z.core.$ZodIssue, schema: z.ZodType, raw: unknown): string {
+  if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
   const here = schemaAt(schema, raw, issue.path);
   switch (issue.code) {
     case "invalid_type":

@@ -19,7 +19,8 @@ type Agent = ExperimentConfig["agents"][number];
  */
 export interface NormalizedConfig extends Omit<ExperimentConfig, "agents" | "agent_to_wg"> {
   readonly schema_version: typeof CONFIG_SCHEMA_VERSION;
-  readonly agents: readonly (Agent & { readonly wg: string })[];
+  /** Frozen at run time; typed as a plain array so it passes where ExperimentConfig is taken. */
+  readonly agents: (Agent & { readonly wg: string })[];
   /** Resolved: agent id -> worker-group id. */
   readonly agent_to_wg: Readonly<Record<string, string>>;
   readonly worker_groups: readonly WorkerGroup[];

@@ -1,7 +1,10 @@
 /**
  * Named presets: complete experiment configs for the papers' recipes, and `smoke` for CI. They are
  * raw config objects (defaults still to apply), so a file can start from one with `"extends"`.
- * Prompt templates use {question} and {history}; the workflow renders them.
+ * Prompt templates use the placeholders each workflow fills (engine/workflows): refine's solver
+ * {question} {previous} {feedback} and verifier {question} {solution}; search's agents {question}
+ * {evidence}; debate's agents {question} {answers}. They ask for the output formats the
+ * workflows parse (a boxed answer, `verdict: accept|revise`, `action: search|answer`, `query:`).
  */
 import { ConfigError } from "./errors.ts";
 import type { ExperimentConfigInput } from "./schema.ts";
@@ -9,22 +12,24 @@ import type { ExperimentConfigInput } from "./schema.ts";
 /** Embedded base model: what the presets train so that they run offline on 2 CPU cores. */
 const MODEL = "embedded";
 
-const MATH = "Solve the problem. End with: The final answer is \\boxed{ANSWER}.\n\n{question}";
+const FINAL = "End with: The final answer is \\boxed{ANSWER}.";
+const SOLVE = `Solve the problem. ${FINAL}`;
 
 const PROMPTS = {
-  solver: `${MATH}\n\n{history}`,
-  verifier: "Check the latest solution step by step. Reply APPROVE if it is correct, otherwise " +
-    "REVISE and say what is wrong.\n\nProblem: {question}\n\n{history}",
-  searchVerifier: "Decide whether the evidence below answers the question. Reply SEARCH if more " +
-    "evidence is needed, ANSWER if it suffices.\n\nQuestion: {question}\n\n{history}",
-  searcher: "Write one search query for the missing fact as <search>QUERY</search>.\n\n" +
-    "Question: {question}\n\n{history}",
-  answerer: "Answer from the evidence as <answer>ANSWER</answer>.\n\nQuestion: {question}\n\n" +
-    "{history}",
-  generator: MATH,
-  // MADA-RL's debate concatenation (its appendix A.1), with the previous round in {history}.
-  critic: `${MATH}\n\nThese are the recent opinions from other agents: {history}\n\nUsing each ` +
-    "response as additional advice, can you give an updated answer to the question?",
+  solver: `${SOLVE}\n\nProblem: {question}\n\nPrevious attempt: {previous}\nReviewer: {feedback}`,
+  verifier: "Check the solution step by step. End with `verdict: accept` if it is correct, " +
+    "otherwise `verdict: revise` and what is wrong.\n\nProblem: {question}\n\nSolution: {solution}",
+  router: "Does the evidence answer the question? End with `action: answer` if it does, " +
+    "otherwise `action: search`.\n\nQuestion: {question}\n\nEvidence:\n{evidence}",
+  searcher: "Write one search query for the missing fact as `query: ...`.\n\n" +
+    "Question: {question}\n\nEvidence:\n{evidence}",
+  answerer: `Answer from the evidence. ${FINAL}\n\n` +
+    "Question: {question}\n\nEvidence:\n{evidence}",
+  generator: `${SOLVE}\n\nProblem: {question}`,
+  // MADA-RL's debate concatenation (its appendix A.1), the previous round's answers in {answers}.
+  critic: `${SOLVE}\n\nProblem: {question}\n\nThese are the recent opinions from other agents:\n` +
+    "{answers}\n\nUsing each response as additional advice, can you give an updated answer to " +
+    "the question?",
 } as const;
 
 const lora = () => ({ kind: "lora" as const, rank: 8, alpha: 16, targets: ["q_proj", "v_proj"] });
@@ -62,7 +67,7 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
       {
         id: "verifier",
         role: "verifier",
-        prompt: PROMPTS.searchVerifier,
+        prompt: PROMPTS.router,
         model: MODEL,
         trainable: lora(),
       },

@@ -8,6 +8,10 @@
  * the Philox key and 64 the top half of the counter. The counter's low words are
  * `[index, lane]`: `index` is the caller's draw index, `lane` lets one draw consume more than one
  * block (rejection sampling) without touching any other index.
+ *
+ * The kinds of draw overlap (uniform53, uniform24, uniformInt and sampleCategorical at index i
+ * read block i; normal at i reads block floor(i/2)), so a stream should serve one kind of draw;
+ * give different uses different purposes rather than sharing a stream.
  */
 import { createHash } from "node:crypto";
 import { RandomArgumentError, requireIndex } from "./errors.ts";

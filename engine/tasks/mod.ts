@@ -11,3 +11,4 @@
 export * from "./arithmetic/mod.ts";
 export * from "./benchmark/mod.ts";
 export * from "./math/mod.ts";
+export * from "./search/mod.ts";

@@ -59,6 +59,7 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
   readonly target;
   readonly blobs;
   #waiters = new Set<() => void>();
+  #closed = false;
 
   constructor(readonly backend: Backend, readonly catalogue: Catalogue<N>) {
     this.kind = backend.kind;
@@ -203,7 +204,7 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
     const { signal, pollIntervalMs = 50, onCaughtUp } = options;
     let next = options.from ?? 1;
     let caughtUp = false;
-    while (!signal?.aborted) {
+    while (!signal?.aborted && !this.#closed) {
       const rows = await this.backend.readAll(next, PAGE);
       for (const row of rows) {
         if (signal?.aborted) return;
@@ -252,7 +253,9 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
     return verifyLog(this.backend, this.catalogue, options);
   }
 
+  /** Closes the store; subscriptions end at their next wait. */
   close(): Promise<void> {
+    this.#closed = true;
     for (const wake of this.#waiters) wake();
     return this.backend.close();
   }

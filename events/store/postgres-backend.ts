@@ -58,7 +58,7 @@ function headRow(r: { [K in keyof StreamHead]: unknown }): StreamHead {
   };
 }
 
-/** Rows per INSERT: Postgres allows 65535 parameters, an event row binds 10. */
+/** Rows per INSERT or id lookup: Postgres allows 65535 parameters, an event row binds 10. */
 const INSERT_CHUNK = 1000;
 
 /** Connects to Postgres, creates the schema and migrates it; throws StoreOpenError. */
@@ -129,11 +129,16 @@ class PostgresBackend implements Backend {
       return fn({
         head: (stream) => headOf(trx, stream),
         lastPosition: () => lastPositionOf(trx),
-        existing: async (ids) =>
-          ids.length === 0
-            ? []
-            : (await trx.selectFrom("events").selectAll().where("id", "in", [...ids]).execute())
-              .map(eventRow),
+        existing: async (ids) => {
+          const rows: EventRow[] = [];
+          for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+            const chunk = ids.slice(i, i + INSERT_CHUNK);
+            const found = await trx.selectFrom("events").selectAll().where("id", "in", chunk)
+              .execute();
+            rows.push(...found.map(eventRow));
+          }
+          return rows;
+        },
         insert: async (rows, head) => {
           for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
             await trx.insertInto("events").values(

@@ -3,12 +3,11 @@
  * bare DuckDB appender loading the same rows, and query latency at 1M and 10M rows.
  * POLYRL_BENCH_EVENTS sets the store size (default 1,000,000 events).
  */
-import { DuckDBInstance } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { openStore } from "../../events/mod.ts";
-import { appendRows } from "../../analysis/projections/append-rows.ts";
 import { eventRows } from "../../analysis/projections/event-rows.ts";
 import { catchUp, ensureSchema } from "../../analysis/projections/projector.ts";
-import type { TableName } from "../../analysis/projections/schema.ts";
+import { type TableName, TABLES } from "../../analysis/projections/schema.ts";
 import { generateRun } from "./fixtures/generate-run.ts";
 import { runSpec } from "./fixtures/fill-store.ts";
 
@@ -34,6 +33,29 @@ async function fillStore(path: string, target: number): Promise<number> {
   }
   await store.close();
   return n;
+}
+
+/** The reference: DuckDB's appender used plainly, one typed call per value, one row at a time. */
+async function bareAppend(
+  conn: DuckDBConnection,
+  buffers: ReadonlyMap<TableName, readonly (readonly unknown[])[]>,
+): Promise<void> {
+  for (const [name, rows] of buffers) {
+    const types = TABLES[name].columns.map(([, t]) => t);
+    const appender = await conn.createAppender(name);
+    for (const row of rows) {
+      for (let i = 0; i < types.length; i++) {
+        const v = row[i];
+        if (v === null || v === undefined) appender.appendNull();
+        else if (types[i] === "VARCHAR") appender.appendVarchar(v as string);
+        else if (types[i] === "BIGINT") appender.appendBigInt(BigInt(v as number));
+        else if (types[i] === "DOUBLE") appender.appendDouble(v as number);
+        else appender.appendBoolean(v as boolean);
+      }
+      appender.endRow();
+    }
+    appender.closeSync();
+  }
 }
 
 async function median(times: number, f: () => Promise<unknown>): Promise<number> {
@@ -78,7 +100,7 @@ async function ingest(dir: string, target: number): Promise<void> {
   await ensureSchema(bconn);
   t = performance.now();
   await bconn.run("BEGIN TRANSACTION");
-  await appendRows(bconn, buffers);
+  await bareAppend(bconn, buffers);
   await bconn.run("COMMIT");
   const bareMs = performance.now() - t;
 

@@ -1,8 +1,11 @@
 /**
- * Every row of the shared conformance data. Tolerances: pass@k within 1e-12 absolute (values
- * lie in [0, 1]); Welch t, df, p and the CI bounds within 1e-9 relative (the issue's bound).
+ * Every row of the shared conformance data. Tolerances: pass@k (TypeScript and the SQL macro)
+ * within 1e-12 absolute (values lie in [0, 1]); Welch t, df, p and the CI bounds within 1e-9
+ * relative (the issue's bound).
  */
 import assert from "node:assert/strict";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { VIEWS } from "../../analysis/projections/schema.ts";
 import {
   passAtK,
   summarize,
@@ -65,5 +68,34 @@ Deno.test("Welch from (mean, SEM, n) matches welch.jsonl within 1e-9 relative", 
     assertRel(w.df, r.df, 1e-9, `row ${i} df`);
     assertRel(w.p, r.p, 1e-9, `row ${i} p`);
     assertRel(w.ci[0], r.ci95[0], 1e-9, `row ${i} ci low`);
+  }
+});
+
+Deno.test("SQL macro pass_at_k matches every row of pass-at-k.jsonl within 1e-12", async () => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    await conn.run(VIEWS.find(([name]) => name === "pass_at_k")![1]);
+    const data = await rows<{ n: number; c: number; k: number; pass_at_k: number }>(
+      "pass-at-k.jsonl",
+    );
+    await conn.run("CREATE TABLE cases (n BIGINT, c BIGINT, k BIGINT, expected DOUBLE)");
+    const appender = await conn.createAppender("cases");
+    for (const r of data) {
+      appender.appendBigInt(BigInt(r.n));
+      appender.appendBigInt(BigInt(r.c));
+      appender.appendBigInt(BigInt(r.k));
+      appender.appendDouble(r.pass_at_k);
+      appender.endRow();
+    }
+    appender.closeSync();
+    const [row] = (await conn.runAndReadAll(
+      "SELECT count(*) AS n, max(abs(pass_at_k(n, c, k) - expected)) AS err FROM cases",
+    )).getRowObjectsJS();
+    assert.equal(row.n, 100n);
+    assert.ok((row.err as number) <= 1e-12, `max error ${row.err}`);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
   }
 });

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { Kysely } from "kysely";
-import { hashConfig, type NewEvent, sha256Hex } from "../../events/mod.ts";
+import { hashConfig, type NewEvent } from "../../events/mod.ts";
 import { DuckDBDialect } from "../../analysis/duckdb/mod.ts";
 import { catchUp } from "../../analysis/projections/projector.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";

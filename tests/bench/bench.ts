@@ -10,6 +10,7 @@ export type BenchSuite = () => Promise<void>;
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   analysis: () => import("../analysis/bench-analysis.ts"),
   events: () => import("./events-bench.ts"),
+  grading: () => import("../tasks/grading-bench.ts"),
   models: () => import("../model/bench.ts"),
   onnx: () => import("./onnx-bench.ts"),
   random: () => import("./random-bench.ts"),

@@ -125,3 +125,14 @@ Deno.test("missing required keys and non-object input are reported", () => {
     /"shared", "separate"; or an object/,
   );
 });
+
+Deno.test("messages written into the schema are the allowed text", () => {
+  const raw = minimalConfig();
+  const issues = issuesOf({
+    ...raw,
+    tasks: { kind: "math-files", train: "" },
+    agents: [{ ...(raw.agents as object[])[0], prompt: "" }, (raw.agents as object[])[1]],
+  });
+  assertIssue(issues, "tasks.train", "", /^a non-empty file path$/);
+  assertIssue(issues, "agents[0].prompt", "", /^a non-empty prompt template$/);
+});

@@ -6,6 +6,7 @@ import {
   encodeCanonical,
   eventId,
   GENESIS_HASH,
+  sha256Hex,
 } from "../../events/mod.ts";
 
 Deno.test("canonical JSON sorts keys at every depth and has no whitespace", () => {
@@ -93,6 +94,8 @@ Deno.test("event ids are a pure function of stream, type and coordinates", () =>
   const at = { step: 3, agent: "solver", prompt: 0, sample: 5, turn: 1 };
   const id = eventId("run-1", "turn.generated", at);
   assert.match(id, /^[0-9a-f]{32}$/);
+  const key = encodeCanonical({ coordinates: at, stream: "run-1", type: "turn.generated" }).json;
+  assert.equal(id, sha256Hex(key).slice(0, 32));
   assert.equal(
     eventId("run-1", "turn.generated", { turn: 1, sample: 5, prompt: 0, agent: "solver", step: 3 }),
     id,

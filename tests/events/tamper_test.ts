@@ -6,7 +6,13 @@
 import assert from "node:assert/strict";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import pg from "pg";
-import { type EventStore, type NewEvent, openStore, type VerifyReport } from "../../events/mod.ts";
+import {
+  BlobIntegrityError,
+  type EventStore,
+  type NewEvent,
+  openStore,
+  type VerifyReport,
+} from "../../events/mod.ts";
 import { storeKinds, type StoreTarget } from "./stores.ts";
 import { stepEvent, turnEvent } from "./sample-events.ts";
 
@@ -144,34 +150,59 @@ for (const { kind: storeKind, make, ignore } of storeKinds) {
   }
 }
 
-Deno.test("sqlite: a damaged blob file is reported at the event that refers to it", async () => {
-  const { report, dispose } = await damaged(storeKinds[0].make, async (target, store) => {
-    const key = await store.blobs.put(new Uint8Array(64).fill(9));
-    await store.append("run-a", [{
-      type: "policy.initialized",
-      data: {
-        workerGroup: "wg0",
-        agents: ["solver"],
-        model: "m",
-        source: "random",
-        parameterCount: 16,
-        trainableParameterCount: 16,
-        parameterHash: key,
-        blob: key,
-      },
-    }]);
-    const file = `${target.replace(/\.sqlite$/, "")}.blobs/${key.slice(0, 2)}/${key}`;
-    const bytes = await Deno.readFile(file);
+/** Flips one bit of a stored blob: a file next to an SQLite log, a row of the Postgres table. */
+async function damageBlob(target: string, key: string): Promise<void> {
+  if (target.startsWith("postgres")) {
+    const [row] = await raw(target, "SELECT bytes FROM blobs WHERE hash = ?", [key]) as {
+      bytes: Uint8Array;
+    }[];
+    const bytes = new Uint8Array(row.bytes);
     bytes[0] ^= 1;
-    await Deno.writeFile(file, bytes);
-  });
-  try {
-    assert.equal(report.firstProblem?.kind, "blob-damaged");
-    assert.equal(report.firstProblem?.position, 13);
-  } finally {
-    await dispose();
+    await raw(target, "UPDATE blobs SET bytes = ? WHERE hash = ?", [bytes, key]);
+    return;
   }
-});
+  const file = `${target.replace(/\.sqlite$/, "")}.blobs/${key.slice(0, 2)}/${key}`;
+  const bytes = await Deno.readFile(file);
+  bytes[0] ^= 1;
+  await Deno.writeFile(file, bytes);
+}
+
+for (const { kind: storeKind, make, ignore } of storeKinds) {
+  Deno.test({
+    name: `${storeKind}: a damaged blob is reported at the event that refers to it`,
+    ignore,
+    async fn() {
+      const { report, dispose } = await damaged(make, async (target, store) => {
+        const key = await store.blobs.put(new Uint8Array(64).fill(9));
+        await store.append("run-a", [{
+          type: "policy.initialized",
+          data: {
+            workerGroup: "wg0",
+            agents: ["solver"],
+            model: "m",
+            source: "random",
+            parameterCount: 16,
+            trainableParameterCount: 16,
+            parameterHash: key,
+            blob: key,
+          },
+        }]);
+        await damageBlob(target, key);
+        await assert.rejects(store.blobs.get(key), BlobIntegrityError);
+        // Putting the same bytes again repairs the stored copy.
+        await store.blobs.put(new Uint8Array(64).fill(9));
+        assert.equal(await store.blobs.check(key), "ok");
+        await damageBlob(target, key);
+      });
+      try {
+        assert.equal(report.firstProblem?.kind, "blob-damaged");
+        assert.equal(report.firstProblem?.position, 13);
+      } finally {
+        await dispose();
+      }
+    },
+  });
+}
 
 const verifyCli = new URL("../../events/cli/verify.ts", import.meta.url).pathname;
 

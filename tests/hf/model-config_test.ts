@@ -182,6 +182,11 @@ Deno.test("invalid and unsupported fields are named with their values", () => {
     [{ hidden_act: "gelu" }, "unsupported-config", /hidden_act = "gelu" is not supported/],
     [{ use_sliding_window: true }, "unsupported-config", /sliding-window attention is not built/],
     [
+      { layer_types: ["full_attention", "sliding_attention"] },
+      "unsupported-config",
+      /layer_types = \["full_attention","sliding_attention"\] is not supported/,
+    ],
+    [
       { rope_scaling: { rope_type: "longrope", factor: 2 } },
       "unsupported-config",
       /rope_type = "longrope" is not supported: known types are/,

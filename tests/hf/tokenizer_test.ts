@@ -82,6 +82,10 @@ Deno.test("the chat template renders ChatML and chat_template.jinja takes preced
     tok.chatTemplate!.render(messages.slice(1), { addGenerationPrompt: false }),
     "<|im_start|>user\n2+2=<|im_end|>\n",
   );
+  assert.deepEqual(
+    tok.encodeChat(messages.slice(1)),
+    tok.encode(tok.chatTemplate!.render(messages.slice(1))),
+  );
   await Deno.writeTextFile(
     join(dir, "chat_template.jinja"),
     "{% for m in messages %}[{{ m.role }}|{{ m.content }}]{% endfor %}{{ eos_token }}{{ extra_var }}",
@@ -102,6 +106,11 @@ Deno.test("tokenizer errors: missing file, bad JSON, bad template, unknown eos t
   await assert.rejects(() => loadTokenizer(dir), InvalidTokenizerError);
   await Deno.writeTextFile(configPath, JSON.stringify({ ...config, eos_token: "</s>" }));
   await assert.rejects(() => loadTokenizer(dir), /eos_token "<\/s>" is not in the vocabulary/);
+  const { chat_template: _, ...noTemplate } = config;
+  await Deno.writeTextFile(configPath, JSON.stringify(noTemplate));
+  const plain = await loadTokenizer(dir);
+  assert.equal(plain.chatTemplate, null);
+  assert.throws(() => plain.encodeChat([{ role: "user", content: "x" }]), /has no chat_template/);
   await Deno.writeTextFile(configPath, "{not json");
   await assert.rejects(() => loadTokenizer(dir), /tokenizer_config\.json: is not valid JSON/);
   await Deno.remove(join(dir, "tokenizer.json"));

@@ -6,12 +6,21 @@ import {
   namedTensor,
   saveLoraAdapter,
 } from "../../adapters/hf/mod.ts";
-import { buildLogitsGraph, MODEL_IO } from "../../adapters/model/graphs.ts";
+import { buildLogitsGraph, MODEL_IO, trainStepConfig } from "../../adapters/model/graphs.ts";
 import { initLoraAdapter } from "../../adapters/model/init.ts";
 import { loraSpec } from "../../adapters/model/lora.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
-import { adapterFromHost, adapterHostFeeds, uploadBase } from "../../adapters/model/weights.ts";
-import { hostTensor } from "../../adapters/onnx/runtime/mod.ts";
+import {
+  adapterFromHost,
+  adapterHostFeeds,
+  runnerFeeds,
+  uploadBase,
+} from "../../adapters/model/weights.ts";
+import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
+import { supervisedBatch } from "../../adapters/model/supervised.ts";
+import { type Feed, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
+import { IO } from "../../adapters/onnx/train-step-spec.ts";
 import { keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 import { mergeLora, referenceLogits } from "./reference.ts";
 
@@ -96,4 +105,72 @@ Deno.test("an adapter read back from host tensors saves and loads as a PEFT adap
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("two agents train LoRA on one shared base; generation follows each agent's weights", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(
+    model.config,
+    loraSpec({ rank: 2, alpha: 4, targetModules: ["v_proj"] }),
+  );
+  const seq = [10, 20, 30, 40];
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const runners = [];
+    for (const name of ["solver", "verifier"]) {
+      const host = adapterHostFeeds(spec, initLoraAdapter(spec, keyedNormal(2), name));
+      const initial = Object.fromEntries(
+        Object.entries(host).map(([k, v]) => [k.slice(IO.param("").length), v]),
+      );
+      runners.push(
+        await openTrainStep({
+          runtime: rt,
+          config: trainStepConfig(spec),
+          initial,
+          frozen: base.tensors,
+        }),
+      );
+    }
+    // The base is bound, not copied: both runners feed the very tensors uploaded once.
+    for (const r of runners) {
+      for (const [name, t] of Object.entries(base.tensors)) assert.equal(r.frozen[name], t, name);
+    }
+    const session = await rt.load(buildLogitsGraph(spec).model);
+    const logits = async (feeds: Record<string, Feed>) =>
+      (await session.run({
+        ...feeds,
+        [MODEL_IO.tokens]: hostTensor("int32", [1, 4], seq),
+        [MODEL_IO.attentionMask]: hostTensor("float32", [1, 4], [1, 1, 1, 1]),
+      })).host[MODEL_IO.logits].data as Float32Array;
+    const before = await logits(runnerFeeds(spec, runners[0]));
+
+    const batch = supervisedBatch([{ tokens: seq, lossFrom: 1 }]);
+    const m = await runners[0].step(batch, {
+      lr: 0.05,
+      clipLow: 1,
+      clipHigh: 1e6,
+      klCoef: 0,
+      weightDecay: 0,
+      maxGradNorm: 10,
+    });
+    assert.ok(!m.skipped);
+    const trained = await logits(runnerFeeds(spec, runners[0]));
+    const untouched = await logits(runnerFeeds(spec, runners[1]));
+    assert.ok(maxAbsDiff(trained, before) > 1e-4, "the trained agent's policy moved");
+    // B starts at 0, so the untrained agent still computes the base, and the base is intact.
+    assert.deepEqual(untouched, before);
+
+    const gen = await createGenerator(rt, spec);
+    const greedy: TokenChooser = (l) => l.indexOf(Math.max(...l));
+    const [row] = await gen.generate(runnerFeeds(spec, runners[0]), {
+      prompts: [seq],
+      maxTokens: 1,
+      choose: greedy,
+    });
+    assert.equal(row.tokens[0], greedy(trained.subarray(3 * 272, 4 * 272), 0, 0));
+    await gen.release();
+    await session.release();
+    for (const r of runners) await r.release();
+    base.release();
+  });
 });

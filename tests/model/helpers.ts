@@ -9,14 +9,15 @@ import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { fillNormal, randomStream, sampleLogits } from "../../engine/random/mod.ts";
 import { writeTinyCheckpoint } from "../hf/tiny-checkpoint.ts";
 
-/** Writes the tiny fixture checkpoint to a temp dir and loads it back (removing the dir). */
+/** Writes the tiny fixture checkpoint to a temp dir and loads it with adapters/hf (no network). */
 export async function tinyModel(
   architecture: Architecture = "Qwen2ForCausalLM",
   configOverrides: Record<string, unknown> = {},
 ): Promise<HfModel> {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-model-" });
   try {
-    await writeTinyCheckpoint(dir, { architecture, dtype: "F32", configOverrides });
+    // The fixture default: BF16 weights in several shards, read back widened to float32.
+    await writeTinyCheckpoint(dir, { architecture, configOverrides });
     return await loadHfModel(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });

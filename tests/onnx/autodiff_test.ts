@@ -125,3 +125,19 @@ Deno.test("autodiff: tied maxima share the ReduceMax gradient (hand-computed)", 
   assert.deepEqual([...out.gx.data as Float32Array], [0, 0.5, 0.5, 0.5, 0, 0.5]);
   assert.deepEqual([...out.same.data as Float32Array], [...data]);
 });
+
+Deno.test("autodiff: gradients flow to initializers (hand-computed)", async () => {
+  const g = new onnx.Graph("init");
+  const x = g.input("x", "float32", ["batch", 2]);
+  const w = g.initializer("w", onnx.tensor("float32", [2], new Float32Array([3, -1])));
+  // loss = sum_b (x_b . w)^2 / 2, so dL/dw = sum_b (x_b . w) x_b
+  const dot = onnx.reduceSum(onnx.mul(x, w), [1]);
+  const [gw] = onnx.gradients(g, onnx.mul(onnx.reduceSum(onnx.mul(dot, dot)), 0.5), [w]);
+  g.output(gw, "gw");
+  const session = await ort.InferenceSession.create(onnx.toOnnxModel(g));
+  const out = await session.run({
+    x: new ort.Tensor("float32", new Float32Array([1, 2, 0, 1]), [2, 2]),
+  });
+  // dots: 1*3 + 2*-1 = 1, 0*3 + 1*-1 = -1; gw = 1*[1,2] + -1*[0,1] = [1, 1]
+  assert.deepEqual([...out.gw.data as Float32Array], [1, 1]);
+});

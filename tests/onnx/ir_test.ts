@@ -101,3 +101,12 @@ Deno.test("ir: gradient graphs avoid ops WebGPU runs on the CPU", () => {
     if (n.outputs.some((o) => o.dtype === "int64")) assert.ok(shapeOps.has(n.spec.type), n.name);
   }
 });
+
+Deno.test("ir: generated names step around names the user took", () => {
+  const g = new onnx.Graph("names");
+  const x = g.input("x", "float32", [2]);
+  const next = g.nodes.length + g.inputs.length; // the id the next node's output would get
+  g.input(`neg_${next + 1}`, "float32", [2]);
+  const y = onnx.neg(x);
+  assert.equal(y.name, `neg_${next + 1}_2`);
+});

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import * as ortNode from "onnxruntime-node";
 import * as ortWeb from "onnxruntime-web/webgpu";
 import * as onnx from "../../adapters/onnx/mod.ts";
+import { policyGraph } from "./policy-graph.ts";
 
 ortWeb.env.wasm.numThreads = 1;
 ortWeb.env.logLevel = "error";
@@ -124,4 +125,11 @@ Deno.test("writer: a graph without outputs is rejected", () => {
   const g = new onnx.Graph("empty");
   g.input("x", "float32", [1]);
   assert.throws(() => onnx.toOnnxModel(g), /empty has no outputs/);
+});
+
+Deno.test("writer: the same graph (with gradients) built twice gives identical bytes", () => {
+  const a = onnx.toOnnxModel(model());
+  const b = onnx.toOnnxModel(model());
+  assert.deepEqual(a, b);
+  assert.deepEqual(onnx.toOnnxModel(policyGraph()), onnx.toOnnxModel(policyGraph()));
 });

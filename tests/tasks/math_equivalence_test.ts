@@ -165,3 +165,24 @@ Deno.test("results explain themselves", () => {
   assert.equal(bad.equivalent, false);
   assert.match(bad.reason, /predicted answer did not parse/);
 });
+
+Deno.test("functions, constants and powers evaluate", () => {
+  same("$3$", "$\\log_2 8$");
+  same("$120$", "$5!$");
+  same("$10$", "$\\binom{5}{2}$");
+  same("$1500$", "$1.5\\times10^{3}$");
+  same("$2\\sqrt{2}$", "$\\sqrt{8}$");
+  same("$\\sin^2 x + \\cos^2 x$", "$1$");
+  same("$|x-1|$", "$|1-x|$");
+  same("$x \\in \\mathbb{R}$", "$(-\\infty, \\infty)$");
+  differ("$\\pi$", "$3.14$");
+  differ("$\\frac{1}{x-1}$", "$\\frac{1}{1-x}$");
+  differ("$12:00$", "$1:00$");
+});
+
+Deno.test("pathological \\pm chains stay bounded", () => {
+  const many = "\\pm 1 ".repeat(300);
+  const started = performance.now();
+  differ(`$${many}$`, "$5$");
+  assert.ok(performance.now() - started < 2000);
+});

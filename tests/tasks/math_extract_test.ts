@@ -5,10 +5,13 @@ const extract = (text: string, plainOnly = false) =>
   extractAnswer(text, { ...DEFAULT_GRADE_OPTIONS, plainOnly });
 
 Deno.test("extract: the last \\boxed{} wins, with nested braces", () => {
-  assert.deepEqual(extract("first $\\boxed{1}$ was wrong. Correcting it: $\\boxed{\\frac{1}{2}}$."), {
-    answer: "\\frac{1}{2}",
-    source: "boxed",
-  });
+  assert.deepEqual(
+    extract("first $\\boxed{1}$ was wrong. Correcting it: $\\boxed{\\frac{1}{2}}$."),
+    {
+      answer: "\\frac{1}{2}",
+      source: "boxed",
+    },
+  );
 });
 
 Deno.test("extract: boxes separated only by connector words form one list", () => {

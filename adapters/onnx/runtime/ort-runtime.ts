@@ -64,30 +64,28 @@ function toOrt(ort: OrtModule, tensor: HostTensor): OrtTensor {
   return new ort.Tensor(tensor.dtype, tensor.data, [...tensor.dims]);
 }
 
-/** Wraps an ORT tensor that the caller owns until dispose(). */
+/** Wraps an ORT tensor that the caller owns until dispose(); `unwrap` gives it to a run. */
 function deviceTensor(
   tensor: OrtTensor,
   location: "cpu" | "gpu-buffer",
   context: string,
-): DeviceTensor & { readonly ort: () => OrtTensor } {
+): { readonly device: DeviceTensor; readonly unwrap: () => OrtTensor } {
   const dtype = asHostDType(tensor.type, context);
   const dims = Object.freeze([...tensor.dims]);
   let live = true;
   const check = (what: string) => {
     if (!live) throw new RuntimeError(`${context} was disposed; it cannot be ${what} any more`);
   };
-  return Object.freeze({
+  const device: DeviceTensor = Object.freeze({
     kind: "device-tensor" as const,
     dtype,
     dims,
     location,
-    ort: () => (check("fed"), tensor),
     read: async () => {
       check("read");
       const data = location === "cpu" ? tensor.data : await tensor.getData();
       // A copy: cpu tensors share memory with the session's output, which the caller may dispose.
-      const copy = (data as Float32Array).slice();
-      return toHost(dtype, dims, copy);
+      return toHost(dtype, dims, (data as Float32Array).slice());
     },
     dispose: () => {
       check("disposed");
@@ -95,13 +93,7 @@ function deviceTensor(
       tensor.dispose();
     },
   });
-}
-
-type WrappedDeviceTensor = ReturnType<typeof deviceTensor>;
-
-function isWrapped(feed: Feed): feed is WrappedDeviceTensor {
-  return feed.kind === "device-tensor" && typeof (feed as Partial<WrappedDeviceTensor>).ort ===
-      "function";
+  return { device, unwrap: () => (check("fed"), tensor) };
 }
 
 /**
@@ -112,21 +104,33 @@ function isWrapped(feed: Feed): feed is WrappedDeviceTensor {
  */
 export function ortRuntime(spec: OrtBackendSpec): Runtime {
   const sessions = new Set<Session>();
+  // Device tensors this runtime made; a tensor of another runtime lives on another device.
+  const owned = new WeakMap<DeviceTensor, () => OrtTensor>();
+  const wrap = (tensor: OrtTensor, context: string): DeviceTensor => {
+    const { device, unwrap } = deviceTensor(tensor, spec.deviceLocation, context);
+    owned.set(device, unwrap);
+    return device;
+  };
+  // ORT-web's WebGPU EP refuses to create two sessions at once, so creation is serialized.
+  let creating: Promise<unknown> = Promise.resolve();
 
   async function load(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
     const keep = new Set(options.keepOnDevice ?? []);
     let ortSession: OrtWeb.InferenceSession;
     const placement: Record<string, "cpu" | "gpu-buffer"> = {};
     try {
-      // Output names are needed for placement; a throwaway probe session would double load time,
-      // so placement is given for the names asked to stay and "cpu" is the default for the rest.
+      // Outputs not named here keep ORT's default placement, the host.
       for (const name of keep) placement[name] = spec.deviceLocation;
-      ortSession = await spec.ort.InferenceSession.create(model, {
-        ...spec.sessionOptions,
-        ...(spec.deviceLocation === "gpu-buffer" && keep.size > 0
-          ? { preferredOutputLocation: placement }
-          : {}),
-      });
+      const created = creating.then(() =>
+        spec.ort.InferenceSession.create(model, {
+          ...spec.sessionOptions,
+          ...(spec.deviceLocation === "gpu-buffer" && keep.size > 0
+            ? { preferredOutputLocation: placement }
+            : {}),
+        })
+      );
+      creating = created.catch(() => undefined);
+      ortSession = await created;
     } catch (error) {
       throw new RuntimeError(
         `${spec.info.backend} runtime could not load the model (${model.byteLength} bytes): ` +
@@ -159,10 +163,13 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
         }
         const ortFeeds: Record<string, OrtTensor> = {};
         for (const [name, feed] of Object.entries(feeds)) {
+          const unwrap = feed.kind === "device-tensor" ? owned.get(feed) : undefined;
           if (feed.kind === "host-tensor") ortFeeds[name] = toOrt(spec.ort, feed);
-          else if (isWrapped(feed)) ortFeeds[name] = feed.ort();
+          else if (unwrap) ortFeeds[name] = unwrap();
           else {
-            throw new RuntimeError(`feed ${name} is a DeviceTensor of another runtime`);
+            throw new RuntimeError(
+              `feed ${name} is a DeviceTensor of another runtime; read() it to the host first`,
+            );
           }
         }
         const outputs = await ortSession.run(ortFeeds);
@@ -171,7 +178,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
         for (const name of outputNames) {
           const value = outputs[name] as OrtTensor;
           const context = `output ${name}`;
-          if (keep.has(name)) device[name] = deviceTensor(value, spec.deviceLocation, context);
+          if (keep.has(name)) device[name] = wrap(value, context);
           else {
             host[name] = toHost(asHostDType(value.type, context), value.dims, value.data);
           }
@@ -194,7 +201,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
       if (elementCount(tensor.dims) === 0) {
         throw new RuntimeError("upload of an empty tensor: feed it as a host tensor instead");
       }
-      return deviceTensor(spec.upload(tensor), spec.deviceLocation, `uploaded ${tensor.dtype}`);
+      return wrap(spec.upload(tensor), `uploaded ${tensor.dtype} [${tensor.dims}]`);
     },
     close: async () => {
       for (const session of [...sessions]) await session.release();

@@ -112,6 +112,9 @@ export async function openWebGpuRuntime(
     },
     deviceLocation: "gpu-buffer",
     upload: (tensor: HostTensor): OrtTensor => {
+      if (tensor.dtype === "float64") {
+        throw new RuntimeError("WebGPU has no float64; cast to float32 (or use the cpu backend)");
+      }
       const buffer = writeGpuBuffer(device, tensor);
       const byteLength = tensor.data.byteLength;
       return ort.Tensor.fromGpuBuffer(

@@ -2,7 +2,7 @@
  * Loads math benchmark files as they are published (MATH-500, AIME, AMC, Minerva, GSM8K):
  * JSONL, a JSON array, or Parquet (through DuckDB). The problem comes from `problem`/`question`,
  * the gold answer from `answer` (numbers such as AMC's `142.0` become `142`), or else from the
- * last `\boxed{}` of `solution` (or the text after `####`, GSM8K style).
+ * last `\boxed{}` of `solution`; a trailing `#### 72` (GSM8K style) is the answer in either field.
  *
  * @example
  * ```ts
@@ -62,7 +62,8 @@ export function lastBoxed(text: string): string | null {
 }
 
 function answerText(value: unknown): string | null {
-  if (typeof value === "string") return value.trim();
+  // GSM8K keeps its worked solution in `answer`, ending in `#### 72`.
+  if (typeof value === "string") return (/####\s*(.+?)\s*$/.exec(value)?.[1] ?? value).trim();
   // JS prints 142.0 as "142", which is how AMC's float answers should read.
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "bigint") return value.toString();

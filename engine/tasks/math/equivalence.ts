@@ -103,7 +103,9 @@ class Comparer {
       const p = pred.kind === "union" ? pred.parts : [pred];
       return this.sameElements(g, p) && this.ok("same union of intervals");
     }
-    if (gold.kind === "interval" || pred.kind === "interval") return this.intervals(gold, pred);
+    if (
+      gold.kind === "interval" || pred.kind === "interval" || isReals(gold) || isReals(pred)
+    ) return this.intervals(gold, pred);
     if (gold.kind === "tuple" || pred.kind === "tuple") {
       if (
         gold.kind !== "tuple" || pred.kind !== "tuple" || gold.items.length !== pred.items.length
@@ -269,16 +271,27 @@ function prepare(n: MathNode): MathNode {
     : node({ kind: "set", items: Object.freeze(variants) });
 }
 
+/** The variants of a tree with `\pm`: breadth-first, at most MAX_PM_VARIANTS of them. */
 function expandPm(n: MathNode): MathNode[] {
-  const path = findPm(n);
-  if (!path) return [n];
-  const pm = path.target as Extract<MathNode, { kind: "pm" }>;
-  const plus = pm.left ? node({ kind: "add", terms: [pm.left, pm.right] }) : pm.right;
-  const minus = pm.left
-    ? node({ kind: "add", terms: [pm.left, node({ kind: "neg", arg: pm.right })] })
-    : node({ kind: "neg", arg: pm.right });
-  const out = [...expandPm(path.replace(plus)), ...expandPm(path.replace(minus))];
-  return out.slice(0, MAX_PM_VARIANTS);
+  const done: MathNode[] = [];
+  const queue = [n];
+  // Each expansion adds one node net, so this bounds the work even for hundreds of `\pm`.
+  for (let steps = 0; queue.length > 0 && done.length < MAX_PM_VARIANTS; steps++) {
+    const current = queue.shift()!;
+    const path = findPm(current);
+    if (!path) {
+      done.push(current);
+      continue;
+    }
+    if (steps > 4 * MAX_PM_VARIANTS) break;
+    const pm = path.target as Extract<MathNode, { kind: "pm" }>;
+    const plus = pm.left ? node({ kind: "add", terms: [pm.left, pm.right] }) : pm.right;
+    const minus = pm.left
+      ? node({ kind: "add", terms: [pm.left, node({ kind: "neg", arg: pm.right })] })
+      : node({ kind: "neg", arg: pm.right });
+    queue.push(path.replace(plus), path.replace(minus));
+  }
+  return done.length > 0 ? done : [n];
 }
 
 interface PmPath {
@@ -340,6 +353,10 @@ function assignmentValue(r: Relation): MathNode | null {
   if (!r.ops.every((o) => o === "=")) return null;
   const last = r.sides.length - 1;
   return r.sides.slice(0, last).some(isSymbolLike) ? r.sides[last] : null;
+}
+
+function isReals(n: MathNode): boolean {
+  return n.kind === "const" && n.name === "reals";
 }
 
 function isSetLike(n: MathNode): boolean {

@@ -264,7 +264,7 @@ export function freeSymbols(n: MathNode, out: string[] = []): string[] {
 }
 
 /** The direct children of a node, in order. */
-export function children(m: MathNode): readonly MathNode[] {
+function children(m: MathNode): readonly MathNode[] {
   switch (m.kind) {
     case "add":
       return m.terms;

@@ -106,7 +106,7 @@ export async function* gradeJsonl(
       });
     }
   } finally {
-    runner.close();
+    await runner.close();
   }
 }
 

@@ -76,7 +76,7 @@ const OPERATOR_COMMANDS = new Set([
   "bmod",
   "mod",
 ]);
-const SEPARATOR_COMMANDS = new Set(["Rightarrow", "implies", "iff", "text"]);
+const SEPARATOR_COMMANDS = new Set(["Rightarrow", "implies", "iff"]);
 
 /** Parses one answer (already extracted from its surrounding text). */
 export function parseAnswer(answer: string): MathNode {

@@ -1,0 +1,39 @@
+/**
+ * Train steps for the clipped policy objective, the public entry point: configuration and IO
+ * names, graph builders (fused, accumulate, apply), host batches, and the runner that keeps
+ * parameters and Adam state on the device.
+ *
+ * @example
+ * import { openTrainStep } from "./adapters/onnx/train-step.ts";
+ * const runner = await openTrainStep({ runtime, config: { policy, params }, initial });
+ * const metrics = await runner.step(batch, hyper);
+ */
+export {
+  IO,
+  type KlEstimator,
+  LOSS_METRICS,
+  type LossAggregation,
+  type ParamSpec,
+  type PolicyFn,
+  type PolicyInputs,
+  trainableNames,
+  type TrainStepConfig,
+  TrainStepError,
+} from "./train-step-spec.ts";
+export { type ObjectiveInputs, type ObjectiveOutputs, policyObjective } from "./train-step-loss.ts";
+export { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
+export {
+  batchFeeds,
+  checkBatch,
+  countLossTokens,
+  lossDenominator,
+  type PolicyBatch,
+  splitBatch,
+} from "./train-step-batch.ts";
+export {
+  openTrainStep,
+  type TrainStepHyper,
+  type TrainStepMetrics,
+  type TrainStepRunner,
+  type TrainStepRunnerOptions,
+} from "./train-step-runner.ts";

@@ -1,0 +1,8 @@
+/** Synthetic multi-hop search tasks for the search workflow. */
+export {
+  generateSearchWorld,
+  type SearchTask,
+  SearchTaskOptionError,
+  type SearchWorld,
+  type SearchWorldOptions,
+} from "./generator.ts";

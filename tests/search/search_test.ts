@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { bm25Retriever, tokenizeForSearch } from "../../adapters/search/bm25.ts";
+import { generateSearchWorld } from "../../engine/tasks/search/generator.ts";
+
+Deno.test("BM25 ranks by rare-term matches and breaks ties by document order", () => {
+  const r = bm25Retriever([
+    "Kalo was born in Mirenza.",
+    "Mirenza is a city in Torvel.",
+    "Sabri was born in Mirenza.",
+    "The weather is fine.",
+  ]);
+  assert.deepEqual(r.search("Where was Kalo born?", 1), ["Kalo was born in Mirenza."]);
+  // "mirenza" appears in three documents, "torvel" in one: the rare term wins.
+  assert.deepEqual(r.search("mirenza torvel", 1), ["Mirenza is a city in Torvel."]);
+  assert.deepEqual(r.search("nothing matches", 3), []);
+  assert.deepEqual(tokenizeForSearch("Où est-il? 42"), ["où", "est", "il", "42"]);
+});
+
+Deno.test("BM25 scores follow the Okapi formula on a hand-computed case", () => {
+  // Two docs: d0 = "a b" (len 2), d1 = "a a c" (len 3); avg len 2.5; k1 = 1.2, b = 0.75.
+  // Query "c": only d1 matches. Query "a": idf(a) = ln(1 + (2-2+0.5)/(2+0.5)) = ln 1.2;
+  // d0: tf 1, norm = 1.2 (1 - 0.75 + 0.75*2/2.5) = 1.02 -> 2.2/2.02 = 1.0891
+  // d1: tf 2, norm = 1.2 (0.25 + 0.9) = 1.38 -> 4.4/3.38 = 1.3018 -> d1 ranks first.
+  const r = bm25Retriever(["a b", "a a c"]);
+  assert.deepEqual(r.search("a", 2), ["a a c", "a b"]);
+  assert.deepEqual(r.search("c", 2), ["a a c"]);
+});
+
+Deno.test("the search world is deterministic, answerable from its documents, split by person", () => {
+  const options = {
+    seed: 3,
+    splits: { train: 30, validation: 5, test: 5 },
+    documents: 80,
+    maxHops: 2,
+  };
+  const a = generateSearchWorld(options);
+  assert.deepEqual(generateSearchWorld(options), a);
+  assert.notDeepEqual(generateSearchWorld({ ...options, seed: 4 }).tasks, a.tasks);
+  assert.equal(a.tasks.length, 40);
+  assert.ok(a.documents.length >= 80);
+  assert.deepEqual(
+    ["train", "validation", "test"].map((s) => a.tasks.filter((t) => t.split === s).length),
+    [30, 5, 5],
+  );
+  const r = bm25Retriever(a.documents);
+  for (const task of a.tasks) {
+    const person = task.problem.match(/was (\w+ \w+) born/)![1];
+    const [birth] = r.search(`${person} born`, 1);
+    assert.ok(birth.startsWith(`${person} was born in `), `retrieval found ${birth} for ${person}`);
+    const city = birth.match(/born in (\w+)\./)![1];
+    if (task.hops === 1) assert.equal(task.answer, city);
+    else assert.ok(a.documents.includes(`${city} is a city in ${task.answer}.`));
+  }
+  assert.ok(a.tasks.some((t) => t.hops === 2) && a.tasks.some((t) => t.hops === 1));
+});
