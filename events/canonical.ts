@@ -61,6 +61,28 @@ function encodeNumber(n: number): string {
   return `{"$f":"${String(n)}"}`;
 }
 
+// Keys repeat across events (field names, agent and metric names): quoting each once saves a
+// JSON.stringify call per key. Bounded so that data-valued keys cannot grow it without limit.
+const quotedKeys = new Map<string, string>();
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    if (quotedKeys.size >= 4096) quotedKeys.clear();
+    quoted = JSON.stringify(key);
+    quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+// Short strings with nothing to escape (names, ids, answers) are quoted directly: the same
+// bytes JSON.stringify gives, without its per-call cost.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function quoteString(v: string): string {
+  return v.length <= 64 && PLAIN.test(v) ? `"${v}"` : JSON.stringify(v);
+}
+
 /** Encodes `value` canonically; throws CanonicalEncodingError naming the offending path. */
 export function encodeCanonical(value: unknown): EncodedData {
   const tensors: Tensor[] = [];
@@ -74,7 +96,7 @@ export function encodeCanonical(value: unknown): EncodedData {
   const walk = (v: unknown): string => {
     switch (typeof v) {
       case "string":
-        return JSON.stringify(v);
+        return quoteString(v);
       case "number":
         return encodeNumber(v);
       case "boolean":
@@ -110,7 +132,7 @@ export function encodeCanonical(value: unknown): EncodedData {
           if (item === undefined) continue;
           path.push(key);
           if (key.charCodeAt(0) === 36) fail("keys starting with $ are reserved");
-          out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${walk(item)}`;
+          out += `${out.length > 1 ? "," : ""}${quoteKey(key)}:${walk(item)}`;
           path.pop();
         }
         return out + "}";
@@ -142,13 +164,13 @@ function allocate(size: number): Uint8Array {
 
 function packTensors(tensors: readonly Tensor[], size: number): Uint8Array {
   const bytes = allocate(size);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let offset = 0;
   for (const t of tensors) {
     offset = Math.ceil(offset / 8) * 8;
     if (HOST_LITTLE_ENDIAN) {
       bytes.set(new Uint8Array(t.buffer, t.byteOffset, t.byteLength), offset);
     } else {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       const width = t.BYTES_PER_ELEMENT;
       for (let i = 0; i < t.length; i++) {
         const at = offset + i * width;

@@ -70,6 +70,7 @@ export type {
   SubscribeOptions,
 } from "./store/event-store.ts";
 export { isPostgresUrl, openStore, type OpenStoreOptions } from "./store/open-store.ts";
+export { DEFAULT_STORE } from "./cli/command.ts";
 export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
 
 // Blobs.

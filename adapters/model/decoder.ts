@@ -167,7 +167,8 @@ function attention(
     q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps);
     k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps);
   }
-  q = rotate(q, ctx.cosine, ctx.sine);
+  // Scaling q by 1/sqrt(headDim) instead of the scores: same product, fewer elements (seq > headDim).
+  q = mul(rotate(q, ctx.cosine, ctx.sine), 1 / Math.sqrt(c.headDim));
   k = rotate(k, ctx.cosine, ctx.sine);
   // Query head h belongs to kv head floor(h / groups), as HF's repeat_interleave arranges it.
   const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
@@ -178,7 +179,7 @@ function attention(
     vh = concat([past.value, vh], 2);
   }
   const keysT = transpose(unsqueeze(kh, [2]), [0, 1, 2, 4, 3]);
-  const scores = add(mul(matMul(qh, keysT), 1 / Math.sqrt(c.headDim)), ctx.maskBias);
+  const scores = add(matMul(qh, keysT), ctx.maskBias);
   const mixed = matMul(softmax(scores, -1), unsqueeze(vh, [2]));
   const merged = reshape(transpose(mixed, [0, 3, 1, 2, 4]), [-1, c.numHeads * c.headDim]);
   return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };

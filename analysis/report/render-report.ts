@@ -118,7 +118,8 @@ function markdown(r: Report): string {
       "",
       "Share of questions whose generators' majority answer was wrong and whose critics' majority " +
       "answer in the round is right (improvement), and the reverse (degradation); " +
-      "mean ± SEM over runs, in percent.",
+      "mean ± SEM over runs, in percent. The log grades final answers only, so an answer that " +
+      "differs from its trajectory's graded final answer counts as not right.",
       "",
       markdownTable(
         [key, "round", "runs", "improvement", "degradation", "round accuracy"],

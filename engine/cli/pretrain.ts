@@ -115,10 +115,14 @@ await runCommand(USAGE, async () => {
   );
   const runtime = await openRuntime(backend, { threads });
   const start = performance.now();
-  const log: Record<string, unknown>[] = [];
+  // The log is written as the run goes, so an interrupted run still leaves its curve.
+  await Deno.mkdir(out, { recursive: true });
+  const logPath = join(out, "pretrain-log.jsonl");
+  await Deno.writeTextFile(logPath, "");
   const record = (line: Record<string, unknown>) => {
-    log.push(line);
-    console.log(JSON.stringify(line));
+    const text = JSON.stringify(line);
+    Deno.writeTextFileSync(logPath, text + "\n", { append: true });
+    console.log(text);
   };
   record({
     event: "start",
@@ -212,10 +216,6 @@ await runCommand(USAGE, async () => {
     }
     await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained));
     record({ event: "saved", dir: out, seconds: (performance.now() - start) / 1000 });
-    await Deno.writeTextFile(
-      join(out, "pretrain-log.jsonl"),
-      log.map((l) => JSON.stringify(l)).join("\n") + "\n",
-    );
   } finally {
     await trainer.release();
     await runtime.close();

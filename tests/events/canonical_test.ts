@@ -15,6 +15,26 @@ Deno.test("canonical JSON sorts keys at every depth and has no whitespace", () =
   assert.equal(tensors.length, 0);
 });
 
+Deno.test("strings are quoted exactly as JSON.stringify quotes them", () => {
+  const samples = [
+    "",
+    "plain",
+    'q"uote',
+    "back\\slash",
+    "line\nbreak",
+    "\u0001",
+    "\u007f",
+    "é",
+    "\ud800",
+    "x".repeat(65),
+    "tab\t" + "y".repeat(80),
+  ];
+  for (const s of samples) {
+    assert.equal(encodeCanonical({ s }).json, `{"s":${JSON.stringify(s)}}`);
+    assert.equal(encodeCanonical({ [s || "k"]: 1 }).json, `{${JSON.stringify(s || "k")}:1}`);
+  }
+});
+
 Deno.test("non-finite floats and -0 are spelled out and come back", () => {
   const value = { nan: NaN, inf: Infinity, ninf: -Infinity, nz: -0, z: 0, list: [NaN, 1.5] };
   const { json } = encodeCanonical(value);

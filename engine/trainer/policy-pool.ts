@@ -1,0 +1,232 @@
+/**
+ * Worker groups on one onnxruntime backend (Dr. MAS `agent_to_wg`): each group owns a policy
+ * (LoRA adapter on a frozen base, full weights, or frozen), its train-step runner with AdamW state
+ * on the device, and a KV-cache generator. Groups on the same base model feed one uploaded copy of
+ * the base, however many adapters sit on it.
+ */
+import { createHash } from "node:crypto";
+import {
+  encodeSafetensors,
+  type HfModel,
+  type HfTokenizer,
+  loadHfModel,
+  type NamedTensor,
+  namedTensor,
+} from "../../adapters/hf/mod.ts";
+import {
+  adapterHostFeeds,
+  allParams,
+  baseHostFeeds,
+  type BaseWeights,
+  createGenerator,
+  type DecoderSpec,
+  decoderSpec,
+  type GeneratedRow,
+  type Generator,
+  initLoraAdapter,
+  loadEmbeddedModel,
+  loraSpec,
+  paramCount,
+  runnerFeeds,
+  trainableParams,
+  trainStepConfig,
+  uploadBase,
+} from "../../adapters/model/mod.ts";
+import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
+import {
+  openTrainStep,
+  type TrainStepHyper,
+  type TrainStepMetrics,
+  type TrainStepRunner,
+} from "../../adapters/onnx/train-step-runner.ts";
+import type { HostTensor, Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import type { WorkerGroup } from "../config/mod.ts";
+import { fillNormal, randomStream } from "../random/mod.ts";
+
+/** One worker group's policy. */
+export interface GroupPolicy {
+  readonly id: string;
+  readonly agents: readonly string[];
+  readonly model: string;
+  readonly spec: DecoderSpec;
+  readonly tokenizer: HfTokenizer;
+  readonly parameterCount: number;
+  readonly trainableParameterCount: number;
+  /** Samples continuations of every prompt with the group's current weights. */
+  generate(
+    prompts: readonly (readonly number[])[],
+    maxTokens: number,
+    choose: (logits: Float32Array, row: number, index: number) => number,
+  ): Promise<GeneratedRow[]>;
+  /** One optimizer step; frozen groups cannot be updated. */
+  update(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
+  /** The trained parameters (all of them for full training, the adapter for LoRA) by HF name. */
+  trainedTensors(): Promise<NamedTensor[]>;
+  /** sha256 over the trained parameters' names, shapes and float32 bytes, in spec order. */
+  parameterHash(): Promise<string>;
+  /** Safetensors bytes of `trainedTensors()`, for the checkpoint blob. */
+  checkpoint(): Promise<Uint8Array>;
+  /** Replaces the trained parameters (resume from a checkpoint); moments restart when absent. */
+  restore(tensors: readonly NamedTensor[]): Promise<void>;
+}
+
+/** A group's model could not be set up. */
+export class PolicyPoolError extends Error {
+  override name = "PolicyPoolError";
+}
+
+/** Hashes named float32 tensors in the given order. */
+export function hashTensors(tensors: readonly NamedTensor[]): string {
+  const h = createHash("sha256");
+  for (const t of tensors) {
+    h.update(`${t.name}:${t.shape.join("x")}\n`);
+    h.update(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  }
+  return h.digest("hex");
+}
+
+async function loadModel(name: string): Promise<HfModel> {
+  const model = name === "embedded" ? await loadEmbeddedModel() : await loadHfModel(name);
+  if (!model.tokenizer) {
+    throw new PolicyPoolError(
+      `model ${name} has no tokenizer.json; the engine needs one to prompt it`,
+    );
+  }
+  return model;
+}
+
+/**
+ * Opens every worker group of a config on `runtime`. Initial adapters are drawn from the
+ * counter-based generator keyed by (seed, wg), so they do not depend on group order.
+ *
+ * @example
+ * const pool = await openPolicyPool(runtime, config.worker_groups, { seed: config.seed });
+ * const solver = pool.get("solver");
+ */
+export async function openPolicyPool(
+  runtime: Runtime,
+  groups: readonly WorkerGroup[],
+  options: { seed: number },
+): Promise<{ groups: ReadonlyMap<string, GroupPolicy>; release(): Promise<void> }> {
+  const models = new Map<string, { model: HfModel; bases: Map<string, BaseWeights> }>();
+  const releases: (() => Promise<void> | void)[] = [];
+  const policies = new Map<string, GroupPolicy>();
+  for (const wg of groups) {
+    let entry = models.get(wg.model);
+    if (!entry) {
+      entry = { model: await loadModel(wg.model), bases: new Map() };
+      models.set(wg.model, entry);
+    }
+    const { model } = entry;
+    const lora = wg.trainable.kind === "lora"
+      ? loraSpec({
+        rank: wg.trainable.rank,
+        alpha: wg.trainable.alpha,
+        targetModules: wg.trainable.targets,
+      })
+      : null;
+    const spec = decoderSpec(model.config, lora);
+    // LoRA and frozen groups read the shared base; full training owns a copy in its runner.
+    let base = entry.bases.get("base");
+    if (!base && wg.trainable.kind !== "full") {
+      base = uploadBase(runtime, spec, model.tensors);
+      entry.bases.set("base", base);
+      releases.push(() => base!.release());
+    }
+    const generator = await createGenerator(runtime, spec);
+    releases.push(() => generator.release());
+    let runner: TrainStepRunner | null = null;
+    if (wg.trainable.kind !== "frozen") {
+      const initial: Record<string, HostTensor> = {};
+      const source = lora
+        ? adapterHostFeeds(
+          spec,
+          initLoraAdapter(
+            spec,
+            (purpose, out, std) =>
+              fillNormal(randomStream({ seed: options.seed, purpose, wg: wg.id }), out, { std }),
+            wg.id,
+          ),
+        )
+        : baseHostFeeds(spec, model.tensors);
+      for (const p of trainableParams(spec)) initial[p.name] = source[IO.param(p.name)];
+      runner = await openTrainStep({
+        runtime,
+        config: { ...trainStepConfig(spec), aggregation: "token-mean", kl: null },
+        initial,
+        frozen: lora ? base!.tensors : undefined,
+      });
+      const r = runner;
+      releases.push(() => r.release());
+    }
+    policies.set(wg.id, groupPolicy(wg, model, spec, generator, runner, base ?? null));
+  }
+  return {
+    groups: policies,
+    release: async () => {
+      for (const release of releases.reverse()) await release();
+    },
+  };
+}
+
+function groupPolicy(
+  wg: WorkerGroup,
+  model: HfModel,
+  spec: DecoderSpec,
+  generator: Generator,
+  runner: TrainStepRunner | null,
+  base: BaseWeights | null,
+): GroupPolicy {
+  const tokenizer = model.tokenizer!;
+  const trained = trainableParams(spec);
+  const trainedTensors = async () => {
+    if (!runner) return [...model.tensors.values()];
+    const out: NamedTensor[] = [];
+    for (const p of trained) {
+      const t = await runner.readParam(p.name);
+      out.push(namedTensor(p.name, p.shape, Float32Array.from(t.data as Float32Array)));
+    }
+    return out;
+  };
+  const policy: GroupPolicy = {
+    id: wg.id,
+    agents: wg.agents,
+    model: wg.model,
+    spec,
+    tokenizer,
+    parameterCount: paramCount(allParams(spec)),
+    trainableParameterCount: runner ? paramCount(trained) : 0,
+    generate: (prompts, maxTokens, choose) =>
+      generator.generate(runner ? runnerFeeds(spec, runner) : base!.feeds, {
+        prompts,
+        maxTokens,
+        choose,
+        stopTokenIds: tokenizer.eosTokenIds,
+        padTokenId: tokenizer.padTokenId ?? 0,
+      }),
+    update: (batch, hyper) => {
+      if (!runner) {
+        return Promise.reject(
+          new PolicyPoolError(`worker group ${wg.id} is frozen and cannot train`),
+        );
+      }
+      return runner.step(batch, hyper);
+    },
+    trainedTensors,
+    parameterHash: async () => hashTensors(await trainedTensors()),
+    checkpoint: async () => encodeSafetensors(await trainedTensors()),
+    restore: async (tensors) => {
+      if (!runner) throw new PolicyPoolError(`worker group ${wg.id} is frozen; nothing to restore`);
+      for (const t of tensors) {
+        runner.state.write(IO.param(t.name), {
+          kind: "host-tensor",
+          dtype: "float32",
+          dims: t.shape,
+          data: t.data,
+        });
+      }
+    },
+  };
+  return Object.freeze(policy);
+}
