@@ -29,6 +29,18 @@
  * for await (const e of store.subscribe({ from: 1, signal: stop.signal })) console.log(e.position);
  * ```
  *
+ * Large state goes to the blob store; events carry its SHA-256 key:
+ * ```ts
+ * const blob = await store.blobs.put(weightsBytes);
+ * await store.append("run-1", [{ type: "checkpoint.saved", data: { step: 3, workerGroup: "wg0",
+ *   blob, bytes: weightsBytes.length, parameterHash, optimizerBlob: null, format: "f32le" } }]);
+ * ```
+ *
+ * Semantics worth knowing: a run's stream id is its run id; event ids derive from coordinates
+ * (see the table in catalogue.ts), so re-appending an identical event is a no-op and a different
+ * event with the same coordinates is an EventIdConflictError; global positions are gap-free in
+ * commit order on both stores; decoded typed arrays may be views into the stored bytes.
+ *
  * @module
  */
 
@@ -64,6 +76,7 @@ export type {
   AppendOptions,
   AppendResult,
   EventStore,
+  RecordedEvent,
   StoredEvent,
   StoreKind,
   StreamHead,

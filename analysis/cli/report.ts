@@ -15,7 +15,7 @@ import { loadRunSummaries } from "../queries/run-summaries.ts";
 import { buildReport, renderReport, ReportError, type ReportFormat } from "../report/mod.ts";
 
 const USAGE = "deno task report [RUN...] [--group-by KEY] [--baseline VALUE|KEY=VALUE] " +
-  "[--format md|csv|json] [--out FILE] [--store PATH|URL]";
+  "[--metric avg@k|pass@k] [--format md|csv|json] [--out FILE] [--store PATH|URL]";
 
 const cli = defineCommand({
   name: "report",
@@ -35,6 +35,11 @@ const cli = defineCommand({
       help: "group to compare against: VALUE or KEY=VALUE (default: first group)",
     },
     format: { type: "string", default: "md", help: "md (default), csv or json" },
+    metric: {
+      type: "string",
+      default: "avg@k",
+      help: "accuracy per benchmark: avg@k (default) or pass@k, k = samples per problem",
+    },
     out: { type: "string", help: "write the report to this file instead of stdout" },
     "spike-multiple": {
       type: "string",
@@ -60,6 +65,10 @@ function parseBaseline(selector: string | undefined, groupBy: string): string | 
 await runCommand(USAGE, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat<ReportFormat>(values.format, ["md", "csv", "json"]);
+  const metric = values.metric;
+  if (metric !== "avg@k" && metric !== "pass@k") {
+    throw new UsageError(`--metric must be avg@k or pass@k; got ${metric}`);
+  }
   const groupBy = values["group-by"];
   const spikeMultiple = Number(values["spike-multiple"]);
   if (!(spikeMultiple > 0)) {
@@ -74,8 +83,8 @@ await runCommand(USAGE, async () => {
       : (await analysis.db.selectFrom("runs").select("run_id").orderBy("started_position")
         .execute())
         .map((r) => r.run_id);
-    const runs = await loadRunSummaries(analysis.db, ids);
-    text = renderReport(buildReport(runs, { groupBy, baseline, spikeMultiple }), format);
+    const runs = await loadRunSummaries(analysis.db, ids, metric);
+    text = renderReport(buildReport(runs, { groupBy, baseline, spikeMultiple, metric }), format);
   } catch (err) {
     if (err instanceof UnknownRunError || err instanceof ReportError) {
       throw new UsageError(err.message);

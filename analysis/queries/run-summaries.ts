@@ -1,12 +1,12 @@
 import { type Kysely, sql } from "kysely";
-import type { ConfigValue, RunSummary } from "../report/mod.ts";
+import type { AccuracyMetric, ConfigValue, RunSummary } from "../report/mod.ts";
 import type { AnalysisDb } from "./analysis-db.ts";
 import { criticImprovementOfRun } from "./critic-query.ts";
 
 /**
  * Reads what the report needs of each run from the projections: flattened config (plus the
  * runs view's estimator, workflow, seed and models, so they group even when the config names
- * them differently), avg@k per benchmark at the run's last evaluated step, gradient norms per
+ * them differently), avg@k or pass@k per benchmark at the run's last evaluated step, gradient norms per
  * worker group in step order, the per-step mean Lemma 4.2 multiplier per agent, critic effects
  * on eval debates, and cost figures.
  *
@@ -18,7 +18,9 @@ import { criticImprovementOfRun } from "./critic-query.ts";
 export async function loadRunSummaries(
   db: Kysely<AnalysisDb>,
   runIds: readonly string[],
+  metric: AccuracyMetric = "avg@k",
 ): Promise<RunSummary[]> {
+  const column = metric === "avg@k" ? "avg_at_k" : "pass_at_k";
   const out: RunSummary[] = [];
   for (const runId of runIds) {
     const run = await db.selectFrom("runs").selectAll().where("run_id", "=", runId)
@@ -39,7 +41,7 @@ export async function loadRunSummaries(
       seed: run.seed,
       models: run.models,
     });
-    const evals = await db.selectFrom("eval_summary").select(["benchmark", "avg_at_k"])
+    const evals = await db.selectFrom("eval_summary").select(["benchmark", column])
       .where("run_id", "=", runId)
       .where(
         "step",
@@ -71,7 +73,11 @@ export async function loadRunSummaries(
     out.push({
       runId,
       config,
-      accuracy: Object.fromEntries(evals.map((e) => [e.benchmark, e.avg_at_k])),
+      // pass@k is undefined where a problem had fewer than k samples; such a benchmark is left
+      // out, and the report then names the run whose benchmarks differ.
+      accuracy: Object.fromEntries(
+        evals.filter((e) => e[column] !== null).map((e) => [e.benchmark, e[column] as number]),
+      ),
       gradNorms: [...gradNorms].map(([wg, values]) => ({ wg, norms: values })),
       lemma: [...lemma].map(([agent, multipliers]) => ({ agent, multipliers })),
       critic: await criticImprovementOfRun(db, runId, "eval"),

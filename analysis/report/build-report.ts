@@ -4,7 +4,7 @@ import { type CostRow, costTable } from "./cost-table.ts";
 import { type CriticRow, criticTable } from "./critic-table.ts";
 import { groupRuns } from "./group-runs.ts";
 import { ReportError } from "./report-error.ts";
-import { AVERAGE, type RunSummary } from "./run-summary.ts";
+import { type AccuracyMetric, AVERAGE, type RunSummary } from "./run-summary.ts";
 import { type LemmaRow, lemmaTable, type StabilityRow, stabilityTable } from "./stability-table.ts";
 
 /** Options of a report: grouping key, baseline group value, spike threshold. */
@@ -14,6 +14,8 @@ export interface ReportOptions {
   readonly baseline?: string;
   /** A grad-norm step above this multiple of the running median counts as a spike. */
   readonly spikeMultiple?: number;
+  /** Which accuracy the runs carry, for the report's wording (default avg@k). */
+  readonly metric?: AccuracyMetric;
 }
 
 /** The tables the papers print, as data: rendered to Markdown, CSV or JSON by the CLI. */
@@ -32,6 +34,7 @@ export interface Report {
   readonly critic: readonly CriticRow[];
   readonly cost: readonly CostRow[];
   readonly spikeMultiple: number;
+  readonly metric: AccuracyMetric;
 }
 
 /**
@@ -69,5 +72,6 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
     critic: criticTable(groups),
     cost: costTable(groups, accuracy, baseline),
     spikeMultiple,
+    metric: options.metric ?? "avg@k",
   });
 }

@@ -3,6 +3,7 @@ export { buildReport, type Report, type ReportOptions } from "./build-report.ts"
 export { renderReport, type ReportFormat } from "./render-report.ts";
 export { ReportError } from "./report-error.ts";
 export {
+  type AccuracyMetric,
   type AgentMultipliers,
   AVERAGE,
   type ConfigValue,

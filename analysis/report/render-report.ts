@@ -21,7 +21,7 @@ function markdown(r: Report): string {
   const out: string[] = [
     `# Report: runs grouped by \`${key}\``,
     "",
-    `Baseline: \`${key}=${r.baseline}\`. Accuracy is avg@k at each run's last evaluation, in ` +
+    `Baseline: \`${key}=${r.baseline}\`. Accuracy is ${r.metric} at each run's last evaluation, in ` +
     `percentage points, mean ± SEM over runs (seeds). Tests are Welch's two-sided t-tests over ` +
     `per-run accuracy; CIs are 95%.`,
     "",

@@ -1,5 +1,8 @@
 import type { CriticRoundEffect } from "../stats/mod.ts";
 
+/** The per-benchmark accuracy a report compares: mean c/n, or unbiased pass@k with k = n. */
+export type AccuracyMetric = "avg@k" | "pass@k";
+
 /** A config value as flattened into the runs table. */
 export type ConfigValue = string | number | boolean | null;
 
@@ -22,7 +25,7 @@ export interface AgentMultipliers {
 export interface RunSummary {
   readonly runId: string;
   readonly config: Readonly<Record<string, ConfigValue>>;
-  /** benchmark -> avg@k at the run's last evaluated step. */
+  /** benchmark -> accuracy (avg@k or pass@k) at the run's last evaluated step. */
   readonly accuracy: Readonly<Record<string, number>>;
   readonly gradNorms: readonly WorkerGroupNorms[];
   readonly lemma: readonly AgentMultipliers[];

@@ -67,8 +67,6 @@ export interface GroupPolicy {
   parameterHash(): Promise<string>;
   /** Safetensors bytes of `trainedTensors()`, for the checkpoint blob. */
   checkpoint(): Promise<Uint8Array>;
-  /** Replaces the trained parameters (resume from a checkpoint); moments restart when absent. */
-  restore(tensors: readonly NamedTensor[]): Promise<void>;
 }
 
 /** A group's model could not be set up. */
@@ -216,17 +214,6 @@ function groupPolicy(
     trainedTensors,
     parameterHash: async () => hashTensors(await trainedTensors()),
     checkpoint: async () => encodeSafetensors(await trainedTensors()),
-    restore: async (tensors) => {
-      if (!runner) throw new PolicyPoolError(`worker group ${wg.id} is frozen; nothing to restore`);
-      for (const t of tensors) {
-        runner.state.write(IO.param(t.name), {
-          kind: "host-tensor",
-          dtype: "float32",
-          dims: t.shape,
-          data: t.data,
-        });
-      }
-    },
   };
   return Object.freeze(policy);
 }

@@ -12,9 +12,9 @@ import type { GroupPolicy } from "./policy-pool.ts";
 /** The token-level record of one agent turn, as the turn event stores it. */
 export interface TurnRecord {
   readonly workerGroup: string;
-  readonly promptTokens: Int32Array;
-  readonly responseTokens: Int32Array;
-  readonly logprobs: Float32Array;
+  readonly promptTokens: Int32Array<ArrayBuffer>;
+  readonly responseTokens: Int32Array<ArrayBuffer>;
+  readonly logprobs: Float32Array<ArrayBuffer>;
   readonly finishReason: "stop" | "length";
 }
 

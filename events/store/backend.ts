@@ -52,5 +52,11 @@ export interface Backend {
   head(stream: string): Promise<StreamHead | undefined>;
   heads(): Promise<StreamHead[]>;
   lastPosition(): Promise<number>;
+  /**
+   * Calls `onAppend` when another connection may have appended (a hint: readers re-read).
+   * Optional: without it subscribers rely on polling. Appends committed after `ready` resolves
+   * are announced; `stop` unsubscribes.
+   */
+  watch?(onAppend: () => void): { ready: Promise<void>; stop(): void };
   close(): Promise<void>;
 }

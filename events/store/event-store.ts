@@ -15,6 +15,7 @@
  * ```
  */
 import type { AnyEvent } from "../define-event.ts";
+import type { EventType, NewEvent } from "../catalogue.ts";
 import type { BlobStore } from "../blob-store.ts";
 import type { VerifyReport } from "../verify.ts";
 
@@ -37,6 +38,20 @@ export type StoredEvent<N extends AnyEvent = AnyEvent> = N & {
   /** wall clock at append, ms since the Unix epoch (UTC); informational, not hashed */
   readonly recordedAt: number;
 };
+
+/**
+ * A stored run event of type `T` (default: any run event, narrowed by checking `type`).
+ *
+ * @example
+ * ```ts
+ * function logprobsOf(e: RecordedEvent<"turn.generated">): Float32Array {
+ *   return e.data.logprobs;
+ * }
+ * ```
+ */
+export type RecordedEvent<T extends EventType = EventType> = StoredEvent<
+  Extract<NewEvent, { type: T }>
+>;
 
 /** Options of `append`. */
 export interface AppendOptions {
@@ -83,7 +98,10 @@ export interface SubscribeOptions {
   readonly from?: number;
   /** ends the subscription */
   readonly signal?: AbortSignal;
-  /** how often to look for events written by other processes, in ms (default 50) */
+  /**
+   * how often to look for events written by other processes, in ms (default 50); Postgres
+   * also announces appends with NOTIFY, so its subscribers wake at once
+   */
   readonly pollIntervalMs?: number;
   /** called once, with the last delivered position, when the backlog is exhausted */
   readonly onCaughtUp?: (position: number) => void;

@@ -204,25 +204,32 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
     const { signal, pollIntervalMs = 50, onCaughtUp } = options;
     let next = options.from ?? 1;
     let caughtUp = false;
-    while (!signal?.aborted && !this.#closed) {
-      const rows = await this.backend.readAll(next, PAGE);
-      for (const row of rows) {
-        if (signal?.aborted) return;
-        yield this.decode(row);
-        next = row.position + 1;
-      }
-      if (rows.length < PAGE) {
-        if (!caughtUp) {
-          caughtUp = true;
-          onCaughtUp?.(next - 1);
+    const wakeAll = () => this.#waiters.forEach((wake) => wake());
+    const watch = this.backend.watch?.(wakeAll);
+    try {
+      await watch?.ready;
+      while (!signal?.aborted && !this.#closed) {
+        const rows = await this.backend.readAll(next, PAGE);
+        for (const row of rows) {
+          if (signal?.aborted) return;
+          yield this.decode(row);
+          next = row.position + 1;
         }
-        await this.#nextAppend(pollIntervalMs, signal);
+        if (rows.length < PAGE) {
+          if (!caughtUp) {
+            caughtUp = true;
+            onCaughtUp?.(next - 1);
+          }
+          await this.#nextAppend(pollIntervalMs, signal);
+        }
       }
+    } finally {
+      watch?.stop();
     }
   }
 
-  // Resolves on an append through this store, after `ms` (appends by other processes), or on
-  // abort, whichever comes first.
+  // Resolves on an append through this store or announced by the backend, after `ms` (appends
+  // that nothing announced), or on abort, whichever comes first.
   #nextAppend(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {

@@ -102,7 +102,21 @@ export async function openPostgresBackend(url: string): Promise<Backend> {
     await db.destroy();
     throw new StoreOpenError(target, `migration failed: ${(error as Error).message}`);
   }
-  return new PostgresBackend(db, target, appendLockKey(schema));
+  const connect = () => new pg.Client({ connectionString: parsed.toString() });
+  return new PostgresBackend(db, target, appendLockKey(schema), appendChannel(schema), connect);
+}
+
+/** The NOTIFY channel on which appends to the log in `schema` are announced. */
+export function appendChannel(schema: string): string {
+  return `polyrl_append_${sha256Hex(schema).slice(0, 16)}`;
+}
+
+/** The part of a `pg.Client` that listening uses (pg ships without types). */
+interface ListenClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  on(event: "notification" | "error", listener: () => void): unknown;
+  end(): Promise<unknown>;
 }
 
 /** The advisory lock that serializes appends to the log in `schema`, as an int8 literal. */
@@ -115,12 +129,47 @@ class PostgresBackend implements Backend {
   readonly kind = "postgres" as const;
   readonly blobs;
 
+  #watchers = new Set<() => void>();
+  #listener: Promise<ListenClient | undefined> | undefined;
+
   constructor(
     readonly db: Kysely<LogDatabase>,
     readonly target: string,
     readonly lockKey: string,
+    readonly channel: string,
+    readonly connect: () => ListenClient,
   ) {
     this.blobs = tableBlobStore(db);
+  }
+
+  // One LISTEN connection per store, opened for the first watcher. If it cannot be opened or
+  // drops, watchers fall back to their polling interval.
+  #listen(): Promise<ListenClient | undefined> {
+    this.#listener ??= (async () => {
+      const client = this.connect();
+      try {
+        await client.connect();
+        client.on("notification", () => this.#watchers.forEach((wake) => wake()));
+        client.on("error", () => {
+          this.#listener = undefined;
+        });
+        await client.query(`LISTEN ${this.channel}`);
+        return client;
+      } catch {
+        this.#listener = undefined;
+        await client.end().catch(() => {});
+        return undefined;
+      }
+    })();
+    return this.#listener;
+  }
+
+  watch(onAppend: () => void) {
+    this.#watchers.add(onAppend);
+    return {
+      ready: this.#listen().then(() => {}),
+      stop: () => void this.#watchers.delete(onAppend),
+    };
   }
 
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
@@ -163,6 +212,8 @@ class PostgresBackend implements Backend {
               position: head.position,
             })
           ).execute();
+          // Delivered at commit: subscribers on other machines wake without waiting for a poll.
+          await sql`SELECT pg_notify(${this.channel}, ${String(head.position)})`.execute(trx);
         },
       });
     });
@@ -194,8 +245,11 @@ class PostgresBackend implements Backend {
     return lastPositionOf(this.db);
   }
 
-  close() {
-    return this.db.destroy();
+  async close() {
+    this.#watchers.clear();
+    const listener = await this.#listener;
+    await listener?.end().catch(() => {});
+    await this.db.destroy();
   }
 }
 

@@ -201,6 +201,29 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       assert.equal(md.code, 0, md.stderr);
       assert.match(md.stdout, /^# Report: runs grouped by `estimator`/);
       assert.match(md.stdout, /## Against the baseline \(dr_mas\)/);
+      // pass@k with k = n samples is 1 for a problem with any correct sample, else 0.
+      const pass = await task("report", [
+        "--store",
+        path,
+        "--metric",
+        "pass@k",
+        "--format",
+        "json",
+      ]);
+      assert.equal(pass.code, 0, pass.stderr);
+      const passReport = JSON.parse(pass.stdout);
+      assert.equal(passReport.metric, "pass@k");
+      const solved = [1, 2, 3].map((seed) => {
+        const e = events.get(`grpo-${seed}`)!.find((x) =>
+          x.type === "evaluation.completed" && x.data.benchmark === "math"
+        )!;
+        if (e.type !== "evaluation.completed") throw new Error("unreachable");
+        return e.data.problems.filter((p) => p.c > 0).length / e.data.problems.length;
+      });
+      const passCell = passReport.accuracy.find((c: { group: string; benchmark: string }) =>
+        c.group === "grpo" && c.benchmark === "math"
+      );
+      assert.deepEqual(passCell.samples, solved);
       const bad = await task("report", ["--store", path, "--baseline", "ppo"]);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /baseline estimator=ppo matches no run; groups: dr_mas, grpo/);

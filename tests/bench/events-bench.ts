@@ -95,6 +95,39 @@ function stopwatch() {
   };
 }
 
+/**
+ * Appends and reads the same events on the Postgres server at POLYRL_TEST_POSTGRES_URL, in a
+ * scratch schema dropped afterwards; informational (no baseline), skipped when unset.
+ */
+async function postgresRates(events: NewEvent[]): Promise<string> {
+  const url = Deno.env.get("POLYRL_TEST_POSTGRES_URL");
+  if (!url) return "Postgres store: skipped (POLYRL_TEST_POSTGRES_URL unset)";
+  const schema = `polyrl_bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const target = new URL(url);
+  target.searchParams.set("schema", schema);
+  const store = await openStore(target.toString());
+  try {
+    let t = performance.now();
+    for (let i = 0; i < events.length; i += BATCH) {
+      await store.append("bench", events.slice(i, i + BATCH));
+    }
+    const append = events.length / ((performance.now() - t) / 1000);
+    t = performance.now();
+    for await (const _ of store.readAll()) { /* decode every event */ }
+    const read = events.length / ((performance.now() - t) / 1000);
+    return `Postgres store: append ${append.toFixed(0)} events/s, read-all ${
+      read.toFixed(0)
+    } events/s`;
+  } finally {
+    await store.close();
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+    await client.end();
+  }
+}
+
 /** Runs the suite and prints its report. */
 export async function run(): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-bench-events-" });
@@ -140,6 +173,7 @@ export async function run(): Promise<void> {
       `read-all, decoded and upcast (best of 3): ${rate(readMs).trim()} events/s, ` +
         `${(EVENTS / (readMs / 1000) * meanKb / 1024).toFixed(1)} MB/s`,
     );
+    console.log(await postgresRates(events));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

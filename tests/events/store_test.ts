@@ -5,9 +5,8 @@
 import assert from "node:assert/strict";
 import {
   EventIdConflictError,
-  type NewEvent,
   openStore,
-  type StoredEvent,
+  type RecordedEvent,
   WrongExpectedVersionError,
 } from "../../events/mod.ts";
 import { snapshot, storeKinds, withStore } from "./stores.ts";
@@ -34,7 +33,7 @@ for (const { kind, make, ignore } of storeKinds) {
     assert.deepEqual(r.appended.map((a) => a.version), [1, 2, 3, 4, 5]);
     const read = await collect(store.readStream("run-a"));
     assert.deepEqual(read.map((e) => ({ type: e.type, data: e.data })), events);
-    const turn = read[2] as StoredEvent<Extract<NewEvent, { type: "turn.generated" }>>;
+    const turn = read[2] as RecordedEvent<"turn.generated">;
     assert.ok(turn.data.logprobs instanceof Float32Array);
     assert.ok(turn.data.promptTokens instanceof Int32Array);
     assert.equal(turn.schemaVersion, 1);

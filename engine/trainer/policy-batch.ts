@@ -1,0 +1,57 @@
+/**
+ * A worker group's training batch from the step's turns: each turn is one sequence (its prompt
+ * then its response), the loss covers the response tokens, and every response token carries its
+ * action's advantage (the outcome reward broadcast over the output, as in GRPO and Dr. MAS).
+ */
+import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
+
+/** One agent turn to train on. */
+export interface TrainingTurn {
+  readonly promptTokens: Int32Array;
+  readonly responseTokens: Int32Array;
+  /** Generation-time logprobs of the response tokens (the behaviour policy). */
+  readonly logprobs: Float32Array;
+  readonly advantage: number;
+}
+
+/**
+ * Right-padded next-token batch: position t predicts token t+1; pads are masked everywhere.
+ *
+ * @example
+ * policyBatch([{ promptTokens: [1, 2], responseTokens: [3], logprobs: [-0.5], advantage: 1 }])
+ *   .lossMask; // [0, 1]
+ */
+export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {
+  const seq = Math.max(...turns.map((t) => t.promptTokens.length + t.responseTokens.length)) - 1;
+  const n = turns.length * seq;
+  const tokens = new Int32Array(n);
+  const targets = new Int32Array(n);
+  const attentionMask = new Float32Array(n);
+  const lossMask = new Float32Array(n);
+  const advantages = new Float32Array(n);
+  const oldLogprobs = new Float32Array(n);
+  turns.forEach((t, row) => {
+    const all = new Int32Array(t.promptTokens.length + t.responseTokens.length);
+    all.set(t.promptTokens);
+    all.set(t.responseTokens, t.promptTokens.length);
+    const at = row * seq;
+    tokens.set(all.subarray(0, all.length - 1), at);
+    targets.set(all.subarray(1), at);
+    attentionMask.fill(1, at, at + all.length - 1);
+    // Response token j is predicted at position promptLength - 1 + j.
+    const first = at + t.promptTokens.length - 1;
+    lossMask.fill(1, first, first + t.responseTokens.length);
+    advantages.fill(t.advantage, first, first + t.responseTokens.length);
+    oldLogprobs.set(t.logprobs, first);
+  });
+  return {
+    batch: turns.length,
+    seq,
+    tokens,
+    targets,
+    attentionMask,
+    lossMask,
+    advantages,
+    oldLogprobs,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Progress of long work: an updating status line on a terminal (steps, rate, ETA), plain log
+ * lines otherwise, so that CI logs and files stay readable.
+ */
+
+/** Reports `done` of `total` units with a stage label and metrics. */
+export interface ProgressReporter {
+  update(
+    done: number,
+    total: number,
+    stage: string,
+    metrics?: Readonly<Record<string, number>>,
+  ): void;
+  finish(): void;
+}
+
+function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "?";
+  const s = Math.round(seconds);
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, "0")}m`
+    : s >= 60
+    ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+    : `${s}s`;
+}
+
+function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
+  return Object.entries(metrics).map(([k, v]) => `${k}=${Number(v.toFixed(4))}`).join(" ");
+}
+
+/**
+ * A reporter writing to stderr: in place on a terminal, one line per finished unit otherwise.
+ *
+ * @example
+ * const progress = progressReporter("train");
+ * progress.update(3, 10, "rollout");
+ */
+export function progressReporter(
+  label: string,
+  isTerminal = Deno.stderr.isTerminal(),
+): ProgressReporter {
+  const started = performance.now();
+  const encoder = new TextEncoder();
+  let lastDone = -1;
+  const write = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
+  return {
+    update(done, total, stage, metrics) {
+      const elapsed = (performance.now() - started) / 1000;
+      const rate = done / Math.max(elapsed, 1e-9);
+      const eta = done > 0 ? (total - done) / rate : Infinity;
+      const line = `${label} ${done}/${total} [${stage}] ${rate.toFixed(3)} steps/s ` +
+        `elapsed ${formatDuration(elapsed)} ETA ${formatDuration(eta)} ${formatMetrics(metrics)}`
+          .trimEnd();
+      if (isTerminal) write(`\r\x1b[2K${line}`);
+      else if (done !== lastDone && metrics) {
+        write(`${line}\n`);
+        lastDone = done;
+      }
+    },
+    finish() {
+      if (isTerminal) write("\n");
+    },
+  };
+}

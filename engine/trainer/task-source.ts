@@ -1,0 +1,72 @@
+/**
+ * The questions a run trains and evaluates on, from the config's `tasks`: generated arithmetic,
+ * the generated search world (with its retriever), or benchmark files from disk.
+ */
+import { bm25Retriever } from "../../adapters/search/bm25.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+import { generateArithmeticTasks, generateSearchWorld, loadBenchmark } from "../tasks/mod.ts";
+import type { Question, Retriever } from "../workflows/mod.ts";
+
+/** Questions per split and, for search tasks, the retriever over the world's documents. */
+export interface TaskSource {
+  readonly train: readonly Question[];
+  readonly validation: readonly Question[];
+  readonly test: readonly Question[];
+  readonly retriever?: Retriever;
+}
+
+/**
+ * Builds the task source of a config (deterministic from its seed).
+ *
+ * @example const tasks = await taskSource(config); tasks.train[0].problem;
+ */
+export async function taskSource(config: NormalizedConfig): Promise<TaskSource> {
+  const t = config.tasks;
+  switch (t.kind) {
+    case "synthetic-math": {
+      const split = (name: "train" | "validation" | "test") =>
+        generateArithmeticTasks({
+          seed: config.seed,
+          difficulty: t.difficulty,
+          split: name,
+          count: t.splits[name],
+        }).map((task) => ({ id: task.id, problem: task.problem, answer: task.answer }));
+      return { train: split("train"), validation: split("validation"), test: split("test") };
+    }
+    case "synthetic-search": {
+      const world = generateSearchWorld({
+        seed: config.seed,
+        splits: t.splits,
+        documents: t.documents,
+        maxHops: t.max_hops,
+      });
+      const split = (name: string) =>
+        world.tasks.filter((q) => q.split === name).map((q) => ({
+          id: q.id,
+          problem: q.problem,
+          answer: q.answer,
+        }));
+      return {
+        train: split("train"),
+        validation: split("validation"),
+        test: split("test"),
+        retriever: bm25Retriever(world.documents),
+      };
+    }
+    case "math-files": {
+      const load = async (path: string | undefined) =>
+        path
+          ? (await loadBenchmark(path)).map((p) => ({
+            id: p.id,
+            problem: p.problem,
+            answer: p.answer,
+          }))
+          : [];
+      return {
+        train: await load(t.train),
+        validation: await load(t.validation),
+        test: await load(t.test),
+      };
+    }
+  }
+}

@@ -1,0 +1,484 @@
+/**
+ * The training loop. Every step: pick the step's prompts, roll out `group_size` episodes of the
+ * workflow per prompt (all concurrently; tokens keyed by their coordinates), grade and reward
+ * them, compute advantages per prompt group, then one optimizer step per worker group on the
+ * turns of its agents (Dr. MAS per-worker-group updates). Everything that decides a result is
+ * appended to the run's event stream before the next step starts.
+ */
+import type { EventStore, NewEvent } from "../../events/mod.ts";
+import { hashConfig } from "../../events/mod.ts";
+import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+import { randomStream, shuffle } from "../random/mod.ts";
+import { buildWorkflow, type Episode, type Question } from "../workflows/mod.ts";
+import { assignCredit } from "./credit.ts";
+import { policyBatch, type TrainingTurn } from "./policy-batch.ts";
+import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
+import { codeVersion, runtimeRecord } from "./runtime-record.ts";
+import { createSpeaker, type EpisodeCoordinates, type TurnRecord } from "./speaker.ts";
+import { type TaskSource, taskSource } from "./task-source.ts";
+import { gradeAnswer } from "../tasks/mod.ts";
+
+/** Progress of a run, for a terminal display or plain log lines. */
+export interface TrainProgress {
+  readonly step: number;
+  readonly steps: number;
+  readonly stage: "rollout" | "update" | "evaluation" | "checkpoint" | "done";
+  readonly metrics?: Readonly<Record<string, number>>;
+}
+
+/** Where a run goes and how it reports. */
+export interface TrainOptions {
+  readonly store: EventStore;
+  readonly runtime: Runtime;
+  readonly runId: string;
+  readonly onProgress?: (progress: TrainProgress) => void;
+}
+
+/** What a finished run reports. */
+export interface TrainResult {
+  readonly runId: string;
+  readonly steps: number;
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Final parameter hash per worker group. */
+  readonly parameterHashes: Readonly<Record<string, string>>;
+}
+
+type Rollout = { question: Question; episodes: Episode<TurnRecord>[] };
+
+/**
+ * Runs an experiment to the end, appending every event to `options.store` under `runId`.
+ *
+ * @example
+ * const result = await runTraining(parseConfig(presetInput("smoke")), { store, runtime, runId });
+ */
+export async function runTraining(
+  config: NormalizedConfig,
+  options: TrainOptions,
+): Promise<TrainResult> {
+  const { store, runtime, runId } = options;
+  const append = (events: NewEvent[]) => store.append(runId, events);
+  await store.append(runId, [{
+    type: "run.started",
+    data: {
+      config: config as unknown as Record<string, unknown>,
+      configHash: hashConfig(config as unknown as Record<string, unknown>),
+      seed: config.seed,
+      codeVersion: await codeVersion(),
+      runtime: runtimeRecord(runtime.info),
+    },
+  }], { expectedVersion: 0 });
+  let step = 0;
+  let stage: TrainProgress["stage"] = "rollout";
+  const pool = await openPolicyPool(runtime, config.worker_groups, { seed: config.seed });
+  try {
+    const tasks = await taskSource(config);
+    if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
+    const workflow = await buildWorkflow(config, tasks.retriever);
+    const speaker = createSpeaker(pool.groups, config.agent_to_wg, {
+      seed: config.seed,
+      temperature: config.sampling.temperature,
+      topP: config.sampling.top_p,
+      maxTokens: config.sampling.max_tokens,
+      stop: config.sampling.stop,
+      maxBatch: 64,
+    });
+    const init: NewEvent[] = [];
+    for (const policy of pool.groups.values()) {
+      init.push({
+        type: "policy.initialized",
+        data: {
+          workerGroup: policy.id,
+          agents: [...policy.agents],
+          model: policy.model,
+          source: policy.model === "embedded" ? "embedded" : policy.model,
+          parameterCount: policy.parameterCount,
+          trainableParameterCount: policy.trainableParameterCount,
+          parameterHash: await policy.parameterHash(),
+          blob: null,
+        },
+      }, {
+        type: "worker_group.loaded",
+        data: {
+          step: 0,
+          workerGroup: policy.id,
+          seq: 0,
+          device: runtime.info.backend,
+          bytes: policy.parameterCount * 4,
+        },
+      });
+    }
+    await append(init);
+
+    const rollouts = (
+      phase: "rollout" | "eval",
+      at: number,
+      questions: readonly Question[],
+      n: number,
+    ) =>
+      Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
+        question,
+        episodes: await Promise.all(Array.from({ length: n }, (_, sample) => {
+          const coords: EpisodeCoordinates = { phase, step: at, prompt, sample };
+          return workflow.run(question, speaker.speakFor(coords));
+        })),
+      })));
+
+    let lastEval: Record<string, number> = {};
+    for (step = 0; step < config.steps; step++) {
+      stage = "rollout";
+      options.onProgress?.({ step, steps: config.steps, stage });
+      const questions = stepQuestions(config, tasks, step);
+      await append([{
+        type: "step.started",
+        data: {
+          step,
+          groupSize: config.group_size,
+          prompts: questions.map((q, prompt) => ({ prompt, problemId: q.id })),
+        },
+      }]);
+      const groups = await rollouts("rollout", step, questions, config.group_size);
+      const training = new Map<string, TrainingTurn[]>();
+      const events: NewEvent[] = [];
+      let correct = 0;
+      let rewardSum = 0;
+      groups.forEach(({ question, episodes }, prompt) => {
+        const credit = assignCredit(question.answer, episodes, {
+          estimator: config.estimator.kind,
+          options: { sigma: config.estimator.sigma, eps: config.estimator.eps },
+          weights: config.rewards.weights,
+          invalidActionPenalty: config.rewards.invalid_action_penalty,
+        });
+        episodes.forEach((episode, sample) => {
+          const t = credit.trajectories[sample];
+          correct += Number(t.correct);
+          rewardSum += t.total;
+          events.push(
+            ...episodeEvents("rollout", step, prompt, sample, question, episode, t.correct),
+            rewardEvent("rollout", step, prompt, sample, null, t.components, t.total),
+            ...Object.entries(t.agentRewards).map(([agent, r]) =>
+              rewardEvent("rollout", step, prompt, sample, agent, { reward: r }, r)
+            ),
+          );
+        });
+        events.push({
+          type: "advantages.computed",
+          data: {
+            step,
+            prompt,
+            estimator: credit.advantages.estimator,
+            sigmaConvention: credit.advantages.options.sigma,
+            eps: credit.advantages.options.eps,
+            baseline: {
+              global: credit.advantages.global,
+              perAgent: Object.fromEntries(
+                credit.advantages.agents.map((
+                  a,
+                ) => [a.agent, { mu: a.mu, sigma: a.sigma, n: a.n }]),
+              ),
+            },
+            advantages: credit.advantages.actions.map((a) => ({
+              trajectory: trajectoryId("rollout", step, prompt, a.sample),
+              sample: a.sample,
+              agent: a.agent,
+              turn: a.turn,
+              advantage: a.advantage,
+            })),
+          },
+        });
+        for (const a of credit.advantages.actions) {
+          const turn = episodes[a.sample].turns.find((t) => t.turn === a.turn)!;
+          const record = turn.output.extra;
+          if (record.responseTokens.length === 0) continue;
+          const list = training.get(record.workerGroup) ?? [];
+          list.push({
+            promptTokens: record.promptTokens,
+            responseTokens: record.responseTokens,
+            logprobs: record.logprobs,
+            advantage: a.advantage,
+          });
+          training.set(record.workerGroup, list);
+        }
+      });
+      await append(events);
+
+      stage = "update";
+      options.onProgress?.({ step, steps: config.steps, stage });
+      const updates: NewEvent[] = [];
+      for (const policy of sortedGroups(pool.groups)) {
+        const turns = training.get(policy.id);
+        if (!turns || policy.trainableParameterCount === 0) continue;
+        updates.push(await update(config, policy, step, turns));
+      }
+      await append(updates);
+
+      if ((step + 1) % config.checkpoint.every_steps === 0 || step === config.steps - 1) {
+        stage = "checkpoint";
+        await append(await checkpoints(store, pool.groups, step));
+      }
+      const every = config.evaluation.every_steps;
+      if ((every > 0 && (step + 1) % every === 0) || step === config.steps - 1) {
+        stage = "evaluation";
+        options.onProgress?.({ step, steps: config.steps, stage });
+        const { events: evalEvents, metrics } = await evaluate(config, tasks, step, rollouts);
+        await append(evalEvents);
+        lastEval = metrics;
+      }
+      options.onProgress?.({
+        step,
+        steps: config.steps,
+        stage: "done",
+        metrics: {
+          accuracy: correct / (questions.length * config.group_size),
+          reward: rewardSum / (questions.length * config.group_size),
+          ...lastEval,
+        },
+      });
+    }
+    const parameterHashes: Record<string, string> = {};
+    for (const policy of sortedGroups(pool.groups)) {
+      parameterHashes[policy.id] = await policy.parameterHash();
+    }
+    await append([{ type: "run.completed", data: { steps: config.steps, metrics: lastEval } }]);
+    return { runId, steps: config.steps, metrics: lastEval, parameterHashes };
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    await append([{
+      type: "run.failed",
+      data: { step, stage, error: { name: e.name, message: e.message } },
+    }]).catch(() => {});
+    throw err;
+  } finally {
+    await pool.release();
+  }
+}
+
+function sortedGroups(groups: ReadonlyMap<string, GroupPolicy>): GroupPolicy[] {
+  return [...groups.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The step's prompts: the training split shuffled per epoch, taken `batch_size` at a time. */
+export function stepQuestions(
+  config: Pick<NormalizedConfig, "seed" | "batch_size">,
+  tasks: Pick<TaskSource, "train">,
+  step: number,
+): Question[] {
+  const n = tasks.train.length;
+  const out: Question[] = [];
+  for (let i = 0; i < config.batch_size; i++) {
+    const position = step * config.batch_size + i;
+    const epoch = Math.floor(position / n);
+    const order = shuffle(
+      randomStream({ seed: config.seed, purpose: "epoch-order", step: epoch }),
+      tasks.train,
+    );
+    out.push(order[position % n]);
+  }
+  return out;
+}
+
+/** The trajectory id of an episode: readable and unique within a run. */
+export function trajectoryId(phase: string, step: number, prompt: number, sample: number): string {
+  return `${phase}-s${step}-p${prompt}-k${sample}`;
+}
+
+function episodeEvents(
+  phase: "rollout" | "eval",
+  step: number,
+  prompt: number,
+  sample: number,
+  question: Question,
+  episode: Episode<TurnRecord>,
+  correct: boolean,
+): NewEvent[] {
+  const trajectory = trajectoryId(phase, step, prompt, sample);
+  const last = episode.turns[episode.turns.length - 1];
+  return [
+    ...episode.turns.map((t): NewEvent => ({
+      type: "turn.generated",
+      data: {
+        step,
+        phase,
+        trajectory,
+        prompt,
+        sample,
+        turn: t.turn,
+        agent: t.agent,
+        workerGroup: t.output.extra.workerGroup,
+        promptTokens: t.output.extra.promptTokens,
+        responseTokens: t.output.extra.responseTokens,
+        logprobs: t.output.extra.logprobs,
+        finishReason: t.output.extra.finishReason,
+        parsedAnswer: t.action.kind === "answer" ? t.action.answer : null,
+        text: t.output.text,
+      },
+    })),
+    {
+      type: "trajectory.completed",
+      data: {
+        step,
+        phase,
+        trajectory,
+        prompt,
+        sample,
+        problemId: question.id,
+        turns: episode.turns.length,
+        agents: [...new Set(episode.turns.map((t) => t.agent))],
+        finalAnswer: episode.finalAnswer,
+        correct,
+        tokens: episode.turns.reduce((n, t) => n + t.output.extra.responseTokens.length, 0),
+        terminationReason: episode.finalAnswer === null
+          ? "no_answer"
+          : last?.output.extra.finishReason === "length"
+          ? "max_tokens"
+          : "answered",
+      },
+    },
+  ];
+}
+
+function rewardEvent(
+  phase: "rollout" | "eval",
+  step: number,
+  prompt: number,
+  sample: number,
+  agent: string | null,
+  components: Readonly<Record<string, number>>,
+  total: number,
+): NewEvent {
+  return {
+    type: "reward.assigned",
+    data: {
+      step,
+      phase,
+      trajectory: trajectoryId(phase, step, prompt, sample),
+      prompt,
+      sample,
+      agent,
+      components: { ...components },
+      total,
+    },
+  };
+}
+
+async function update(
+  config: NormalizedConfig,
+  policy: GroupPolicy,
+  step: number,
+  turns: TrainingTurn[],
+): Promise<NewEvent> {
+  const wg = config.worker_groups.find((g) => g.id === policy.id)!;
+  const hyper = {
+    lr: wg.optimizer.lr,
+    clipLow: config.loss.clip_eps,
+    clipHigh: config.loss.clip_eps,
+    klCoef: config.loss.kl_coef,
+    weightDecay: wg.optimizer.weight_decay,
+    maxGradNorm: wg.optimizer.max_grad_norm,
+  };
+  const m = await policy.update(policyBatch(turns), hyper);
+  const after = m.skipped ? 0 : Math.min(m.gradNorm, hyper.maxGradNorm);
+  return {
+    type: "gradient_step.applied",
+    data: {
+      step,
+      workerGroup: policy.id,
+      update: 0,
+      agents: [...policy.agents],
+      losses: { total: m.loss, policy: m.policyLoss, kl: m.klLoss },
+      gradNormBeforeClip: m.gradNorm,
+      gradNormAfterClip: after,
+      // A group of one agent: its gradient is the agent's. Shared groups would need one backward
+      // pass per agent, which the fused step does not do.
+      agentGradNorms: policy.agents.length === 1 ? { [policy.agents[0]]: m.gradNorm } : {},
+      clipFraction: m.clipFraction,
+      kl: m.approxKl,
+      entropy: m.entropy,
+      lr: hyper.lr,
+      tokens: m.lossTokens,
+      skippedNonFinite: m.skipped,
+      parameterHash: await policy.parameterHash(),
+    },
+  };
+}
+
+async function checkpoints(
+  store: EventStore,
+  groups: ReadonlyMap<string, GroupPolicy>,
+  step: number,
+): Promise<NewEvent[]> {
+  const events: NewEvent[] = [];
+  for (const policy of sortedGroups(groups)) {
+    if (policy.trainableParameterCount === 0) continue;
+    const bytes = await policy.checkpoint();
+    events.push({
+      type: "checkpoint.saved",
+      data: {
+        step,
+        workerGroup: policy.id,
+        blob: await store.blobs.put(bytes),
+        bytes: bytes.length,
+        parameterHash: await policy.parameterHash(),
+        optimizerBlob: null,
+        format: "safetensors",
+      },
+    });
+  }
+  return events;
+}
+
+async function evaluate(
+  config: NormalizedConfig,
+  tasks: TaskSource,
+  step: number,
+  rollouts: (
+    phase: "rollout" | "eval",
+    at: number,
+    questions: readonly Question[],
+    n: number,
+  ) => Promise<Rollout[]>,
+): Promise<{ events: NewEvent[]; metrics: Record<string, number> }> {
+  const n = config.evaluation.n_samples;
+  const events: NewEvent[] = [];
+  const metrics: Record<string, number> = {};
+  for (const benchmark of config.evaluation.benchmarks) {
+    const questions = benchmark === "validation"
+      ? tasks.validation
+      : benchmark === "test"
+      ? tasks.test
+      : await import("../tasks/mod.ts").then(async (m) =>
+        (await m.loadBenchmark(benchmark)).map((p) => ({
+          id: p.id,
+          problem: p.problem,
+          answer: p.answer,
+        }))
+      );
+    if (questions.length === 0) continue;
+    const results = await rollouts("eval", step, questions, n);
+    const problems = results.map(({ question, episodes }, prompt) => {
+      let c = 0;
+      episodes.forEach((episode, sample) => {
+        const ok = episode.finalAnswer !== null &&
+          gradeAnswer(question.answer, `\\boxed{${episode.finalAnswer}}`).equivalent;
+        c += Number(ok);
+        events.push(...episodeEvents("eval", step, prompt, sample, question, episode, ok));
+      });
+      return { problemId: question.id, n, c };
+    });
+    const name = benchmarkName(benchmark);
+    const avg = problems.reduce((s, p) => s + p.c / p.n, 0) / problems.length;
+    const pass = problems.filter((p) => p.c > 0).length / problems.length;
+    const benchMetrics = { [`avg@${n}`]: avg, [`pass@${n}`]: pass };
+    events.push({
+      type: "evaluation.completed",
+      data: { step, benchmark: name, samplesPerProblem: n, problems, metrics: benchMetrics },
+    });
+    for (const [k, v] of Object.entries(benchMetrics)) metrics[`${name}/${k}`] = v;
+  }
+  return { events, metrics };
+}
+
+function benchmarkName(benchmark: string): string {
+  const base = benchmark.split("/").pop()!;
+  return base.replace(/\.(jsonl|json|parquet)$/i, "");
+}

@@ -1,0 +1,24 @@
+/**
+ * JSON for data that holds non-finite numbers (skipped gradient steps have NaN norms): NaN and
+ * the infinities travel as the strings "NaN", "Infinity", "-Infinity", as in analysis'
+ * components_json, and come back as numbers.
+ *
+ * @example
+ * ```ts
+ * fromWire(toWire({ norm: NaN })); // { norm: NaN }
+ * ```
+ */
+export function toWire(value: unknown): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v));
+}
+
+const NON_FINITE: Record<string, number> = {
+  NaN: NaN,
+  Infinity: Infinity,
+  "-Infinity": -Infinity,
+};
+
+/** Parses `toWire` output. */
+export function fromWire<T>(text: string): T {
+  return JSON.parse(text, (_k, v) => (typeof v === "string" && v in NON_FINITE ? NON_FINITE[v] : v));
+}

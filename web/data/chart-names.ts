@@ -1,0 +1,18 @@
+/** The charts of the Run page, shared by the server query and the live updates. */
+export const CHARTS = Object.freeze({
+  reward: "reward",
+  gradWg: "grad-wg",
+  gradAgent: "grad-agent",
+  baselineMu: "baseline-mu",
+  baselineSigma: "baseline-sigma",
+  lemma: "lemma",
+});
+
+/** A gradient-norm step above this multiple of the running median is a spike (as in reports). */
+export const SPIKE_MULTIPLE = 10;
+
+/** Label of the global baseline next to the per-agent ones. */
+export const GLOBAL = "global";
+
+/** Label of a worker group's (or agent's) spike and non-finite markers. */
+export const markerLabel = (name: string, marker: "spike" | "non-finite") => `${name} ${marker}`;

@@ -1,0 +1,99 @@
+import type { NewEvent, StoredEvent } from "../../events/mod.ts";
+import { lemmaMultiplier } from "../../analysis/mod.ts";
+import type { ChartUpdate } from "../components/chart-data.ts";
+import { CHARTS, GLOBAL, markerLabel } from "./chart-names.ts";
+
+/** What one stored event changes on an open Run page. */
+export interface LiveMessage {
+  readonly kind: "live";
+  readonly position: number;
+  readonly type: string;
+  /** the step the run has reached, when the event starts one */
+  readonly step?: number;
+  /** the run's new status, when the event ends it */
+  readonly status?: "completed" | "failed";
+  readonly updates: readonly ChartUpdate[];
+}
+
+/**
+ * Turns an event of the run's stream into the chart updates the Run page applies, with the
+ * same aggregation as `runCharts` (means per step, markers for non-finite norms), so a page
+ * followed live ends up equal to one loaded afresh. Spikes are judged by the page itself.
+ *
+ * @example
+ * ```ts
+ * for await (const e of store.subscribe({ from })) if (e.stream === runId) send(liveMessage(e));
+ * ```
+ */
+export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
+  const base = { kind: "live" as const, position: e.position, type: e.type };
+  switch (e.type) {
+    case "step.started":
+      return { ...base, step: e.data.step, updates: [] };
+    case "run.completed":
+      return { ...base, status: "completed", updates: [] };
+    case "run.failed":
+      return { ...base, status: "failed", updates: [] };
+    case "reward.assigned":
+      if (e.data.phase !== "rollout" || e.data.agent !== null) break;
+      return { ...base, updates: [mean(CHARTS.reward, e.data.step, "reward", e.data.total)] };
+    case "trajectory.completed":
+      if (e.data.phase !== "rollout" || e.data.correct === null) break;
+      return {
+        ...base,
+        updates: [mean(CHARTS.reward, e.data.step, "accuracy", e.data.correct ? 1 : 0)],
+      };
+    case "gradient_step.applied": {
+      const d = e.data;
+      return {
+        ...base,
+        updates: [
+          ...norm(CHARTS.gradWg, d.step, d.workerGroup, d.gradNormBeforeClip),
+          ...Object.entries(d.agentGradNorms).flatMap(([a, v]) => norm(CHARTS.gradAgent, d.step, a, v)),
+        ],
+      };
+    }
+    case "advantages.computed": {
+      const { step, baseline } = e.data;
+      const stats = [[GLOBAL, baseline.global] as const, ...Object.entries(baseline.perAgent)];
+      return {
+        ...base,
+        updates: [
+          ...stats.map(([label, s]) => mean(CHARTS.baselineMu, step, label, s.mu)),
+          ...stats.map(([label, s]) => mean(CHARTS.baselineSigma, step, label, s.sigma)),
+          ...(baseline.global.sigma > 0
+            ? Object.entries(baseline.perAgent).map(([agent, s]) =>
+              mean(
+                CHARTS.lemma,
+                step,
+                agent,
+                lemmaMultiplier({
+                  muK: s.mu,
+                  sigmaK: s.sigma,
+                  mu: baseline.global.mu,
+                  sigma: baseline.global.sigma,
+                }),
+              )
+            )
+            : []),
+        ],
+      };
+    }
+  }
+  return { ...base, updates: [] };
+}
+
+function mean(chart: string, x: number, label: string, value: number): ChartUpdate {
+  return { chart, x, label, value, mode: "mean" };
+}
+
+function norm(chart: string, x: number, label: string, value: number): ChartUpdate[] {
+  return Number.isFinite(value) ? [mean(chart, x, label, value)] : [{
+    chart,
+    x,
+    label: markerLabel(label, "non-finite"),
+    value: 0,
+    mode: "set",
+    marker: "non-finite",
+  }];
+}

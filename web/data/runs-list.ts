@@ -1,0 +1,80 @@
+import { type Kysely, sql } from "kysely";
+import type { AnalysisDb } from "../../analysis/mod.ts";
+
+/** One line of the Runs page. */
+export interface RunRow {
+  readonly runId: string;
+  readonly status: string;
+  readonly workflow: string | null;
+  readonly estimator: string | null;
+  readonly agents: string | null;
+  readonly models: string | null;
+  readonly seed: number | null;
+  /** steps started (last step + 1) */
+  readonly steps: number;
+  /** mean over benchmarks at the latest evaluated step; null before the first evaluation */
+  readonly avgAtK: number | null;
+  readonly passAtK: number | null;
+  /** samples per problem of that evaluation (16 for avg@16/pass@16) */
+  readonly k: number | null;
+  readonly startedAt: string | null;
+  readonly endedAt: string | null;
+}
+
+/**
+ * Every run in the projections, newest first, with its latest evaluation.
+ *
+ * @example
+ * ```ts
+ * const runs = await listRuns(analysis.db); // [{ runId: "run-2", status: "running", ... }]
+ * ```
+ */
+export async function listRuns(db: Kysely<AnalysisDb>): Promise<RunRow[]> {
+  const { rows } = await sql<{
+    run_id: string;
+    status: string;
+    workflow: string | null;
+    estimator: string | null;
+    agents: string | null;
+    models: string | null;
+    seed: number | null;
+    last_step: number | null;
+    avg_at_k: number | null;
+    pass_at_k: number | null;
+    k: number | null;
+    started_at: string | null;
+    ended_at: string | null;
+  }>`
+    WITH latest AS (
+      SELECT run_id, avg(avg_at_k) AS avg_at_k, avg(pass_at_k) AS pass_at_k, max(k) AS k
+      FROM eval_summary e
+      WHERE step = (SELECT max(step) FROM eval_summary m WHERE m.run_id = e.run_id)
+      GROUP BY run_id
+    ), agents AS (
+      SELECT run_id, string_agg(agents, ', ' ORDER BY wg) AS agents FROM worker_groups GROUP BY run_id
+    )
+    SELECT r.run_id, r.status, r.workflow, r.estimator, a.agents, r.models, r.seed, r.last_step,
+      l.avg_at_k, l.pass_at_k, l.k,
+      strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_at,
+      strftime(r.ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_at
+    FROM runs r LEFT JOIN latest l USING (run_id) LEFT JOIN agents a USING (run_id)
+    ORDER BY r.started_position DESC
+  `.execute(db);
+  return rows.map((r) =>
+    Object.freeze({
+      runId: r.run_id,
+      status: r.status,
+      workflow: r.workflow,
+      estimator: r.estimator,
+      agents: r.agents,
+      models: r.models,
+      seed: r.seed,
+      steps: r.last_step === null ? 0 : r.last_step + 1,
+      avgAtK: r.avg_at_k,
+      passAtK: r.pass_at_k,
+      k: r.k,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+    })
+  );
+}

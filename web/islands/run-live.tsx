@@ -1,0 +1,114 @@
+import { useEffect, useState } from "preact/hooks";
+import { applyUpdate, type ChartData } from "../components/chart-data.ts";
+import { LineChart } from "../components/line-chart.tsx";
+import { fromWire } from "../components/wire-json.ts";
+import type { RunCharts } from "../data/run-charts.ts";
+import { CHARTS, markerLabel, SPIKE_MULTIPLE } from "../data/chart-names.ts";
+import type { LiveMessage } from "../data/live-updates.ts";
+
+/** Props of the Run page's live charts. */
+export interface RunLiveProps {
+  readonly runId: string;
+  /** last log position the rendered charts include; the live feed starts after it */
+  readonly position: number;
+  readonly status: string;
+  readonly steps: number;
+  readonly charts: RunCharts;
+}
+
+const ORDER = [
+  CHARTS.reward,
+  CHARTS.gradWg,
+  CHARTS.gradAgent,
+  CHARTS.lemma,
+  CHARTS.baselineMu,
+  CHARTS.baselineSigma,
+];
+
+/** Marks a spike if the newest value of a norm series exceeds the multiple of earlier median. */
+function markSpike(chart: ChartData, x: number, label: string): void {
+  const s = chart.series.find((c) => c.label === label);
+  if (!s) return;
+  const i = chart.x.indexOf(x);
+  const value = s.y[i];
+  const earlier = s.y.slice(0, i).filter((v): v is number => v !== null && Number.isFinite(v))
+    .sort((a, b) => a - b);
+  if (value === null || earlier.length === 0) return;
+  const m = earlier.length / 2;
+  const median = earlier.length % 2 ? earlier[Math.floor(m)] : (earlier[m - 1] + earlier[m]) / 2;
+  if (value > SPIKE_MULTIPLE * median) {
+    applyUpdate(chart, {
+      chart: chart.title,
+      x,
+      label: markerLabel(label, "spike"),
+      value,
+      mode: "set",
+      marker: "spike",
+    });
+  }
+}
+
+/**
+ * The Run page's charts, following the run live over server-sent events that start right after
+ * the rendered log position, so no event is shown twice or missed.
+ *
+ * @example
+ * ```tsx
+ * <Island name="run-live" component={RunLive} props={{ runId, position, status, steps, charts }} />
+ * ```
+ */
+export function RunLive(props: RunLiveProps) {
+  const [status, setStatus] = useState(props.status);
+  const [steps, setSteps] = useState(props.steps);
+  const [version, setVersion] = useState(0);
+  const [received, setReceived] = useState(0);
+  useEffect(() => {
+    if (props.status !== "running") return;
+    const url = `/runs/${encodeURIComponent(props.runId)}/events?from=${props.position + 1}`;
+    const source = new EventSource(url);
+    let frame = 0;
+    source.addEventListener("live", (ev) => {
+      const m = fromWire<LiveMessage>((ev as MessageEvent<string>).data);
+      for (const u of m.updates) {
+        const chart = props.charts[u.chart];
+        if (!chart) continue;
+        applyUpdate(chart, u);
+        if ((u.chart === CHARTS.gradWg || u.chart === CHARTS.gradAgent) && !u.marker) {
+          markSpike(chart, u.x, u.label);
+        }
+      }
+      if (m.step !== undefined) setSteps((s) => Math.max(s, m.step! + 1));
+      if (m.status) {
+        setStatus(m.status);
+        source.close();
+      }
+      setReceived((n) => n + 1);
+      // Redraw at most once per frame however fast events arrive.
+      if (!frame) {
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          setVersion((v) => v + 1);
+        });
+      }
+    });
+    return () => source.close();
+  }, []);
+  return (
+    <div class="run-live">
+      <p class="live-line">
+        <span class={`status ${status}`} data-status={status}>{status}</span>{" "}
+        <span data-steps={steps}>{steps} steps</span>
+        {props.status === "running" && (
+          <span class="muted" data-live-events={received}>
+            {" "}· live: {received} events received
+          </span>
+        )}
+      </p>
+      <div class="chart-grid">
+        {ORDER.filter((name) => props.charts[name]).map((name) => (
+          <LineChart key={name} name={name} data={props.charts[name]} version={version} />
+        ))}
+      </div>
+    </div>
+  );
+}

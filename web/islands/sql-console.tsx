@@ -1,0 +1,140 @@
+import { useRef, useState } from "preact/hooks";
+import type { ChartData } from "../components/chart-data.ts";
+import { chartFromRows } from "../components/chart-data.ts";
+import { LineChart } from "../components/line-chart.tsx";
+import { formatNumber } from "../components/format.ts";
+import { fromWire } from "../components/wire-json.ts";
+import { runInBrowser } from "./duckdb-browser.ts";
+
+/** Props of the SQL console. */
+export interface SqlConsoleProps {
+  /** tables exported as Parquet under /data/TABLE.parquet */
+  readonly tables: readonly string[];
+  readonly examples: readonly { readonly title: string; readonly sql: string }[];
+}
+
+/** A result as the console shows it. */
+interface Result {
+  readonly engine: string;
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly unknown[])[];
+  readonly ms: number;
+}
+
+const SHOWN_ROWS = 200;
+
+/** A line chart of the numeric columns against the first numeric one (or the row number). */
+function quickChart(r: Result): ChartData | null {
+  const numeric = r.columns.map((_, i) => r.rows.length > 0 && r.rows.every((row) => typeof row[i] === "number"));
+  const xi = numeric.indexOf(true);
+  const ys = numeric.flatMap((n, i) => (n && i !== xi ? [i] : []));
+  if (xi < 0 || r.rows.length < 2) return null;
+  const [x, series] = ys.length > 0 ? [xi, ys] : [-1, [xi]];
+  return chartFromRows(
+    "quick chart",
+    x < 0 ? "row" : r.columns[x],
+    r.rows.flatMap((row, k) =>
+      series.map((i) => ({
+        x: x < 0 ? k : row[x] as number,
+        label: r.columns[i],
+        value: row[i] as number,
+        n: 1,
+      }))
+    ),
+  );
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return "NULL";
+  if (typeof v === "number") return formatNumber(v, 6);
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+/**
+ * DuckDB SQL in the browser (duckdb-wasm over the server's Parquet exports); "run on server"
+ * uses the server's read-only projection instead.
+ *
+ * @example
+ * ```tsx
+ * <Island name="sql-console" component={SqlConsole} props={{ tables, examples }} />
+ * ```
+ */
+export function SqlConsole({ tables, examples }: SqlConsoleProps) {
+  const [text, setText] = useState(examples[0]?.sql ?? "");
+  const [result, setResult] = useState<Result | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState("");
+  const version = useRef(0);
+  const run = async (where: "browser" | "server") => {
+    setBusy(where === "browser" ? "loading DuckDB-Wasm and Parquet…" : "querying server…");
+    setError(null);
+    const t0 = performance.now();
+    try {
+      let r: Omit<Result, "ms">;
+      if (where === "browser") {
+        r = { engine: "duckdb-wasm (browser)", ...await runInBrowser(text, tables) };
+      } else {
+        const res = await fetch("/api/sql", { method: "POST", body: JSON.stringify({ sql: text }) });
+        const body = fromWire<{ columns: string[]; rows: unknown[][]; error?: string }>(await res.text());
+        if (!res.ok) throw new Error(body.error ?? res.statusText);
+        r = { engine: "server projection (read-only)", ...body };
+      }
+      version.current++;
+      setResult({ ...r, ms: performance.now() - t0 });
+    } catch (err) {
+      setResult(null);
+      setError((err as Error).message);
+    } finally {
+      setBusy("");
+    }
+  };
+  const chart = result ? quickChart(result) : null;
+  return (
+    <div class="sql-console">
+      <div class="toolbar">
+        <select
+          aria-label="example queries"
+          onChange={(e) => setText((e.target as HTMLSelectElement).value)}
+        >
+          {examples.map((ex) => <option key={ex.title} value={ex.sql}>{ex.title}</option>)}
+        </select>
+        <button type="button" id="run-browser" disabled={!!busy} onClick={() => run("browser")}>
+          run in browser
+        </button>
+        <button type="button" id="run-server" disabled={!!busy} onClick={() => run("server")}>
+          run on server
+        </button>
+        <span class="muted">{busy}</span>
+      </div>
+      <textarea
+        spellcheck={false}
+        rows={6}
+        value={text}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+      />
+      <p class="muted">tables: {tables.join(", ")}</p>
+      {error && <pre class="error">{error}</pre>}
+      {result && (
+        <div class="result" data-rows={result.rows.length}>
+          <p class="muted">
+            {result.rows.length} rows · {result.engine} · {Math.round(result.ms)} ms
+          </p>
+          {chart && <LineChart name="sql" data={chart} version={version.current} height={180} />}
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>{result.columns.map((c) => <th key={c}>{c}</th>)}</tr>
+              </thead>
+              <tbody>
+                {result.rows.slice(0, SHOWN_ROWS).map((row, i) => (
+                  <tr key={i}>{row.map((v, j) => <td key={j}>{cell(v)}</td>)}</tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
