@@ -14,7 +14,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -224,6 +224,7 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
     "pass_at_k",
     `CREATE OR REPLACE MACRO pass_at_k(n, c, k) AS
       CASE WHEN n - c < k THEN 1.0
+           WHEN c = 0 THEN 0.0
            ELSE 1.0 - list_product(list_transform(range(n - c + 1, n + 1), i -> 1.0 - k / i)) END`,
   ],
   [

@@ -18,6 +18,7 @@ import {
   allParams,
   baseHostFeeds,
   type BaseWeights,
+  buildLogprobGraph,
   createGenerator,
   type DecoderSpec,
   decoderSpec,
@@ -26,6 +27,7 @@ import {
   initLoraAdapter,
   loadEmbeddedModel,
   loraSpec,
+  MODEL_IO,
   paramCount,
   runnerFeeds,
   trainableParams,
@@ -40,7 +42,12 @@ import {
   type TrainStepMetrics,
   type TrainStepRunner,
 } from "../../adapters/onnx/train-step-runner.ts";
-import type { HostTensor, Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import {
+  type HostTensor,
+  hostTensor,
+  type Runtime,
+  type Session,
+} from "../../adapters/onnx/runtime/mod.ts";
 import type { WorkerGroup } from "../config/mod.ts";
 import { fillNormal, randomStream } from "../random/mod.ts";
 
@@ -59,6 +66,8 @@ export interface GroupPolicy {
     maxTokens: number,
     choose: (logits: Float32Array, row: number, index: number) => number,
   ): Promise<GeneratedRow[]>;
+  /** Per-token logprobs of the batch's targets under the base model: the KL reference. */
+  referenceLogprobs(batch: PolicyBatch): Promise<Float32Array>;
   /** One optimizer step; frozen groups cannot be updated. */
   update(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
   /** The trained parameters (all of them for full training, the adapter for LoRA) by HF name. */
@@ -105,15 +114,18 @@ async function loadModel(name: string): Promise<HfModel> {
 export async function openPolicyPool(
   runtime: Runtime,
   groups: readonly WorkerGroup[],
-  options: { seed: number },
+  options: { seed: number; klCoef: number },
 ): Promise<{ groups: ReadonlyMap<string, GroupPolicy>; release(): Promise<void> }> {
-  const models = new Map<string, { model: HfModel; bases: Map<string, BaseWeights> }>();
+  const models = new Map<
+    string,
+    { model: HfModel; bases: Map<string, BaseWeights>; reference: Session | null }
+  >();
   const releases: (() => Promise<void> | void)[] = [];
   const policies = new Map<string, GroupPolicy>();
   for (const wg of groups) {
     let entry = models.get(wg.model);
     if (!entry) {
-      entry = { model: await loadModel(wg.model), bases: new Map() };
+      entry = { model: await loadModel(wg.model), bases: new Map(), reference: null };
       models.set(wg.model, entry);
     }
     const { model } = entry;
@@ -126,8 +138,9 @@ export async function openPolicyPool(
       : null;
     const spec = decoderSpec(model.config, lora);
     // LoRA and frozen groups read the shared base; full training owns a copy in its runner.
+    // The base is the frozen weights of LoRA and frozen groups, and the KL reference of all.
     let base = entry.bases.get("base");
-    if (!base && wg.trainable.kind !== "full") {
+    if (!base && (wg.trainable.kind !== "full" || options.klCoef > 0)) {
       base = uploadBase(runtime, spec, model.tensors);
       entry.bases.set("base", base);
       releases.push(() => base!.release());
@@ -151,14 +164,26 @@ export async function openPolicyPool(
       for (const p of trainableParams(spec)) initial[p.name] = source[IO.param(p.name)];
       runner = await openTrainStep({
         runtime,
-        config: { ...trainStepConfig(spec), aggregation: "token-mean", kl: null },
+        config: {
+          ...trainStepConfig(spec),
+          aggregation: "token-mean",
+          kl: options.klCoef > 0 ? "k3" : null,
+          adam: { beta1: wg.optimizer.beta1, beta2: wg.optimizer.beta2, eps: wg.optimizer.eps },
+        },
         initial,
         frozen: lora ? base!.tensors : undefined,
       });
       const r = runner;
       releases.push(() => r.release());
     }
-    policies.set(wg.id, groupPolicy(wg, model, spec, generator, runner, base ?? null));
+    let reference: Session | null = entry.reference;
+    if (!reference && options.klCoef > 0) {
+      reference = await runtime.load(buildLogprobGraph(decoderSpec(model.config, null)).model);
+      entry.reference = reference;
+      const r = reference;
+      releases.push(() => r.release());
+    }
+    policies.set(wg.id, groupPolicy(wg, model, spec, generator, runner, base ?? null, reference));
   }
   return {
     groups: policies,
@@ -175,6 +200,7 @@ function groupPolicy(
   generator: Generator,
   runner: TrainStepRunner | null,
   base: BaseWeights | null,
+  reference: Session | null,
 ): GroupPolicy {
   const tokenizer = model.tokenizer!;
   const trained = trainableParams(spec);
@@ -210,6 +236,19 @@ function groupPolicy(
         );
       }
       return runner.step(batch, hyper);
+    },
+    referenceLogprobs: async (batch) => {
+      if (!reference || !base) {
+        throw new PolicyPoolError("no KL reference was loaded: the config's loss.kl_coef is 0");
+      }
+      const dims = [batch.batch, batch.seq];
+      const out = await reference.run({
+        ...base.feeds,
+        [MODEL_IO.tokens]: hostTensor("int32", dims, batch.tokens),
+        [MODEL_IO.targets]: hostTensor("int32", dims, batch.targets),
+        [MODEL_IO.attentionMask]: hostTensor("float32", dims, batch.attentionMask),
+      });
+      return Float32Array.from(out.host[MODEL_IO.logprobs].data as Float32Array);
     },
     trainedTensors,
     parameterHash: async () => hashTensors(await trainedTensors()),

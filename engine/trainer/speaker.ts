@@ -9,6 +9,9 @@ import { randomStream, sampleLogits } from "../random/mod.ts";
 import type { Speak, TurnRequest } from "../workflows/mod.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
 
+/** What the speaker needs of a policy: a trainer's worker group or a frozen evaluation model. */
+export type SpeakingPolicy = Pick<GroupPolicy, "id" | "spec" | "tokenizer" | "generate">;
+
 /** The token-level record of one agent turn, as the turn event stores it. */
 export interface TurnRecord {
   readonly workerGroup: string;
@@ -52,14 +55,14 @@ interface Pending {
  * const episode = await workflow.run(question, speaker.speakFor({ phase: "rollout", step, prompt, sample }));
  */
 export function createSpeaker(
-  groups: ReadonlyMap<string, GroupPolicy>,
+  groups: ReadonlyMap<string, SpeakingPolicy>,
   agentToWg: Readonly<Record<string, string>>,
   settings: SpeakerSettings,
 ) {
   let pending: Pending[] = [];
   let scheduled = false;
 
-  async function generateFor(policy: GroupPolicy, rows: Pending[]): Promise<(() => void)[]> {
+  async function generateFor(policy: SpeakingPolicy, rows: Pending[]): Promise<(() => void)[]> {
     const tokenizer = policy.tokenizer;
     const context = policy.spec.config.maxPositionEmbeddings - settings.maxTokens;
     const prompts = rows.map(({ request }) => {

@@ -44,7 +44,8 @@ export interface TrainResult {
   readonly parameterHashes: Readonly<Record<string, string>>;
 }
 
-type Rollout = { question: Question; episodes: Episode<TurnRecord>[] };
+/** The episodes sampled for one question. */
+export type Rollout = { question: Question; episodes: Episode<TurnRecord>[] };
 
 /**
  * Runs an experiment to the end, appending every event to `options.store` under `runId`.
@@ -70,7 +71,10 @@ export async function runTraining(
   }], { expectedVersion: 0 });
   let step = 0;
   let stage: TrainProgress["stage"] = "rollout";
-  const pool = await openPolicyPool(runtime, config.worker_groups, { seed: config.seed });
+  const pool = await openPolicyPool(runtime, config.worker_groups, {
+    seed: config.seed,
+    klCoef: config.loss.kl_coef,
+  });
   try {
     const tasks = await taskSource(config);
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
@@ -368,15 +372,23 @@ async function update(
   turns: TrainingTurn[],
 ): Promise<NewEvent> {
   const wg = config.worker_groups.find((g) => g.id === policy.id)!;
+  // Linear warmup over the first warmup_ratio of the run (never at lr 0), then the set lr.
+  const warmupSteps = Math.ceil(wg.optimizer.warmup_ratio * config.steps);
   const hyper = {
-    lr: wg.optimizer.lr,
+    lr: step < warmupSteps ? wg.optimizer.lr * (step + 1) / (warmupSteps + 1) : wg.optimizer.lr,
     clipLow: config.loss.clip_eps,
     clipHigh: config.loss.clip_eps,
     klCoef: config.loss.kl_coef,
     weightDecay: wg.optimizer.weight_decay,
     maxGradNorm: wg.optimizer.max_grad_norm,
   };
-  const m = await policy.update(policyBatch(turns), hyper);
+  const batch = policyBatch(turns);
+  const m = await policy.update(
+    config.loss.kl_coef > 0
+      ? { ...batch, refLogprobs: await policy.referenceLogprobs(batch) }
+      : batch,
+    hyper,
+  );
   const after = m.skipped ? 0 : Math.min(m.gradNorm, hyper.maxGradNorm);
   return {
     type: "gradient_step.applied",
@@ -427,7 +439,15 @@ async function checkpoints(
   return events;
 }
 
-async function evaluate(
+/**
+ * Evaluates on the config's benchmarks at `step`: `n_samples` episodes per problem through
+ * `rollouts`, each recorded as eval-phase turn and trajectory events, then one
+ * `evaluation.completed` per benchmark (per problem n and c, avg@n and pass@n).
+ * Also used by engine/evaluation for checkpoints evaluated outside a training run.
+ *
+ * @example const { events, metrics } = await evaluate(config, tasks, step, rollouts);
+ */
+export async function evaluate(
   config: NormalizedConfig,
   tasks: TaskSource,
   step: number,

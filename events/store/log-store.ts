@@ -232,6 +232,7 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
   // that nothing announced), or on abort, whichever comes first.
   #nextAppend(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
       const done = () => {
         clearTimeout(timer);
         this.#waiters.delete(done);

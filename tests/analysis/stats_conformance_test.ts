@@ -90,10 +90,17 @@ Deno.test("SQL macro pass_at_k matches every row of pass-at-k.jsonl within 1e-12
     }
     appender.closeSync();
     const [row] = (await conn.runAndReadAll(
-      "SELECT count(*) AS n, max(abs(pass_at_k(n, c, k) - expected)) AS err FROM cases",
+      // count(expr) skips NULLs, so it proves every row got a value (max() alone would not).
+      "SELECT count(pass_at_k(n, c, k)) AS n, max(abs(pass_at_k(n, c, k) - expected)) AS err " +
+        "FROM cases",
     )).getRowObjectsJS();
     assert.equal(row.n, 100n);
     assert.ok((row.err as number) <= 1e-12, `max error ${row.err}`);
+    // Hand cases the conformance rows do not hold: no correct sample (an empty product) and k = n.
+    const [hand] = (await conn.runAndReadAll(
+      "SELECT pass_at_k(4, 0, 4) AS none, pass_at_k(4, 1, 4) AS one, pass_at_k(4, 1, 2) AS half",
+    )).getRowObjectsJS();
+    assert.deepEqual(hand, { none: 0, one: 1, half: 0.5 });
   } finally {
     conn.closeSync();
     instance.closeSync();

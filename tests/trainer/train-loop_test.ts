@@ -22,15 +22,22 @@ async function randomModel(dir: string): Promise<string> {
   return dir;
 }
 
-async function smokeRun(model: string, storePath: string, runId: string) {
+async function smokeRun(
+  model: string,
+  storePath: string,
+  runId: string,
+  overrides: Record<string, unknown> = {},
+) {
   const raw = presetInput("smoke");
   const config = parseConfig(mergeConfig(raw, {
     agents: (raw.agents as { model: string }[]).map((a) => ({ ...a, model })),
+    ...overrides,
     steps: 2,
     sampling: { temperature: 1, top_p: 1, max_tokens: 8 },
     evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
     runtime: { device: "cpu", threads: 1 },
     store: storePath,
+    ...overrides,
   }));
   await using store = await openStore(storePath);
   const runtime = await openRuntime("cpu", { threads: 1 });
@@ -83,6 +90,42 @@ Deno.test("a smoke run records a whole refine experiment and reruns bit-identica
       });
     assert.deepEqual(canonical(b.events), canonical(a.events));
     assert.deepEqual(b.result.parameterHashes, a.result.parameterHashes);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA agent", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const model = await randomModel(join(tmp, "model"));
+    const raw = presetInput("smoke");
+    const agents = (raw.agents as { id: string }[]).map((a) => ({
+      ...a,
+      model,
+      trainable: a.id === "solver" ? { kind: "full" } : { kind: "lora", rank: 2, alpha: 4 },
+      optimizer: { lr: 1e-3, warmup_ratio: 0.5 },
+    }));
+    const run = await smokeRun(model, join(tmp, "kl.sqlite"), "run-kl", {
+      agents,
+      steps: 2,
+      loss: { clip_eps: 0.2, kl_coef: 0.1 },
+    });
+    const init = run.events.filter((e) => e.type === "policy.initialized");
+    const steps = run.events.filter((e) => e.type === "gradient_step.applied");
+    assert.equal(steps.length, 4);
+    for (const e of steps) {
+      if (e.type !== "gradient_step.applied") continue;
+      assert.ok(Number.isFinite(e.data.losses.kl), `kl loss ${e.data.losses.kl}`);
+      // Warmup over half of two steps: step 0 at half the lr, step 1 at the full lr.
+      assert.equal(e.data.lr, e.data.step === 0 ? 5e-4 : 1e-3);
+    }
+    for (const e of init) {
+      if (e.type !== "policy.initialized") continue;
+      if (e.data.workerGroup === "solver") {
+        assert.equal(e.data.trainableParameterCount, e.data.parameterCount);
+      } else assert.ok(e.data.trainableParameterCount < e.data.parameterCount / 10);
+    }
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }

@@ -1,5 +1,5 @@
 /**
- * JSON for data that holds non-finite numbers (skipped gradient steps have NaN norms): NaN and
+ * JSON for data that holds non-finite numbers or bigints (skipped gradient steps have NaN norms): NaN and
  * the infinities travel as the strings "NaN", "Infinity", "-Infinity", as in analysis'
  * components_json, and come back as numbers.
  *
@@ -9,7 +9,12 @@
  * ```
  */
 export function toWire(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v));
+  return JSON.stringify(value, (_k, v) => {
+    if (typeof v === "number" && !Number.isFinite(v)) return String(v);
+    // DuckDB BIGINTs: exact as numbers up to 2^53, as text beyond.
+    if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : String(v);
+    return v;
+  });
 }
 
 const NON_FINITE: Record<string, number> = {

@@ -2,6 +2,7 @@
  * DuckDB-Wasm in the browser over the server's Parquet exports: started once, each table fetched
  * the first time a query names it and exposed as a view of the same name.
  */
+// @ts-types="./duckdb-wasm.d.ts"
 import * as duckdb from "@duckdb/duckdb-wasm";
 
 let started: Promise<duckdb.AsyncDuckDBConnection> | null = null;

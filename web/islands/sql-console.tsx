@@ -4,10 +4,14 @@ import { chartFromRows } from "../components/chart-data.ts";
 import { LineChart } from "../components/line-chart.tsx";
 import { formatNumber } from "../components/format.ts";
 import { fromWire } from "../components/wire-json.ts";
-import { runInBrowser } from "./duckdb-browser.ts";
 
 /** Props of the SQL console. */
 export interface SqlConsoleProps {
+  /** DuckDB-Wasm runner, given by the browser entry only (the server never loads DuckDB-Wasm) */
+  readonly runInBrowser?: (
+    sql: string,
+    tables: readonly string[],
+  ) => Promise<{ columns: string[]; rows: unknown[][] }>;
   /** tables exported as Parquet under /data/TABLE.parquet */
   readonly tables: readonly string[];
   readonly examples: readonly { readonly title: string; readonly sql: string }[];
@@ -60,7 +64,7 @@ function cell(v: unknown): string {
  * <Island name="sql-console" component={SqlConsole} props={{ tables, examples }} />
  * ```
  */
-export function SqlConsole({ tables, examples }: SqlConsoleProps) {
+export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) {
   const [text, setText] = useState(examples[0]?.sql ?? "");
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -73,6 +77,7 @@ export function SqlConsole({ tables, examples }: SqlConsoleProps) {
     try {
       let r: Omit<Result, "ms">;
       if (where === "browser") {
+        if (!runInBrowser) throw new Error("DuckDB-Wasm has not loaded in this page");
         r = { engine: "duckdb-wasm (browser)", ...await runInBrowser(text, tables) };
       } else {
         const res = await fetch("/api/sql", { method: "POST", body: JSON.stringify({ sql: text }) });

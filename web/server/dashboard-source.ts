@@ -3,12 +3,12 @@
  * projections beside it, brought up to date before each read. All DuckDB work runs one piece at
  * a time, so a page and the log position it reports always describe the same projected events.
  */
-import { type EventStore, openStore } from "../../events/mod.ts";
+import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";
 import { type Analysis, catchUp, openAnalysis } from "../../analysis/mod.ts";
 
 /** An open store plus its projections. */
 export interface DashboardSource extends AsyncDisposable {
-  readonly store: EventStore;
+  readonly store: EventStore<NewEvent>;
   /**
    * Projects the events appended since the last read, then runs `read` with the projections and
    * the last projected log position; reads never overlap.
@@ -31,7 +31,7 @@ export async function openDashboardSource(
   options: { readonly projections?: string } = {},
 ): Promise<DashboardSource> {
   const analysis = await openAnalysis(storeTarget, { path: options.projections });
-  let store: EventStore;
+  let store: EventStore<NewEvent>;
   try {
     store = await openStore(storeTarget, { create: false });
   } catch (err) {

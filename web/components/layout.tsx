@@ -1,0 +1,38 @@
+import type { ComponentChildren } from "preact";
+import { PAGE_CSS } from "./page-css.ts";
+
+/**
+ * The page shell: title, navigation, styles.
+ *
+ * @example
+ * ```tsx
+ * <Layout title="Runs" active="runs"><RunsPage runs={runs} /></Layout>
+ * ```
+ */
+export function Layout(
+  { title, active, children }: { title: string; active: string; children: ComponentChildren },
+) {
+  const nav = [["runs", "/", "Runs"], ["compare", "/compare", "Compare"], ["sql", "/sql", "SQL"]];
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · polyrl`}</title>
+        <link rel="stylesheet" href="/static/uplot.css" />
+        <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
+      </head>
+      <body>
+        <header>
+          <strong>polyrl</strong>
+          <nav>
+            {nav.map(([key, href, label]) => (
+              <a key={key} href={href} class={key === active ? "active" : undefined}>{label}</a>
+            ))}
+          </nav>
+        </header>
+        <main>{children}</main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * The part of @duckdb/duckdb-wasm's API the SQL console uses. Its own typings pull in
+ * apache-arrow's `/// <reference types="node" />` (@types/node 20), which would break type
+ * checking of node:sqlite everywhere else in the project, so the console is typed by this file.
+ */
+export interface DuckDBBundle {
+  mainModule: string;
+  mainWorker: string | null;
+  pthreadWorker: string | null;
+}
+export function selectBundle(
+  bundles: Record<string, { mainModule: string; mainWorker: string }>,
+): Promise<DuckDBBundle>;
+export class VoidLogger {}
+export interface ArrowTable {
+  schema: { fields: { name: string }[] };
+  toArray(): { toJSON(): Record<string, unknown> }[];
+}
+export interface AsyncDuckDBConnection {
+  query(sql: string): Promise<ArrowTable>;
+}
+export class AsyncDuckDB {
+  constructor(logger: VoidLogger, worker: Worker);
+  instantiate(mainModule: string, pthreadWorker?: string | null): Promise<void>;
+  registerFileBuffer(name: string, buffer: Uint8Array): Promise<void>;
+  connect(): Promise<AsyncDuckDBConnection>;
+}
