@@ -86,7 +86,9 @@ export async function verifyLog<N extends AnyEvent>(
         position: expectedPosition,
         stream: null,
         version: null,
-        reason: `positions ${expectedPosition}..${row.position - 1} are missing (rows deleted)`,
+        reason: (row.position - 1 === expectedPosition
+          ? `position ${expectedPosition} is missing`
+          : `positions ${expectedPosition}..${row.position - 1} are missing`) + " (rows deleted)",
       });
     }
     expectedPosition = row.position + 1;

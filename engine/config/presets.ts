@@ -2,7 +2,7 @@
  * Named presets: complete experiment configs for the papers' recipes, and `smoke` for CI. They are
  * raw config objects (defaults still to apply), so a file can start from one with `"extends"`.
  * Prompt templates use the placeholders each workflow fills (engine/workflows): refine's solver
- * {question} {previous} {feedback} and verifier {question} {solution}; search's agents {question}
+ * {question} {previous} {feedback} {revision} and verifier {question} {solution}; search's agents {question}
  * {evidence}; debate's agents {question} {answers}. They ask for the output formats the
  * workflows parse (a boxed answer, `verdict: accept|revise`, `action: search|answer`, `query:`).
  */
@@ -16,7 +16,9 @@ const FINAL = "End with: The final answer is \\boxed{ANSWER}.";
 const SOLVE = `Solve the problem. ${FINAL}`;
 
 const PROMPTS = {
-  solver: `${SOLVE}\n\nProblem: {question}\n\nPrevious attempt: {previous}\nReviewer: {feedback}`,
+  // The bare question first, as the embedded model was pretrained (question -> \boxed{answer});
+  // revisions append the previous attempt and the review.
+  solver: "{question}{revision}",
   verifier: "Check the solution step by step. End with `verdict: accept` if it is correct, " +
     "otherwise `verdict: revise` and what is wrong.\n\nProblem: {question}\n\nSolution: {solution}",
   router: "Does the evidence answer the question? End with `action: answer` if it does, " +
@@ -25,7 +27,7 @@ const PROMPTS = {
     "Question: {question}\n\nEvidence:\n{evidence}",
   answerer: `Answer from the evidence. ${FINAL}\n\n` +
     "Question: {question}\n\nEvidence:\n{evidence}",
-  generator: `${SOLVE}\n\nProblem: {question}`,
+  generator: "{question}",
   // MADA-RL's debate concatenation (its appendix A.1), the previous round's answers in {answers}.
   critic: `${SOLVE}\n\nProblem: {question}\n\nThese are the recent opinions from other agents:\n` +
     "{answers}\n\nUsing each response as additional advice, can you give an updated answer to " +

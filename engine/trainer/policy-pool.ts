@@ -50,6 +50,7 @@ import {
 } from "../../adapters/onnx/runtime/mod.ts";
 import type { WorkerGroup } from "../config/mod.ts";
 import { fillNormal, randomStream } from "../random/mod.ts";
+import { decodeSafetensors } from "./safetensors-bytes.ts";
 
 /** One worker group's policy. */
 export interface GroupPolicy {
@@ -76,6 +77,10 @@ export interface GroupPolicy {
   parameterHash(): Promise<string>;
   /** Safetensors bytes of `trainedTensors()`, for the checkpoint blob. */
   checkpoint(): Promise<Uint8Array>;
+  /** Safetensors bytes of the AdamW state (moments and step count); null for frozen groups. */
+  optimizerCheckpoint(): Promise<Uint8Array | null>;
+  /** Puts the trained parameters and optimizer state of a checkpoint back on the device. */
+  restore(checkpoint: Uint8Array, optimizer: Uint8Array): Promise<void>;
 }
 
 /** A group's model could not be set up. */
@@ -193,6 +198,11 @@ export async function openPolicyPool(
   };
 }
 
+/** Device-state names of the AdamW state of `params`: both moments per parameter, then the step. */
+function optimizerStateNames(params: readonly { name: string }[]): string[] {
+  return [...params.flatMap((p) => [IO.adamM(p.name), IO.adamV(p.name)]), IO.adamStep];
+}
+
 function groupPolicy(
   wg: WorkerGroup,
   model: HfModel,
@@ -253,6 +263,38 @@ function groupPolicy(
     trainedTensors,
     parameterHash: async () => hashTensors(await trainedTensors()),
     checkpoint: async () => encodeSafetensors(await trainedTensors()),
+    optimizerCheckpoint: async () => {
+      if (!runner) return null;
+      const out: NamedTensor[] = [];
+      for (const name of optimizerStateNames(trained)) {
+        const t = await runner.state.read(name);
+        out.push(namedTensor(name, t.dims, Float32Array.from(t.data as Float32Array)));
+      }
+      return encodeSafetensors(out);
+    },
+    restore: (checkpoint, optimizer) => {
+      if (!runner) {
+        return Promise.reject(
+          new PolicyPoolError(`worker group ${wg.id} is frozen; it has no checkpoint to restore`),
+        );
+      }
+      const params = decodeSafetensors(checkpoint, `checkpoint of ${wg.id}`);
+      const moments = decodeSafetensors(optimizer, `optimizer state of ${wg.id}`);
+      const take = (from: Map<string, NamedTensor>, name: string, what: string) => {
+        const t = from.get(name);
+        if (!t) {
+          throw new PolicyPoolError(
+            `${what} of worker group ${wg.id} lacks ${name}; it holds ${[...from.keys()].join(", ")}`,
+          );
+        }
+        return hostTensor("float32", t.shape, t.data);
+      };
+      for (const p of trained) runner.state.write(IO.param(p.name), take(params, p.name, "checkpoint"));
+      for (const name of optimizerStateNames(trained)) {
+        runner.state.write(name, take(moments, name, "optimizer state"));
+      }
+      return Promise.resolve();
+    },
   };
   return Object.freeze(policy);
 }

@@ -6,6 +6,8 @@
  * appended to the run's event stream before the next step starts.
  */
 import type { EventStore, NewEvent } from "../../events/mod.ts";
+import { type EventSink, storeSink } from "./event-sink.ts";
+import type { ResumeState } from "./resume-state.ts";
 import { hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
@@ -29,10 +31,23 @@ export interface TrainProgress {
 
 /** Where a run goes and how it reports. */
 export interface TrainOptions {
-  readonly store: EventStore;
+  /** The store a fresh run appends to; used when no `sink` is given. */
+  readonly store?: EventStore;
+  /** Where the events go instead (a resumed run's idempotent store sink, replay's comparer). */
+  readonly sink?: EventSink;
   readonly runtime: Runtime;
   readonly runId: string;
   readonly onProgress?: (progress: TrainProgress) => void;
+  /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
+  readonly resume?: ResumeState;
+  /** Stop after this step (default: the config's last); only a run that reaches the end sends
+   * `run.completed`. */
+  readonly lastStep?: number;
+}
+
+/** A resumed run's restored parameters do not hash to what its checkpoint event recorded. */
+export class ResumeMismatchError extends Error {
+  override name = "ResumeMismatchError";
 }
 
 /** What a finished run reports. */
@@ -57,19 +72,26 @@ export async function runTraining(
   config: NormalizedConfig,
   options: TrainOptions,
 ): Promise<TrainResult> {
-  const { store, runtime, runId } = options;
-  const append = (events: NewEvent[]) => store.append(runId, events);
-  await store.append(runId, [{
-    type: "run.started",
-    data: {
-      config: config as unknown as Record<string, unknown>,
-      configHash: hashConfig(config as unknown as Record<string, unknown>),
-      seed: config.seed,
-      codeVersion: await codeVersion(),
-      runtime: runtimeRecord(runtime.info),
-    },
-  }], { expectedVersion: 0 });
-  let step = 0;
+  const { runtime, runId, resume } = options;
+  const sink = options.sink ?? (options.store
+    ? storeSink(options.store, runId, { fresh: !resume })
+    : undefined);
+  if (!sink) throw new TypeError("runTraining needs options.store or options.sink");
+  const append = (events: NewEvent[]) => sink.append(events);
+  const lastStep = Math.min(options.lastStep ?? config.steps - 1, config.steps - 1);
+  if (!resume) {
+    await append([{
+      type: "run.started",
+      data: {
+        config: config as unknown as Record<string, unknown>,
+        configHash: hashConfig(config as unknown as Record<string, unknown>),
+        seed: config.seed,
+        codeVersion: await codeVersion(),
+        runtime: runtimeRecord(runtime.info),
+      },
+    }]);
+  }
+  let step = resume?.step ?? 0;
   let stage: TrainProgress["stage"] = "rollout";
   const pool = await openPolicyPool(runtime, config.worker_groups, {
     seed: config.seed,
@@ -113,6 +135,19 @@ export async function runTraining(
       });
     }
     await append(init);
+    // After the init events: those record the initial weights, which a resume regenerates too.
+    for (const [wg, saved] of resume?.checkpoints ?? []) {
+      const policy = pool.groups.get(wg);
+      if (!policy) throw new ResumeMismatchError(`checkpoint of ${wg}: the config has no such group`);
+      await policy.restore(saved.blob, saved.optimizer);
+      const hash = await policy.parameterHash();
+      if (hash !== saved.parameterHash) {
+        throw new ResumeMismatchError(
+          `worker group ${wg}: restored parameters hash to ${hash}, the checkpoint recorded ` +
+            `${saved.parameterHash}`,
+        );
+      }
+    }
 
     const rollouts = (
       phase: "rollout" | "eval",
@@ -128,8 +163,8 @@ export async function runTraining(
         })),
       })));
 
-    let lastEval: Record<string, number> = {};
-    for (step = 0; step < config.steps; step++) {
+    let lastEval: Record<string, number> = { ...resume?.lastEval };
+    for (; step <= lastStep; step++) {
       stage = "rollout";
       options.onProgress?.({ step, steps: config.steps, stage });
       const questions = stepQuestions(config, tasks, step);
@@ -216,10 +251,6 @@ export async function runTraining(
       }
       await append(updates);
 
-      if ((step + 1) % config.checkpoint.every_steps === 0 || step === config.steps - 1) {
-        stage = "checkpoint";
-        await append(await checkpoints(store, pool.groups, step));
-      }
       const every = config.evaluation.every_steps;
       if ((every > 0 && (step + 1) % every === 0) || step === config.steps - 1) {
         stage = "evaluation";
@@ -227,6 +258,12 @@ export async function runTraining(
         const { events: evalEvents, metrics } = await evaluate(config, tasks, step, rollouts);
         await append(evalEvents);
         lastEval = metrics;
+      }
+      // Last in the step, so that a checkpoint at step s means step s is wholly in the log and a
+      // resume starts cleanly at s + 1.
+      if ((step + 1) % config.checkpoint.every_steps === 0 || step === config.steps - 1) {
+        stage = "checkpoint";
+        await append(await checkpoints(sink, pool.groups, step));
       }
       options.onProgress?.({
         step,
@@ -243,8 +280,10 @@ export async function runTraining(
     for (const policy of sortedGroups(pool.groups)) {
       parameterHashes[policy.id] = await policy.parameterHash();
     }
-    await append([{ type: "run.completed", data: { steps: config.steps, metrics: lastEval } }]);
-    return { runId, steps: config.steps, metrics: lastEval, parameterHashes };
+    if (lastStep === config.steps - 1) {
+      await append([{ type: "run.completed", data: { steps: config.steps, metrics: lastEval } }]);
+    }
+    return { runId, steps: lastStep + 1, metrics: lastEval, parameterHashes };
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
     await append([{
@@ -415,7 +454,7 @@ async function update(
 }
 
 async function checkpoints(
-  store: EventStore,
+  sink: EventSink,
   groups: ReadonlyMap<string, GroupPolicy>,
   step: number,
 ): Promise<NewEvent[]> {
@@ -423,15 +462,16 @@ async function checkpoints(
   for (const policy of sortedGroups(groups)) {
     if (policy.trainableParameterCount === 0) continue;
     const bytes = await policy.checkpoint();
+    const optimizer = await policy.optimizerCheckpoint();
     events.push({
       type: "checkpoint.saved",
       data: {
         step,
         workerGroup: policy.id,
-        blob: await store.blobs.put(bytes),
+        blob: await sink.putBlob(bytes),
         bytes: bytes.length,
         parameterHash: await policy.parameterHash(),
-        optimizerBlob: null,
+        optimizerBlob: optimizer && await sink.putBlob(optimizer),
         format: "safetensors",
       },
     });

@@ -1,7 +1,9 @@
 /**
  * Dr. MAS's math workflow: a solver proposes (or revises) a solution, a verifier accepts it or
  * asks for another round, for at most `maxLoops` solver turns. The final answer is the solver's
- * last answer, accepted or not.
+ * last answer, accepted or not. Solver templates get {question}, {previous} (its last solution),
+ * {feedback} (the verifier's last review) and {revision} (both, labelled; empty on the first loop);
+ * verifier templates get {question} and {solution}.
  */
 import { parseAnswer, parseVerdict } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
@@ -25,6 +27,8 @@ export function refineWorkflow(
           question: question.problem,
           previous: solution,
           feedback,
+          // Empty on the first loop, so a first attempt sees exactly the bare question.
+          revision: loop === 0 ? "" : `\n\nPrevious attempt: ${solution}\nReviewer: ${feedback}`,
         });
         const proposed = await speak({
           agent: agents.solver,

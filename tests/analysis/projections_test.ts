@@ -143,3 +143,22 @@ Deno.test("projections: incremental catch-up equals a rebuild from zero", async 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("projections: a file built by another schema version is rebuilt from zero", async () => {
+  const { store, dir } = await tempStore();
+  try {
+    await appendRun(store, runSpec({ runId: "run-a", steps: 1 }));
+    await withDuck(async (conn) => {
+      const first = await catchUp(conn, store);
+      const before = await dump(conn);
+      await conn.run("UPDATE projection_state SET schema_version = schema_version - 1");
+      await conn.run("DELETE FROM turn_events");
+      const again = await catchUp(conn, store);
+      assert.deepEqual([again.from, again.to, again.events], [0, first.to, first.events]);
+      assert.equal(await dump(conn), before);
+    });
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

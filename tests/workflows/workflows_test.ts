@@ -189,3 +189,17 @@ Deno.test("a prompt template naming an unknown placeholder is a clear error", ()
       /\{question\}/.test(err.message),
   );
 });
+
+Deno.test("refine: {revision} is empty on the first loop and labels the history after", async () => {
+  const { speak, asked } = scripted({
+    solver: ["\\boxed{5}", "\\boxed{4}"],
+    verifier: ["verdict: revise, recheck"],
+  });
+  const bare = { ...solver, prompt: "{question}{revision}" };
+  await refineWorkflow({ solver: bare, verifier }, 2).run(question, speak);
+  assert.equal(asked[0].prompt, "What is 2+2?");
+  assert.equal(
+    asked[2].prompt,
+    "What is 2+2?\n\nPrevious attempt: \\boxed{5}\nReviewer: verdict: revise, recheck",
+  );
+});

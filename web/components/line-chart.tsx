@@ -34,29 +34,48 @@ export function LineChart(
     }
     plot.current?.u.destroy();
     const lines = data.series.filter((s) => !s.marker).map((s) => s.label);
-    const u = new uPlot({
-      width: Math.max(300, el.clientWidth),
-      height,
-      scales: { x: { time: false } },
-      axes: [{ label: data.xLabel }, {}],
-      legend: { live: true },
-      series: [
-        { label: data.xLabel },
-        ...data.series.map((s) => {
-          const owner = lines.indexOf(s.label.replace(/ (spike|non-finite)$/, ""));
-          const color = s.marker === "non-finite" ? "#d00" : s.marker === "spike" ? "#f80" : lineColor(owner);
-          return s.marker
-            ? {
-              label: s.label,
-              stroke: color,
-              fill: color,
-              paths: () => null,
-              points: { show: true, size: s.marker === "spike" ? 9 : 11, fill: color, stroke: color },
-            }
-            : { label: s.label, stroke: color, width: 1.5, spanGaps: true, points: { show: false } };
-        }),
-      ],
-    }, columns, el);
+    const u = new uPlot(
+      {
+        width: Math.max(300, el.clientWidth),
+        height,
+        scales: { x: { time: false } },
+        axes: [{ label: data.xLabel }, {}],
+        legend: { live: true },
+        series: [
+          { label: data.xLabel },
+          ...data.series.map((s) => {
+            const owner = lines.indexOf(s.label.replace(/ (spike|non-finite)$/, ""));
+            const color = s.marker === "non-finite"
+              ? "#d00"
+              : s.marker === "spike"
+              ? "#f80"
+              : lineColor(owner);
+            return s.marker
+              ? {
+                label: s.label,
+                stroke: color,
+                fill: color,
+                paths: () => null,
+                points: {
+                  show: true,
+                  size: s.marker === "spike" ? 9 : 11,
+                  fill: color,
+                  stroke: color,
+                },
+              }
+              : {
+                label: s.label,
+                stroke: color,
+                width: 1.5,
+                spanGaps: true,
+                points: { show: false },
+              };
+          }),
+        ],
+      },
+      columns,
+      el,
+    );
     el.dataset.rendered = String(data.x.length);
     plot.current = { u, shape };
   }, [data, version]);

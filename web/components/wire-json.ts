@@ -25,5 +25,8 @@ const NON_FINITE: Record<string, number> = {
 
 /** Parses `toWire` output. */
 export function fromWire<T>(text: string): T {
-  return JSON.parse(text, (_k, v) => (typeof v === "string" && v in NON_FINITE ? NON_FINITE[v] : v));
+  return JSON.parse(
+    text,
+    (_k, v) => (typeof v === "string" && v in NON_FINITE ? NON_FINITE[v] : v),
+  );
 }

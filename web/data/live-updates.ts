@@ -49,7 +49,9 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
         ...base,
         updates: [
           ...norm(CHARTS.gradWg, d.step, d.workerGroup, d.gradNormBeforeClip),
-          ...Object.entries(d.agentGradNorms).flatMap(([a, v]) => norm(CHARTS.gradAgent, d.step, a, v)),
+          ...Object.entries(d.agentGradNorms).flatMap(([a, v]) =>
+            norm(CHARTS.gradAgent, d.step, a, v)
+          ),
         ],
       };
     }

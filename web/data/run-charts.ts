@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisDb } from "../../analysis/mod.ts";
-import { type ChartData, chartFromRows, applyUpdate } from "../components/chart-data.ts";
+import { applyUpdate, type ChartData, chartFromRows } from "../components/chart-data.ts";
 import { CHARTS, GLOBAL, markerLabel, SPIKE_MULTIPLE } from "./chart-names.ts";
 import { spikeFlags } from "./spike-flags.ts";
 
@@ -74,7 +74,11 @@ export async function runCharts(db: Kysely<AnalysisDb>, runId: string): Promise<
       "step",
       baselines.map((b) => ({ ...b, value: b.sigma })),
     ),
-    [CHARTS.lemma]: chartFromRows("Lemma 4.2 multiplier per agent (1 = no mismatch)", "step", lemma),
+    [CHARTS.lemma]: chartFromRows(
+      "Lemma 4.2 multiplier per agent (1 = no mismatch)",
+      "step",
+      lemma,
+    ),
   };
 }
 
@@ -85,12 +89,26 @@ function withMarkers(chart: ChartData, nonFinite: readonly Row[]): ChartData {
     flags.forEach((spike, i) => {
       if (!spike) return;
       const label = markerLabel(s.label, "spike");
-      applyUpdate(chart, { chart: chart.title, x: chart.x[i], label, value: s.y[i]!, mode: "set", marker: "spike" });
+      applyUpdate(chart, {
+        chart: chart.title,
+        x: chart.x[i],
+        label,
+        value: s.y[i]!,
+        mode: "set",
+        marker: "spike",
+      });
     });
   }
   for (const r of nonFinite) {
     const label = markerLabel(r.label, "non-finite");
-    applyUpdate(chart, { chart: chart.title, x: r.x, label, value: 0, mode: "set", marker: "non-finite" });
+    applyUpdate(chart, {
+      chart: chart.title,
+      x: r.x,
+      label,
+      value: 0,
+      mode: "set",
+      marker: "non-finite",
+    });
   }
   return chart;
 }

@@ -30,7 +30,9 @@ async function start(): Promise<duckdb.AsyncDuckDBConnection> {
 /** Numbers for BIGINT results (exact up to 2^53; larger stay text). */
 function plain(v: unknown): unknown {
   if (typeof v === "bigint") {
-    return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : String(v);
+    return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)
+      ? Number(v)
+      : String(v);
   }
   return v;
 }

@@ -23,7 +23,9 @@ function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
   if (a === null || a === undefined) return 1;
   if (b === null || b === undefined) return -1;
-  return typeof a === "number" && typeof b === "number" ? a - b : String(a).localeCompare(String(b));
+  return typeof a === "number" && typeof b === "number"
+    ? a - b
+    : String(a).localeCompare(String(b));
 }
 
 /**

@@ -4,4 +4,7 @@ import { hydrateIslands } from "./hydrate.ts";
 import { SqlConsole, type SqlConsoleProps } from "./sql-console.tsx";
 import { runInBrowser } from "./duckdb-browser.ts";
 
-hydrateIslands("sql-console", (props: SqlConsoleProps) => h(SqlConsole, { ...props, runInBrowser }));
+hydrateIslands(
+  "sql-console",
+  (props: SqlConsoleProps) => h(SqlConsole, { ...props, runInBrowser }),
+);

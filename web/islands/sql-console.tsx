@@ -29,7 +29,9 @@ const SHOWN_ROWS = 200;
 
 /** A line chart of the numeric columns against the first numeric one (or the row number). */
 function quickChart(r: Result): ChartData | null {
-  const numeric = r.columns.map((_, i) => r.rows.length > 0 && r.rows.every((row) => typeof row[i] === "number"));
+  const numeric = r.columns.map((_, i) =>
+    r.rows.length > 0 && r.rows.every((row) => typeof row[i] === "number")
+  );
   const xi = numeric.indexOf(true);
   const ys = numeric.flatMap((n, i) => (n && i !== xi ? [i] : []));
   if (xi < 0 || r.rows.length < 2) return null;
@@ -80,8 +82,13 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
         if (!runInBrowser) throw new Error("DuckDB-Wasm has not loaded in this page");
         r = { engine: "duckdb-wasm (browser)", ...await runInBrowser(text, tables) };
       } else {
-        const res = await fetch("/api/sql", { method: "POST", body: JSON.stringify({ sql: text }) });
-        const body = fromWire<{ columns: string[]; rows: unknown[][]; error?: string }>(await res.text());
+        const res = await fetch("/api/sql", {
+          method: "POST",
+          body: JSON.stringify({ sql: text }),
+        });
+        const body = fromWire<{ columns: string[]; rows: unknown[][]; error?: string }>(
+          await res.text(),
+        );
         if (!res.ok) throw new Error(body.error ?? res.statusText);
         r = { engine: "server projection (read-only)", ...body };
       }

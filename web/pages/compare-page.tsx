@@ -129,7 +129,9 @@ function CompareTables({ data }: { data: CompareData }) {
           ))}
         </tbody>
       </table>
-      <h2>Stability (gradient norms per worker group, spike = {r.spikeMultiple}× running median)</h2>
+      <h2>
+        Stability (gradient norms per worker group, spike = {r.spikeMultiple}× running median)
+      </h2>
       <table>
         <thead>
           <tr>
@@ -157,7 +159,11 @@ function CompareTables({ data }: { data: CompareData }) {
         </tbody>
       </table>
       <h2>Overlaid curves</h2>
-      <Island name="chart-set" component={ChartSet} props={{ charts: [data.rewardCurves, data.evalCurves] }} />
+      <Island
+        name="chart-set"
+        component={ChartSet}
+        props={{ charts: [data.rewardCurves, data.evalCurves] }}
+      />
     </>
   );
 }

@@ -46,7 +46,10 @@ export function RunPage({ run, live, evals, placements, trajectories }: RunPageP
       <Island name="run-live" component={RunLive} props={live} />
       <h2>Evaluations</h2>
       <EvalTable evals={evals} />
-      <h2>Worker-group load/offload timeline (last {new Set(placements.map((p) => p.step)).size} steps)</h2>
+      <h2>
+        Worker-group load/offload timeline (last {new Set(placements.map((p) => p.step)).size}{" "}
+        steps)
+      </h2>
       <PlacementTimeline cells={placements} />
       <h2 id="trajectories">Trajectories</h2>
       {trajectories

@@ -57,7 +57,13 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
   const height = wgs.length * laneH + 24;
   const at = new Map(cells.map((c) => [`${c.wg}\u0000${c.step}`, c]));
   return (
-    <svg class="timeline" width={width} height={height} role="img" aria-label="worker-group load/offload timeline">
+    <svg
+      class="timeline"
+      width={width}
+      height={height}
+      role="img"
+      aria-label="worker-group load/offload timeline"
+    >
       {wgs.map((wg, lane) => (
         <g key={wg}>
           <text x={0} y={lane * laneH + 15}>{wg}</text>
@@ -105,7 +111,11 @@ export function TrajectoryBrowser(
     `/runs/${encodeURIComponent(runId)}?step=${step}&page=${p}#trajectories`;
   return (
     <div class="trajectories">
-      <form class="toolbar pager" method="get" action={`/runs/${encodeURIComponent(runId)}#trajectories`}>
+      <form
+        class="toolbar pager"
+        method="get"
+        action={`/runs/${encodeURIComponent(runId)}#trajectories`}
+      >
         {page.step > 0 && <a href={href(page.step - 1, 0)}>◀ step {page.step - 1}</a>}
         <label>
           step <input name="step" type="number" min={0} max={lastStep} value={page.step} />
@@ -145,7 +155,9 @@ export function TrajectoryBrowser(
                   <td>{u.wg}</td>
                   <td class="num">{u.responseTokens}</td>
                   <td>{u.finishReason}</td>
-                  <td class={u.correct === null ? "" : u.correct ? "ok" : "bad"}>{u.parsedAnswer ?? "—"}</td>
+                  <td class={u.correct === null ? "" : u.correct ? "ok" : "bad"}>
+                    {u.parsedAnswer ?? "—"}
+                  </td>
                   <td class="num">{formatNumber(u.meanLogprob)}</td>
                   <td class="num">{formatNumber(u.reward)}</td>
                   <td class="num">{formatNumber(u.advantage)}</td>

@@ -15,7 +15,11 @@ export function RunsPage({ runs }: { runs: readonly RunRow[] }) {
     <>
       <h1>Runs</h1>
       {runs.length === 0
-        ? <p class="notice">The store has no runs yet. Start one with <code>deno task train</code>.</p>
+        ? (
+          <p class="notice">
+            The store has no runs yet. Start one with <code>deno task train</code>.
+          </p>
+        )
         : <Island name="runs-table" component={RunsTable} props={{ runs }} />}
     </>
   );

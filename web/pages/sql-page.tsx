@@ -9,19 +9,23 @@ export const EXAMPLE_QUERIES: SqlConsoleProps["examples"] = [
   },
   {
     title: "reward per step (rollout)",
-    sql: "SELECT step, avg(total) AS reward FROM rewards\nWHERE phase = 'rollout' AND agent IS NULL\nGROUP BY step ORDER BY step",
+    sql:
+      "SELECT step, avg(total) AS reward FROM rewards\nWHERE phase = 'rollout' AND agent IS NULL\nGROUP BY step ORDER BY step",
   },
   {
     title: "gradient norm per worker group",
-    sql: "SELECT wg, median(grad_norm) AS median, max(grad_norm) AS max,\n  count(*) FILTER (skipped_non_finite) AS skipped\nFROM grad_steps GROUP BY wg ORDER BY wg",
+    sql:
+      "SELECT wg, median(grad_norm) AS median, max(grad_norm) AS max,\n  count(*) FILTER (skipped_non_finite) AS skipped\nFROM grad_steps GROUP BY wg ORDER BY wg",
   },
   {
     title: "Lemma 4.2 multiplier per agent",
-    sql: "SELECT step, agent, avg(multiplier) AS multiplier FROM lemma_multipliers\nGROUP BY step, agent ORDER BY step, agent",
+    sql:
+      "SELECT step, agent, avg(multiplier) AS multiplier FROM lemma_multipliers\nGROUP BY step, agent ORDER BY step, agent",
   },
   {
     title: "turns per agent",
-    sql: "SELECT agent, count(*) AS turns, avg(response_tokens) AS tokens FROM turns GROUP BY agent ORDER BY agent",
+    sql:
+      "SELECT agent, count(*) AS turns, avg(response_tokens) AS tokens FROM turns GROUP BY agent ORDER BY agent",
   },
 ];
 
@@ -42,7 +46,11 @@ export function SqlPage({ tables }: { tables: readonly string[] }) {
         (analysis/TABLES.md). "run on server" queries the server's projection instead; only
         read-only statements are accepted there.
       </p>
-      <Island name="sql-console" component={SqlConsole} props={{ tables, examples: EXAMPLE_QUERIES }} />
+      <Island
+        name="sql-console"
+        component={SqlConsole}
+        props={{ tables, examples: EXAMPLE_QUERIES }}
+      />
     </>
   );
 }

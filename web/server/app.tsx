@@ -69,11 +69,21 @@ export function createApp(source: DashboardSource, exports: ParquetExports): Hon
       if (!run) return null;
       const lastStep = Math.max(0, run.steps - 1);
       const step = Math.min(wholeNumber(c.req.query("step"), lastStep), lastStep);
-      const at = { step, page: wholeNumber(c.req.query("page"), 0), pageSize: TRAJECTORY_PAGE_SIZE };
+      const at = {
+        step,
+        page: wholeNumber(c.req.query("page"), 0),
+        pageSize: TRAJECTORY_PAGE_SIZE,
+      };
       return (
         <RunPage
           run={run}
-          live={{ runId, position, status: run.status, steps: run.steps, charts: await runCharts(a.db, runId) }}
+          live={{
+            runId,
+            position,
+            status: run.status,
+            steps: run.steps,
+            charts: await runCharts(a.db, runId),
+          }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
           trajectories={run.steps > 0 ? await trajectoryPage(a.db, runId, at) : null}
@@ -86,7 +96,10 @@ export function createApp(source: DashboardSource, exports: ParquetExports): Hon
 
   app.get("/api/runs/:id/charts", async (c) => {
     const runId = c.req.param("id");
-    const body = await source.read(async (a, position) => ({ position, charts: await runCharts(a.db, runId) }));
+    const body = await source.read(async (a, position) => ({
+      position,
+      charts: await runCharts(a.db, runId),
+    }));
     return c.body(toWire(body), 200, { "content-type": "application/json" });
   });
 
@@ -94,11 +107,14 @@ export function createApp(source: DashboardSource, exports: ParquetExports): Hon
   // page (or after Last-Event-ID on reconnect), filtered to the run's stream.
   app.get("/runs/:id/events", (c) => {
     const runId = c.req.param("id");
-    const from = wholeNumber(c.req.header("last-event-id"), wholeNumber(c.req.query("from"), 0) - 1) + 1;
+    const from =
+      wholeNumber(c.req.header("last-event-id"), wholeNumber(c.req.query("from"), 0) - 1) + 1;
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
-      for await (const e of source.store.subscribe({ from: Math.max(1, from), signal: stop.signal })) {
+      for await (
+        const e of source.store.subscribe({ from: Math.max(1, from), signal: stop.signal })
+      ) {
         if (e.stream !== runId) continue;
         const message = liveMessage(e);
         await stream.writeSSE({ event: "live", id: String(e.position), data: toWire(message) });
@@ -126,7 +142,10 @@ export function createApp(source: DashboardSource, exports: ParquetExports): Hon
         throw err;
       }
     });
-    return c.html(page("Compare", "compare", <ComparePage query={query} {...result} />), result.error ? 400 : 200);
+    return c.html(
+      page("Compare", "compare", <ComparePage query={query} {...result} />),
+      result.error ? 400 : 200,
+    );
   });
 
   app.get("/sql", (c) => c.html(page("SQL", "sql", <SqlPage tables={EXPORTED} />)));
@@ -178,7 +197,9 @@ function NotFound({ what }: { what: string }) {
   return (
     <>
       <h1>Not found</h1>
-      <p class="notice">There is no {what} here. <a href="/">Back to the runs</a>.</p>
+      <p class="notice">
+        There is no {what} here. <a href="/">Back to the runs</a>.
+      </p>
     </>
   );
 }
