@@ -79,7 +79,8 @@ function quoteKey(key: string): string {
 // bytes JSON.stringify gives, without its per-call cost.
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-function quoteString(v: string): string {
+/** `JSON.stringify(v)` for a string, with a fast path for short strings that need no escapes. */
+export function quoteString(v: string): string {
   return v.length <= 64 && PLAIN.test(v) ? `"${v}"` : JSON.stringify(v);
 }
 

@@ -155,7 +155,7 @@ export const stepStarted = defineEvent({
 /** One agent output: the tokens it saw and produced, with their logprobs. */
 export const turnGenerated = defineEvent({
   type: "turn.generated",
-  schemaVersion: 1,
+  schemaVersion: 2,
   schema: z.strictObject({
     step: count,
     phase,
@@ -167,6 +167,8 @@ export const turnGenerated = defineEvent({
     /** turn index within the trajectory */
     turn: count,
     agent: name,
+    /** the agent's role in its workflow; null in logs written before schema v2 */
+    role: name.nullable(),
     workerGroup: name,
     promptTokens: tokenIds,
     responseTokens: tokenIds,
@@ -174,6 +176,8 @@ export const turnGenerated = defineEvent({
     logprobs,
     finishReason: z.enum(["stop", "length", "abort"]),
     parsedAnswer: z.string().nullable(),
+    /** the turn's own answer graded against the gold one; null when it gave none (or pre-v2) */
+    correct: z.boolean().nullable(),
     text: z.string(),
   }).refine((d) => d.logprobs.length === d.responseTokens.length, {
     path: ["logprobs"],
@@ -238,7 +242,7 @@ export const rewardAssigned = defineEvent({
 /** The advantages of one prompt group and the baseline statistics they used. */
 export const advantagesComputed = defineEvent({
   type: "advantages.computed",
-  schemaVersion: 1,
+  schemaVersion: 2,
   schema: z.strictObject({
     step: count,
     prompt: count,
@@ -249,7 +253,14 @@ export const advantagesComputed = defineEvent({
     eps: float,
     baseline: z.strictObject({
       global: baselineStats,
-      perAgent: z.record(z.string(), baselineStats),
+      /**
+       * Agent k's action-weighted statistics and the Dr. MAS Lemma 4.2 multiplier
+       * (sigma_k^2 + (mu_k - mu)^2) / sigma^2 (null where sigma is 0, or in pre-v2 logs).
+       */
+      perAgent: z.record(
+        z.string(),
+        z.strictObject({ mu: float, sigma: float, n: count, multiplier: float.nullable() }),
+      ),
     }),
     advantages: z.array(z.strictObject({
       trajectory: z.string().min(1),
@@ -367,8 +378,25 @@ export const runEventDefinitions = [
   runFailed,
 ] as const;
 
-/** Upcasters of older run event versions (none yet: every type is at v1). */
-export const runEventUpcasters: readonly Upcaster[] = [];
+/** Upcasters of older run event versions: v1 logs stay readable, with the new fields null. */
+export const runEventUpcasters: readonly Upcaster[] = [
+  {
+    type: "turn.generated",
+    fromVersion: 1,
+    up: (d) => ({ ...(d as Record<string, unknown>), role: null, correct: null }),
+  },
+  {
+    type: "advantages.computed",
+    fromVersion: 1,
+    up: (d) => {
+      const data = d as { baseline: { perAgent: Record<string, Record<string, unknown>> } };
+      const perAgent = Object.fromEntries(
+        Object.entries(data.baseline.perAgent).map(([k, v]) => [k, { ...v, multiplier: null }]),
+      );
+      return { ...data, baseline: { ...data.baseline, perAgent } };
+    },
+  },
+];
 
 /** The catalogue every store uses unless given another. */
 export const runCatalogue = createCatalogue(runEventDefinitions, runEventUpcasters);

@@ -9,7 +9,7 @@
  *   prompt: 0, sample: 5, turn: 1 }); // 32 hex digits, the same on every machine
  * ```
  */
-import { encodeCanonical } from "./canonical.ts";
+import { encodeCanonical, quoteString } from "./canonical.ts";
 import { sha256Hex } from "./hash-chain.ts";
 
 /** Where an event sits: step, worker group, agent, prompt, sample, turn and the like. */
@@ -19,6 +19,6 @@ export type Coordinates = Readonly<Record<string, string | number | null>>;
 export function eventId(stream: string, type: string, coordinates: Coordinates): string {
   // The canonical JSON of {coordinates, stream, type}, assembled without re-walking the envelope.
   const key = `{"coordinates":${encodeCanonical(coordinates).json},"stream":` +
-    `${JSON.stringify(stream)},"type":${JSON.stringify(type)}}`;
+    `${quoteString(stream)},"type":${quoteString(type)}}`;
   return sha256Hex(key).slice(0, 32);
 }

@@ -13,6 +13,7 @@
  * ```
  */
 import { hash } from "node:crypto";
+import { quoteString } from "./canonical.ts";
 
 /** The `prev_hash` of a stream's first event (32 zero bytes, hex). */
 export const GENESIS_HASH = "0".repeat(64);
@@ -36,8 +37,8 @@ export interface HashedParts {
  * already canonical. The event's canonical bytes are this text (UTF-8) followed by its tensors.
  */
 export function envelopeJson(e: HashedParts): string {
-  return `{"data":${e.data},"id":${JSON.stringify(e.id)},"schemaVersion":${e.schemaVersion},` +
-    `"stream":${JSON.stringify(e.stream)},"type":${JSON.stringify(e.type)},"version":${e.version}}`;
+  return `{"data":${e.data},"id":${quoteString(e.id)},"schemaVersion":${e.schemaVersion},` +
+    `"stream":${quoteString(e.stream)},"type":${quoteString(e.type)},"version":${e.version}}`;
 }
 
 // The message is assembled in one reused buffer and hashed with the one-shot `hash`: in Deno

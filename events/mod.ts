@@ -89,7 +89,6 @@ export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
 // Blobs.
 export type { BlobStatus, BlobStore } from "./blob-store.ts";
 export { filesystemBlobStore } from "./blob-store-fs.ts";
-export { tableBlobStore } from "./blob-store-table.ts";
 
 // Errors.
 export {

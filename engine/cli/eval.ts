@@ -1,3 +1,190 @@
-import { notBuiltYet } from "../../events/cli/command.ts";
+/**
+ * `deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... [--workflow single|debate|refine]
+ * [--n 16] [--seeds K]`: evaluates a model under a protocol and records every sample in the store
+ * (one run per seed), so `deno task report` shows it beside trained runs. Prints `run id: <id>`
+ * per seed first, then avg@n and pass@n per benchmark as mean ± SEM over seeds.
+ */
+import {
+  defineCommand,
+  formatOption,
+  parseFormat,
+  runCommand,
+  storeOption,
+  UsageError,
+} from "../../events/cli/command.ts";
+import { openStore } from "../../events/mod.ts";
+import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import { ConfigError, DEVICES } from "../config/mod.ts";
+import {
+  type BenchmarkSummary,
+  EvaluationInputError,
+  type Protocol,
+  PROTOCOLS,
+  resolveModelSource,
+  runEvaluation,
+  type SeedStat,
+} from "../evaluation/mod.ts";
+import { progressReporter } from "../trainer/progress.ts";
 
-notBuiltYet("eval", "issue 10 (grading and evaluation)");
+const USAGE = "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
+  "[--workflow single|debate|refine] [--n 16] [--seeds K] [--seed S] [--worker-group WG] " +
+  "[--temperature T] [--top-p P] [--max-tokens N] [--device auto|cpu|wasm|webgpu] " +
+  "[--store PATH|postgres://URL] [--format table|json|csv]";
+
+const cli = defineCommand({
+  name: "eval",
+  usage: USAGE,
+  summary: "Evaluates a local HF checkpoint directory, the embedded model, or a run's checkpoint " +
+    "(RUN: its latest; RUN@STEP) on benchmark files (JSONL/JSON/Parquet; more files may follow " +
+    "--data) under a protocol: one agent, or a debate/refine workflow with the same model in " +
+    "every role. n samples per problem and K seeds; each seed is a run of eval-phase events in " +
+    "the store.",
+  options: {
+    model: { type: "string", help: "HF checkpoint directory, embedded, RUN or RUN@STEP" },
+    data: { type: "string", multiple: true, help: "benchmark file (repeatable)" },
+    workflow: { type: "string", default: "single", help: "protocol: single, debate or refine" },
+    n: { type: "string", default: "16", help: "samples per problem (default 16)" },
+    seeds: { type: "string", default: "1", help: "number of seeds K (default 1)" },
+    seed: { type: "string", default: "0", help: "first seed; seeds are S..S+K-1 (default 0)" },
+    "worker-group": {
+      type: "string",
+      help: "which worker group's checkpoint, for a run that trained several",
+    },
+    temperature: { type: "string", help: "override the sampling temperature" },
+    "top-p": { type: "string", help: "override top-p" },
+    "max-tokens": { type: "string", help: "override the new tokens per turn" },
+    device: { type: "string", default: "auto", help: "runtime: auto, cpu, wasm, webgpu" },
+    threads: { type: "string", default: "1", help: "intra-op threads (default 1)" },
+    name: { type: "string", help: "config name of the runs (default `eval MODEL PROTOCOL`)" },
+    "run-id": {
+      type: "string",
+      help: "run id (K > 1: suffixed -seedS; default derived from the time)",
+    },
+    ...storeOption,
+    ...formatOption,
+  },
+});
+
+function integer(flag: string, text: string, min: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`--${flag} must be an integer >= ${min}; got ${text}`);
+  }
+  return n;
+}
+
+function number(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n)) {
+    throw new UsageError(`--${flag} must be a number; got ${text}`);
+  }
+  return n;
+}
+
+function stat(s: SeedStat): string {
+  return s.sem === null ? s.mean.toFixed(4) : `${s.mean.toFixed(4)} ± ${s.sem.toFixed(4)}`;
+}
+
+function table(rows: readonly BenchmarkSummary[]): string {
+  const n = rows[0]?.n ?? 0;
+  const head = ["benchmark", "problems", "seeds", `avg@${n}`, `pass@${n}`];
+  const body = rows.map((
+    r,
+  ) => [r.benchmark, String(r.problems), String(r.seeds), stat(r.avg), stat(r.pass)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  const note = rows.some((r) => r.seeds > 1) ? "mean ± SEM over seeds" : "one seed: no SEM";
+  return [line(head), ...body.map(line), note].join("\n");
+}
+
+await runCommand(USAGE, async () => {
+  const { values, positionals } = cli.parse(Deno.args);
+  const format = parseFormat(values.format);
+  if (values.model === undefined) throw new UsageError("--model is required");
+  const data = [...(values.data ?? []), ...positionals];
+  if (data.length === 0) throw new UsageError("--data needs at least one benchmark file");
+  const protocol = values.workflow as Protocol;
+  if (!PROTOCOLS.includes(protocol)) {
+    throw new UsageError(
+      `--workflow must be one of ${PROTOCOLS.join(", ")}; got ${values.workflow}`,
+    );
+  }
+  if (!(DEVICES as readonly string[]).includes(values.device)) {
+    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${values.device}`);
+  }
+  const n = integer("n", values.n, 1);
+  const k = integer("seeds", values.seeds, 1);
+  const first = integer("seed", values.seed, 0);
+  const threads = integer("threads", values.threads, 1);
+  const sampling = {
+    temperature: number("temperature", values.temperature),
+    top_p: number("top-p", values["top-p"]),
+    max_tokens: values["max-tokens"] === undefined
+      ? undefined
+      : integer("max-tokens", values["max-tokens"], 1),
+  };
+  const seeds = Array.from({ length: k }, (_, i) => first + i);
+  const base = values["run-id"] ??
+    `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
+      crypto.randomUUID().slice(0, 6)
+    }`;
+  const runIds = seeds.map((s) => k === 1 ? base : `${base}-seed${s}`);
+
+  await using store = await openStore(values.store);
+  try {
+    const source = await resolveModelSource(store, values.model, {
+      workerGroup: values["worker-group"],
+    });
+    const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
+    const progress = progressReporter("eval");
+    try {
+      for (const id of runIds) console.log(`run id: ${id}`);
+      console.error(
+        `store ${store.target}; backend ${runtime.info.backend}; model ${source.label}`,
+      );
+      const result = await runEvaluation({
+        store,
+        runtime,
+        source,
+        protocol,
+        benchmarks: data,
+        n,
+        seeds,
+        runIds,
+        sampling,
+        device: values.device,
+        threads,
+        name: values.name,
+        onProgress: (p) => progress.update(p.done, p.total, `seed ${p.seed}`),
+      });
+      progress.finish();
+      if (format === "json") {
+        console.log(JSON.stringify({ ...result, model: source.label, protocol }, null, 2));
+      } else if (format === "csv") {
+        console.log("benchmark,problems,n,seeds,avg_mean,avg_sem,pass_mean,pass_sem");
+        for (const r of result.benchmarks) {
+          console.log(
+            [
+              r.benchmark,
+              r.problems,
+              r.n,
+              r.seeds,
+              r.avg.mean,
+              r.avg.sem ?? "",
+              r.pass.mean,
+              r.pass.sem ?? "",
+            ]
+              .join(","),
+          );
+        }
+      } else console.log(table(result.benchmarks));
+    } finally {
+      await runtime.close();
+    }
+  } catch (err) {
+    if (err instanceof EvaluationInputError) throw new UsageError(err.message);
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+});

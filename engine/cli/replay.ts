@@ -1,3 +1,89 @@
-import { notBuiltYet } from "../../events/cli/command.ts";
+/**
+ * `deno task replay RUN|latest`: re-executes a recorded run from its `run.started` config and
+ * compares every regenerated event with the log. Prints `identical through step N` or the first
+ * divergent event, its differing fields and the likely cause. Exit 0 when identical (or, on
+ * another backend than recorded, within tolerance), 1 on divergence. Writes nothing.
+ */
+import {
+  defineCommand,
+  ExitCode,
+  formatOption,
+  parseFormat,
+  runCommand,
+  storeOption,
+  UsageError,
+} from "../../events/cli/command.ts";
+import { openStore } from "../../events/mod.ts";
+import { type BackendChoice, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import { formatReplayReport, ReplayRangeError, replayRun } from "../replay/mod.ts";
+import { progressReporter } from "../trainer/progress.ts";
+import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 
-notBuiltYet("replay", "issue 6 (deterministic replay)");
+const cli = defineCommand({
+  name: "replay",
+  usage: "deno task replay RUN|latest [--from STEP] [--to STEP] [--device cpu|wasm|webgpu|auto] " +
+    "[--rtol X] [--atol X] [--store PATH|postgres://URL] [--format table|json]",
+  summary: "Re-executes a recorded run and checks that every event regenerates identically.",
+  options: {
+    from: { type: "string", help: "first step to compare (restored from the checkpoint before)" },
+    to: { type: "string", help: "last step to compare (default: the run's last)" },
+    device: { type: "string", help: "backend to replay on (default: the recorded config's)" },
+    rtol: { type: "string", help: "relative tolerance on another backend (default 1e-3)" },
+    atol: { type: "string", help: "absolute tolerance on another backend (default 1e-4)" },
+    ...storeOption,
+    ...formatOption,
+  },
+});
+
+const DEVICES: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu"];
+
+function numberOption(name: string, value: string | undefined, integer: boolean) {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `--${name} must be a ${integer ? "step number" : "number"} >= 0; got ${value}`,
+    );
+  }
+  return n;
+}
+
+await runCommand(cli.help().split("\n")[0], async () => {
+  const { values, positionals } = cli.parse(Deno.args);
+  const format = parseFormat(values.format, ["table", "json"]);
+  if (positionals.length !== 1) throw new UsageError("name one run (or `latest`)");
+  const from = numberOption("from", values.from, true);
+  const to = numberOption("to", values.to, true);
+  const rtol = numberOption("rtol", values.rtol, false);
+  const atol = numberOption("atol", values.atol, false);
+  await using store = await openStore(values.store);
+  const runId = positionals[0] === "latest" ? await latestRunId(store) : positionals[0];
+  const { config } = await readRunLog(store, runId);
+  const device = (values.device ?? config.runtime.device) as BackendChoice;
+  if (!DEVICES.includes(device)) {
+    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
+  }
+  const runtime = await openRuntime(device, { threads: config.runtime.threads });
+  const progress = progressReporter("replay");
+  try {
+    const report = await replayRun(store, runId, {
+      runtime,
+      from,
+      to,
+      rtol,
+      atol,
+      onProgress: (p) =>
+        progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics),
+    }).catch((err) => {
+      if (err instanceof ReplayRangeError) throw new UsageError(err.message);
+      throw err;
+    });
+    progress.finish();
+    if (format === "json") console.log(JSON.stringify(report, null, 2));
+    else console.log(formatReplayReport(report).join("\n"));
+    return report.ok ? ExitCode.ok : ExitCode.failedCheck;
+  } finally {
+    progress.finish();
+    await runtime.close();
+  }
+});

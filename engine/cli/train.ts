@@ -1,6 +1,7 @@
 /**
  * `deno task train`: runs an experiment (by default the Dr. MAS refine recipe on the embedded
- * model) and records every step in the event store. Prints `run id: <id>` first.
+ * model) and records every step in the event store. Prints `run id: <id>` first. With
+ * `--resume RUN` it continues a killed run from its last checkpoint instead.
  */
 import {
   defineCommand,
@@ -10,16 +11,19 @@ import {
   storeOption,
   UsageError,
 } from "../../events/cli/command.ts";
-import { openStore } from "../../events/mod.ts";
+import { DEFAULT_STORE, openStore } from "../../events/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { ConfigError, loadConfig, overridesFromFlags, presetNames } from "../config/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
-import { runTraining } from "../trainer/train-loop.ts";
+import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
+import { resumeTraining } from "../trainer/resume-run.ts";
+import { readRunLog } from "../trainer/run-log.ts";
 
 const cli = defineCommand({
   name: "train",
   usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
-    "[--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] [--format table|json|csv]",
+    "[--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] [--format table|json|csv] | " +
+    "deno task train --resume RUN [--store PATH|postgres://URL]",
   summary: "Runs a multi-agent RL experiment and records every step as events in the store.",
   options: {
     config: { type: "string", help: "experiment config file (JSON)" },
@@ -28,6 +32,10 @@ const cli = defineCommand({
     steps: { type: "string", help: "override the config's number of steps" },
     device: { type: "string", help: "override the runtime device: auto, cpu, wasm, webgpu" },
     "run-id": { type: "string", help: "id of the new run (default: derived from name and time)" },
+    resume: {
+      type: "string",
+      help: "continue the killed run RUN from its last checkpoint (its recorded config)",
+    },
     store: { ...storeOption.store, default: undefined },
     ...formatOption,
   },
@@ -37,6 +45,36 @@ const cli = defineCommand({
 await runCommand(cli.help().split("\n")[0], async () => {
   const { values } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
+  const progress = progressReporter("train");
+  const onProgress = (p: TrainProgress) =>
+    progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics);
+  if (values.resume !== undefined) {
+    const fixed = ["config", "preset", "seed", "steps", "device", "run-id"] as const;
+    const clash = fixed.filter((k) => values[k] !== undefined);
+    if (clash.length > 0) {
+      throw new UsageError(
+        `--resume continues a run with its recorded config; drop --${clash.join(", --")}`,
+      );
+    }
+    await using store = await openStore(values.store ?? DEFAULT_STORE);
+    const { config } = await readRunLog(store, values.resume);
+    const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
+    console.log(`run id: ${values.resume}`);
+    try {
+      const result = await resumeTraining(store, values.resume, { runtime, onProgress });
+      progress.finish();
+      console.error(
+        result.checkpointStep === null
+          ? `resumed from the initial weights (no checkpoint logged)`
+          : `resumed from the checkpoint of step ${result.checkpointStep}`,
+      );
+      printResult(result, format);
+    } finally {
+      progress.finish();
+      await runtime.close();
+    }
+    return;
+  }
   let config;
   try {
     config = await loadConfig({
@@ -64,29 +102,26 @@ await runCommand(cli.help().split("\n")[0], async () => {
     `store ${config.store}; backend ${runtime.info.backend}` +
       (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),
   );
-  const progress = progressReporter("train");
   try {
-    const result = await runTraining(config, {
-      store,
-      runtime,
-      runId,
-      onProgress: (p) =>
-        progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics),
-    });
+    const result = await runTraining(config, { store, runtime, runId, onProgress });
     progress.finish();
-    const rows = Object.entries(result.metrics).map(([metric, value]) => ({ metric, value }));
-    if (format === "json") console.log(JSON.stringify(result, null, 2));
-    else if (format === "csv") {
-      console.log("metric,value");
-      for (const r of rows) console.log(`${r.metric},${r.value}`);
-    } else {
-      for (const r of rows) console.log(`${r.metric.padEnd(28)} ${r.value.toFixed(4)}`);
-      for (const [wg, hash] of Object.entries(result.parameterHashes)) {
-        console.log(`final parameters ${wg.padEnd(12)} ${hash}`);
-      }
-    }
+    printResult(result, format);
   } finally {
     progress.finish();
     await runtime.close();
   }
 });
+
+function printResult(result: TrainResult, format: string): void {
+  const rows = Object.entries(result.metrics).map(([metric, value]) => ({ metric, value }));
+  if (format === "json") console.log(JSON.stringify(result, null, 2));
+  else if (format === "csv") {
+    console.log("metric,value");
+    for (const r of rows) console.log(`${r.metric},${r.value}`);
+  } else {
+    for (const r of rows) console.log(`${r.metric.padEnd(28)} ${r.value.toFixed(4)}`);
+    for (const [wg, hash] of Object.entries(result.parameterHashes)) {
+      console.log(`final parameters ${wg.padEnd(12)} ${hash}`);
+    }
+  }
+}

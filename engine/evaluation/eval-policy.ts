@@ -4,9 +4,8 @@
  * trainer generated with, so nothing is merged); a full-weights checkpoint replaces the base.
  * No train-step state is allocated: nothing here can update.
  */
-import { join } from "node:path";
 import type { EventStore } from "../../events/mod.ts";
-import { type HfModel, loadHfModel, type NamedTensor, openSafetensors } from "../../adapters/hf/mod.ts";
+import { type HfModel, loadHfModel } from "../../adapters/hf/mod.ts";
 import {
   allParams,
   createGenerator,
@@ -21,6 +20,7 @@ import {
 import { type Feed, hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step-spec.ts";
 import { hashTensors } from "../trainer/policy-pool.ts";
+import { decodeSafetensors } from "../trainer/safetensors-bytes.ts";
 import type { SpeakingPolicy } from "../trainer/speaker.ts";
 import { EvaluationInputError } from "./errors.ts";
 import type { ModelSource } from "./model-source.ts";
@@ -46,24 +46,6 @@ async function loadBase(source: ModelSource): Promise<HfModel> {
   return model;
 }
 
-/** Reads a checkpoint blob (safetensors bytes) into tensors by name. */
-async function checkpointTensors(
-  store: EventStore,
-  blob: string,
-): Promise<Map<string, NamedTensor>> {
-  const dir = await Deno.makeTempDir({ prefix: "polyrl-eval-" });
-  try {
-    const path = join(dir, "checkpoint.safetensors");
-    await Deno.writeFile(path, await store.blobs.get(blob));
-    using file = await openSafetensors(path);
-    const out = new Map<string, NamedTensor>();
-    for (const name of file.names()) out.set(name, await file.read(name));
-    return out;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /**
  * Loads `source` on `runtime` as worker group `id`; checkpoint blobs come from `store`.
  *
@@ -82,7 +64,7 @@ export async function openEvalPolicy(
   const model = await loadBase(source);
   const tokenizer = model.tokenizer!;
   const trained = source.kind === "run-checkpoint"
-    ? await checkpointTensors(store, source.blob)
+    ? decodeSafetensors(await store.blobs.get(source.blob), `checkpoint ${source.label}`)
     : null;
   const lora = source.kind === "run-checkpoint" && source.trainable.kind === "lora"
     ? loraSpec({

@@ -14,7 +14,11 @@ export type Trainable = z.output<typeof trainableSchema>;
 
 /** The agents and sampling of a run's config, for prompts and sampling settings. */
 export interface RunSettings {
-  readonly agents: readonly { readonly id: string; readonly role: string; readonly prompt: string }[];
+  readonly agents: readonly {
+    readonly id: string;
+    readonly role: string;
+    readonly prompt: string;
+  }[];
   readonly sampling: {
     readonly temperature: number;
     readonly top_p: number;
@@ -42,7 +46,9 @@ export type ModelSource =
   };
 
 const recordedConfig = z.object({
-  worker_groups: z.array(z.object({ id: z.string(), model: z.string(), trainable: trainableSchema })),
+  worker_groups: z.array(
+    z.object({ id: z.string(), model: z.string(), trainable: trainableSchema }),
+  ),
   agents: z.array(z.object({ id: z.string(), role: z.string(), prompt: z.string() })),
   sampling: z.object({
     temperature: z.number(),
@@ -76,9 +82,17 @@ export async function resolveModelSource(
   spec: string,
   options: { workerGroup?: string } = {},
 ): Promise<ModelSource> {
-  if (spec === "embedded") return { kind: "model-dir", label: spec, model: spec };
-  const dir = await isDirectory(spec);
-  if (dir === true) return { kind: "model-dir", label: spec, model: spec };
+  const dir = spec === "embedded" || await isDirectory(spec);
+  if (dir === true) {
+    if (options.workerGroup !== undefined) {
+      throw new EvaluationInputError(
+        "--worker-group",
+        options.workerGroup,
+        `only picks among a run's checkpoints; --model ${spec} is a model directory`,
+      );
+    }
+    return { kind: "model-dir", label: spec, model: spec };
+  }
   if (dir === false) {
     throw new EvaluationInputError(
       "--model",
@@ -116,7 +130,12 @@ async function runCheckpoint(
   for await (const e of store.readStream(run)) {
     if (e.type === "run.started") config = (e.data as { config: unknown }).config;
     if (e.type === "checkpoint.saved") {
-      const d = e.data as { step: number; workerGroup: string; blob: string; parameterHash: string };
+      const d = e.data as {
+        step: number;
+        workerGroup: string;
+        blob: string;
+        parameterHash: string;
+      };
       saved.push(d);
     }
   }

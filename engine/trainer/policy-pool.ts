@@ -284,12 +284,16 @@ function groupPolicy(
         const t = from.get(name);
         if (!t) {
           throw new PolicyPoolError(
-            `${what} of worker group ${wg.id} lacks ${name}; it holds ${[...from.keys()].join(", ")}`,
+            `${what} of worker group ${wg.id} lacks ${name}; it holds ${
+              [...from.keys()].join(", ")
+            }`,
           );
         }
         return hostTensor("float32", t.shape, t.data);
       };
-      for (const p of trained) runner.state.write(IO.param(p.name), take(params, p.name, "checkpoint"));
+      for (const p of trained) {
+        runner.state.write(IO.param(p.name), take(params, p.name, "checkpoint"));
+      }
       for (const name of optimizerStateNames(trained)) {
         runner.state.write(name, take(moments, name, "optimizer state"));
       }

@@ -39,3 +39,46 @@ export async function codeVersion(): Promise<string> {
     return "unknown";
   }
 }
+
+/** One field in which two runtime records differ. */
+export interface RuntimeDifference {
+  readonly field: string;
+  readonly recorded: string;
+  readonly current: string;
+}
+
+/**
+ * The fields in which `current` differs from `recorded` (adapter fields flattened as
+ * `adapter.vendor` ...), in record order.
+ *
+ * @example
+ * runtimeDifferences(started.data.runtime, runtimeRecord(runtime.info));
+ * // [{ field: "executionProvider", recorded: "cpu", current: "wasm" }]
+ */
+export function runtimeDifferences(
+  recorded: Readonly<Record<string, unknown>>,
+  current: Readonly<Record<string, unknown>>,
+): RuntimeDifference[] {
+  const flat = (r: Readonly<Record<string, unknown>>) => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (v !== null && typeof v === "object") {
+        for (const [a, b] of Object.entries(v)) out[`${k}.${a}`] = String(b);
+      } else out[k] = String(v);
+    }
+    return out;
+  };
+  const a = flat(recorded);
+  const b = flat(current);
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((field) => a[field] !== b[field])
+    .map((field) => ({ field, recorded: a[field] ?? "(none)", current: b[field] ?? "(none)" }));
+}
+
+/** Fields that decide the numbers a run computes; a difference in the others is cosmetic. */
+export const NUMERIC_RUNTIME_FIELDS: readonly string[] = Object.freeze([
+  "onnxruntime",
+  "executionProvider",
+  "threads",
+  "arch",
+]);

@@ -2,7 +2,12 @@
  * Decodes safetensors bytes held in memory (a checkpoint blob read back from the blob store),
  * the inverse of `encodeSafetensors`.
  */
-import { decodeFloats, isFloatDtype, type NamedTensor, namedTensor } from "../../adapters/hf/mod.ts";
+import {
+  decodeFloats,
+  isFloatDtype,
+  type NamedTensor,
+  namedTensor,
+} from "../../adapters/hf/mod.ts";
 import { parseSafetensorsHeader } from "../../adapters/hf/safetensors-header.ts";
 import { CorruptSafetensorsError } from "../../adapters/hf/mod.ts";
 

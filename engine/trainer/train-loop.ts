@@ -73,9 +73,8 @@ export async function runTraining(
   options: TrainOptions,
 ): Promise<TrainResult> {
   const { runtime, runId, resume } = options;
-  const sink = options.sink ?? (options.store
-    ? storeSink(options.store, runId, { fresh: !resume })
-    : undefined);
+  const sink = options.sink ??
+    (options.store ? storeSink(options.store, runId, { fresh: !resume }) : undefined);
   if (!sink) throw new TypeError("runTraining needs options.store or options.sink");
   const append = (events: NewEvent[]) => sink.append(events);
   const lastStep = Math.min(options.lastStep ?? config.steps - 1, config.steps - 1);
@@ -138,7 +137,9 @@ export async function runTraining(
     // After the init events: those record the initial weights, which a resume regenerates too.
     for (const [wg, saved] of resume?.checkpoints ?? []) {
       const policy = pool.groups.get(wg);
-      if (!policy) throw new ResumeMismatchError(`checkpoint of ${wg}: the config has no such group`);
+      if (!policy) {
+        throw new ResumeMismatchError(`checkpoint of ${wg}: the config has no such group`);
+      }
       await policy.restore(saved.blob, saved.optimizer);
       const hash = await policy.parameterHash();
       if (hash !== saved.parameterHash) {
@@ -211,9 +212,10 @@ export async function runTraining(
             baseline: {
               global: credit.advantages.global,
               perAgent: Object.fromEntries(
-                credit.advantages.agents.map((
-                  a,
-                ) => [a.agent, { mu: a.mu, sigma: a.sigma, n: a.n }]),
+                credit.advantages.agents.map((a) => [
+                  a.agent,
+                  { mu: a.mu, sigma: a.sigma, n: a.n, multiplier: a.multiplier },
+                ]),
               ),
             },
             advantages: credit.advantages.actions.map((a) => ({
@@ -347,12 +349,16 @@ function episodeEvents(
         sample,
         turn: t.turn,
         agent: t.agent,
+        role: t.role,
         workerGroup: t.output.extra.workerGroup,
         promptTokens: t.output.extra.promptTokens,
         responseTokens: t.output.extra.responseTokens,
         logprobs: t.output.extra.logprobs,
         finishReason: t.output.extra.finishReason,
         parsedAnswer: t.action.kind === "answer" ? t.action.answer : null,
+        correct: t.action.kind === "answer" && t.action.answer !== null
+          ? gradeAnswer(question.answer, `\\boxed{${t.action.answer}}`).equivalent
+          : null,
         text: t.output.text,
       },
     })),
@@ -501,6 +507,7 @@ export async function evaluate(
   const n = config.evaluation.n_samples;
   const events: NewEvent[] = [];
   const metrics: Record<string, number> = {};
+  const sets: { benchmark: string; questions: readonly Question[] }[] = [];
   for (const benchmark of config.evaluation.benchmarks) {
     const questions = benchmark === "validation"
       ? tasks.validation
@@ -513,18 +520,27 @@ export async function evaluate(
           answer: p.answer,
         }))
       );
-    if (questions.length === 0) continue;
-    const results = await rollouts("eval", step, questions, n);
-    const problems = results.map(({ question, episodes }, prompt) => {
+    if (questions.length > 0) sets.push({ benchmark, questions });
+  }
+  // One rollout over every benchmark's problems: prompt indices run on across benchmarks, so
+  // the turn and trajectory coordinates of two benchmarks at one step never collide.
+  const results = await rollouts("eval", step, sets.flatMap((s) => s.questions), n);
+  let first = 0;
+  for (const { benchmark, questions } of sets) {
+    const problems = results.slice(first, first + questions.length).map((
+      { question, episodes },
+      i,
+    ) => {
       let c = 0;
       episodes.forEach((episode, sample) => {
         const ok = episode.finalAnswer !== null &&
           gradeAnswer(question.answer, `\\boxed{${episode.finalAnswer}}`).equivalent;
         c += Number(ok);
-        events.push(...episodeEvents("eval", step, prompt, sample, question, episode, ok));
+        events.push(...episodeEvents("eval", step, first + i, sample, question, episode, ok));
       });
       return { problemId: question.id, n, c };
     });
+    first += questions.length;
     const name = benchmarkName(benchmark);
     const avg = problems.reduce((s, p) => s + p.c / p.n, 0) / problems.length;
     const pass = problems.filter((p) => p.c > 0).length / problems.length;
@@ -538,7 +554,8 @@ export async function evaluate(
   return { events, metrics };
 }
 
-function benchmarkName(benchmark: string): string {
+/** The name a benchmark's `evaluation.completed` carries: the file name without extension. */
+export function benchmarkName(benchmark: string): string {
   const base = benchmark.split("/").pop()!;
   return base.replace(/\.(jsonl|json|parquet)$/i, "");
 }

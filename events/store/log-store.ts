@@ -91,6 +91,9 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
     if (typeof stream !== "string" || !STREAM.test(stream)) {
       throw new EventValidationError("(envelope)", "stream", `${stream} must match ${STREAM}`);
     }
+    if (!Array.isArray(events)) {
+      throw new EventValidationError("(envelope)", "events", "expected an array of events");
+    }
     const expected = options.expectedVersion;
     if (expected !== undefined && !(Number.isInteger(expected) && expected >= 0)) {
       throw new EventValidationError("(envelope)", "expectedVersion", "expected an integer >= 0");

@@ -64,12 +64,15 @@ function debate(
       sample,
       turn,
       agent: agents[turn],
+      role: agents[turn].startsWith("g") ? "generator" : "critic",
       workerGroup: agents[turn].startsWith("g") ? "gen" : "crit",
       promptTokens: new Int32Array(4),
       responseTokens: new Int32Array(2),
       logprobs: new Float32Array([-1, -3]),
       finishReason: "stop",
       parsedAnswer,
+      // Left unrecorded so that the projection's grading from the final answer is what is tested.
+      correct: null,
       text: "",
     },
   }));
@@ -117,8 +120,8 @@ Deno.test("views: turns role/round/correct, debate_rounds, lemma multipliers, cr
           baseline: {
             global: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4 },
             perAgent: {
-              c1: { mu: 2 / 3, sigma: Math.sqrt(2 / 9), n: 3 },
-              g1: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4 },
+              c1: { mu: 2 / 3, sigma: Math.sqrt(2 / 9), n: 3, multiplier: 19 / 9 },
+              g1: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4, multiplier: 1 },
             },
           },
           advantages: [],

@@ -64,6 +64,10 @@ for (const { kind, make, ignore } of storeKinds) {
           WrongExpectedVersionError,
         );
         await assert.rejects(
+          store.append("run-a", stepEvent(1) as unknown as NewEvent[]),
+          (e: unknown) => e instanceof EventValidationError && e.field === "events",
+        );
+        await assert.rejects(
           store.append("", [stepEvent(1)]),
           (e: unknown) => e instanceof EventValidationError && e.field === "stream",
         );

@@ -83,7 +83,7 @@ const everyType: NewEvent[] = [
       eps: 1e-6,
       baseline: {
         global: { mu: 0.5, sigma: 0.5, n: 2 },
-        perAgent: { solver: { mu: 0.5, sigma: 0.5, n: 2 } },
+        perAgent: { solver: { mu: 0.5, sigma: 0.5, n: 2, multiplier: 1 } },
       },
       advantages: [{ trajectory: "s0-p0-k0", sample: 0, agent: "solver", turn: 0, advantage: 1 }],
     },
@@ -264,4 +264,29 @@ Deno.test("a v1 event written by old code is read through the v2 upcaster", asyn
   } finally {
     await t.dispose();
   }
+});
+
+Deno.test("v1 turn and advantage events from older logs read as v2 with the new fields null", () => {
+  const turn = turnEvent({ step: 0, prompt: 0, sample: 0, turn: 0 });
+  if (turn.type !== "turn.generated") throw new Error("expected a turn event");
+  const { role: _role, correct: _correct, ...v1 } = turn.data;
+  const upcast = runCatalogue.upcast("turn.generated", 1, v1) as Record<string, unknown>;
+  assert.equal(upcast.role, null);
+  assert.equal(upcast.correct, null);
+  runCatalogue.validate("turn.generated", upcast);
+  const v1Advantages = {
+    step: 0,
+    prompt: 0,
+    estimator: "grpo",
+    sigmaConvention: "population",
+    eps: 1e-6,
+    baseline: {
+      global: { mu: 0, sigma: 1, n: 2 },
+      perAgent: { solver: { mu: 0, sigma: 1, n: 2 } },
+    },
+    advantages: [],
+  };
+  const adv = runCatalogue.upcast("advantages.computed", 1, v1Advantages) as typeof v1Advantages;
+  assert.deepEqual(adv.baseline.perAgent, { solver: { mu: 0, sigma: 1, n: 2, multiplier: null } });
+  runCatalogue.validate("advantages.computed", adv);
 });

@@ -15,11 +15,16 @@ async function runUntilKilled(target: string, seed: number, delayMs: number): Pr
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", appender, target, String(seed)],
     stdout: "piped",
-    stderr: "null",
+    stderr: "piped",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const { value } = await reader.read();
-  assert.equal(value?.trim(), "ready");
+  if (value?.trim() !== "ready") {
+    const stderr = await new Response(child.stderr).text();
+    assert.fail(`the appender stopped before appending (${(await child.status).code}): ${stderr}`);
+  }
+  // Nobody reads the child's stderr after this; cancel it so the pipe never fills.
+  await child.stderr.cancel();
   await new Promise((r) => setTimeout(r, delayMs));
   child.kill("SIGKILL");
   const status = await child.status;

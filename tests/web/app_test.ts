@@ -20,7 +20,7 @@ Deno.test("runs page lists every run with status, estimator, steps and latest av
   assert.match(body, /dr_mas/);
   // grpo-s1's last eval (step 5): c = round(16 * 0.55) - (i % 2) over 4 problems of n = 16.
   const acc = Math.min(0.95, 0.5 + 5 * 0.01);
-  const cs = [0, 1, 2, 3].map((i) => Math.round(16 * acc) - (i % 2));
+  const cs = [0, 1, 2, 3].map((i) => Math.round(16 * acc) - ((i + 1) % 2)); // seed 1
   const avg = cs.reduce((s, c) => s + c / 16, 0) / 4;
   assert.ok(body.includes(`>${Number(avg.toPrecision(4))}<`), `avg@16 ${avg} shown`);
 });
@@ -32,6 +32,9 @@ Deno.test("run page: charts per worker group with spike and non-finite markers",
   assert.match(body, /data-island="run-live"/);
   assert.match(body, /Evaluations/);
   assert.match(body, /data-trajectory="s5-p0-k0"/);
+  // Timeline: both worker groups loaded (and offloaded) once in every one of the 6 steps.
+  assert.equal(body.match(/<rect class="on"/g)?.length, 12);
+  assert.match(body, /step 5 wg-solver: loaded 1×, offloaded 1× on gpu:0/);
   const res = await d.app.request("/api/runs/grpo-s1/charts");
   const { charts } = fromWire<{ charts: RunCharts }>(await res.text());
   const labels = charts["grad-wg"].series.map((s) => s.label).sort();
@@ -86,12 +89,15 @@ Deno.test("trajectory browser pages through a step's trajectories with every tur
 
 Deno.test("compare page: mean ± SEM by estimator, vs baseline with CI and p, pairwise", async () => {
   await using d = await dashboardApp();
-  const q = "/compare?runs=grpo-s1,drmas-s1,drmas-s2&by=estimator&baseline=grpo";
+  const q = "/compare?runs=grpo-s1,grpo-s2,drmas-s1,drmas-s2&by=estimator&baseline=grpo";
   const { status, body } = await text(await d.app.request(q));
   assert.equal(status, 200, body.slice(0, 500));
   assert.match(body, /mean ± SEM/);
   assert.match(body, /Difference vs baseline grpo/);
-  assert.match(body, /n\/a \(one run\)/); // grpo has one seed: no Welch test
+  // Two seeds a side: a Welch CI and p on every benchmark and the average.
+  assert.equal(body.match(/<td class="num">\[-?[\d.]+, -?[\d.]+\]<\/td>/g)?.length, 2);
+  const one = await d.app.request("/compare?runs=grpo-s1,drmas-s1,drmas-s2&by=estimator");
+  assert.match(await one.text(), /n\/a \(one run\)/); // one grpo seed: no Welch test
   assert.match(body, /Pairwise/);
   assert.match(body, /data-island="chart-set"/);
   const bad = await d.app.request("/compare?runs=grpo-s1,missing&by=estimator");
@@ -110,6 +116,12 @@ Deno.test("SQL endpoint runs read-only queries and refuses writes", async () => 
     const r = await post(write);
     assert.equal(r.status, 403, write);
   }
+  const copy = await post("COPY (SELECT * FROM runs) TO '/tmp/polyrl-web-leak.csv'");
+  assert.equal(copy.status, 403);
+  // A SELECT cannot read server files either: DuckDB is confined to the export folder.
+  const leak = await post("SELECT * FROM read_csv('/etc/passwd')");
+  assert.equal(leak.status, 400);
+  assert.match(await leak.text(), /file system operations are disabled/);
   const after = await post("SELECT count(*) FROM turns");
   assert.equal(after.status, 200);
   assert.equal((await post("SELECT 1; SELECT 2")).status, 400);
@@ -130,6 +142,7 @@ Deno.test("file routes serve fixed files only: no path traversal", async () => {
       "/data/..%2Fevents.sqlite",
       "/data/projection_state.parquet",
       "/data/runs.parquet%00.sqlite",
+      "/data/..%2F..%2Fdeno.csv",
       "/islands/..%2F..%2Fdeno.json",
       "/islands/../server/app.tsx",
       "/islands/run-live.ts",

@@ -19,6 +19,8 @@ export interface ChartData {
   readonly xLabel: string;
   readonly x: number[];
   readonly series: ChartSeries[];
+  /** names of x = 0, 1, 2, ...: drawn as bars with these tick labels */
+  readonly categories?: readonly string[];
 }
 
 /** How a live value changes a chart point. */
@@ -52,6 +54,8 @@ export function chartFromRows(
     if (r.value === null) continue;
     applyUpdate(chart, { chart: title, x: r.x, label: r.label, value: r.value, mode: "set" }, r.n);
   }
+  // Lines in label order, so a group or agent keeps its colour from chart to chart.
+  chart.series.sort((a, b) => a.label.localeCompare(b.label));
   return chart;
 }
 

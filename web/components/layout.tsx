@@ -19,6 +19,7 @@ export function Layout(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · polyrl`}</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/static/uplot.css" />
         <style dangerouslySetInnerHTML={{ __html: PAGE_CSS }} />
       </head>

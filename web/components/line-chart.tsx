@@ -3,10 +3,13 @@ import uPlot from "uplot";
 import type { ChartData } from "./chart-data.ts";
 import { lineColor } from "./palette.ts";
 
+const BARS = uPlot.paths.bars!({ size: [0.6, 80] });
+const STEP_TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000];
+
 /**
  * A uPlot line chart of `data`. On the server it renders the frame (title, size); in the browser
  * it draws, and redraws whenever `version` changes (live updates mutate `data` in place).
- * Marker series draw points only: spikes as orange dots, non-finite steps as red crosses at 0.
+ * With `categories` the series are bars. Marker series draw points only: spikes as orange dots, non-finite steps as red crosses at 0.
  *
  * @example
  * ```tsx
@@ -39,7 +42,17 @@ export function LineChart(
         width: Math.max(300, el.clientWidth),
         height,
         scales: { x: { time: false } },
-        axes: [{ label: data.xLabel }, {}],
+        // Steps are whole numbers: no tick at 0.5.
+        axes: [
+          data.categories
+            ? {
+              label: data.xLabel,
+              incrs: [1],
+              values: (_u: uPlot, ticks: number[]) => ticks.map((t) => data.categories?.[t] ?? ""),
+            }
+            : { label: data.xLabel, incrs: STEP_TICKS },
+          {},
+        ],
         legend: { live: true },
         series: [
           { label: data.xLabel },
@@ -62,6 +75,14 @@ export function LineChart(
                   fill: color,
                   stroke: color,
                 },
+              }
+              : data.categories
+              ? {
+                label: s.label,
+                stroke: color,
+                fill: `${color}99`,
+                paths: BARS,
+                points: { show: false },
               }
               : {
                 label: s.label,

@@ -12,6 +12,7 @@ th { background: #eef1f4; font-weight: 600; white-space: nowrap; }
 th.sortable { cursor: pointer; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .muted { color: #6a737d; }
+.live-count { margin-left: 6px; }
 .status { padding: 1px 7px; border-radius: 9px; font-size: 12px; background: #e3e6ea; }
 .status.running { background: #d5e9ff; color: #0b4f9c; }
 .status.completed { background: #d8f3dc; color: #1d6b2f; }
@@ -25,7 +26,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 .facts { display: flex; gap: 22px; flex-wrap: wrap; margin: 0 0 8px; }
 .facts div span { display: block; font-size: 12px; color: #6a737d; }
 .timeline rect.on { fill: #4c8bf5; } .timeline rect.off { fill: #eef1f4; }
-.timeline text { font-size: 11px; fill: #444; }
+.timeline text { font-size: 12px; fill: #333; }
 .trajectory { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 6px 10px; margin-bottom: 10px; }
 .trajectory h3 { font-size: 14px; margin: 2px 0 6px; }
 .ok { color: #1d6b2f; } .bad { color: #a11; }

@@ -50,8 +50,8 @@ export async function recentPlacements(
   steps: number,
 ): Promise<PlacementCell[]> {
   const { rows } = await sql<PlacementCell>`
-    SELECT step, wg, count(*) FILTER (action = 'loaded') AS loads,
-      count(*) FILTER (action = 'offloaded') AS offloads, string_agg(DISTINCT device, ',') AS device,
+    SELECT step, wg, count(*) FILTER (action = 'load') AS loads,
+      count(*) FILTER (action = 'offload') AS offloads, string_agg(DISTINCT device, ',') AS device,
       max(bytes) AS bytes
     FROM placements
     WHERE run_id = ${runId}

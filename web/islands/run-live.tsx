@@ -99,8 +99,8 @@ export function RunLive(props: RunLiveProps) {
         <span class={`status ${status}`} data-status={status}>{status}</span>{" "}
         <span data-steps={steps}>{steps} steps</span>
         {props.status === "running" && (
-          <span class="muted" data-live-events={received}>
-            {" "}· live: {received} events received
+          <span class="muted live-count" data-live-events={received}>
+            · live: {received} events received
           </span>
         )}
       </p>

@@ -12,7 +12,7 @@ export interface SqlConsoleProps {
     sql: string,
     tables: readonly string[],
   ) => Promise<{ columns: string[]; rows: unknown[][] }>;
-  /** tables exported as Parquet under /data/TABLE.parquet */
+  /** tables exported under /data/TABLE.csv (loaded into DuckDB-Wasm) and /data/TABLE.parquet */
   readonly tables: readonly string[];
   readonly examples: readonly { readonly title: string; readonly sql: string }[];
 }
@@ -27,7 +27,7 @@ interface Result {
 
 const SHOWN_ROWS = 200;
 
-/** A line chart of the numeric columns against the first numeric one (or the row number). */
+/** A line chart of the numeric columns against the first numeric one, else bars per row. */
 function quickChart(r: Result): ChartData | null {
   const numeric = r.columns.map((_, i) =>
     r.rows.length > 0 && r.rows.every((row) => typeof row[i] === "number")
@@ -35,8 +35,11 @@ function quickChart(r: Result): ChartData | null {
   const xi = numeric.indexOf(true);
   const ys = numeric.flatMap((n, i) => (n && i !== xi ? [i] : []));
   if (xi < 0 || r.rows.length < 2) return null;
-  const [x, series] = ys.length > 0 ? [xi, ys] : [-1, [xi]];
-  return chartFromRows(
+  // A numeric first column is the x axis; otherwise every numeric column is drawn as bars.
+  const [x, series] = numeric[0] && ys.length > 0
+    ? [xi, ys]
+    : [-1, numeric.flatMap((n, i) => (n ? [i] : []))];
+  const chart = chartFromRows(
     "quick chart",
     x < 0 ? "row" : r.columns[x],
     r.rows.flatMap((row, k) =>
@@ -48,6 +51,10 @@ function quickChart(r: Result): ChartData | null {
       }))
     ),
   );
+  if (x >= 0) return chart;
+  // No numeric x: one bar per row, named by the first text column.
+  const names = r.columns.findIndex((_, i) => !numeric[i]);
+  return { ...chart, categories: r.rows.map((row, k) => names < 0 ? String(k) : cell(row[names])) };
 }
 
 function cell(v: unknown): string {
@@ -58,7 +65,7 @@ function cell(v: unknown): string {
 }
 
 /**
- * DuckDB SQL in the browser (duckdb-wasm over the server's Parquet exports); "run on server"
+ * DuckDB SQL in the browser (duckdb-wasm over the server's table exports); "run on server"
  * uses the server's read-only projection instead.
  *
  * @example
@@ -73,7 +80,7 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
   const [busy, setBusy] = useState("");
   const version = useRef(0);
   const run = async (where: "browser" | "server") => {
-    setBusy(where === "browser" ? "loading DuckDB-Wasm and Parquet…" : "querying server…");
+    setBusy(where === "browser" ? "loading DuckDB-Wasm and tables…" : "querying server…");
     setError(null);
     const t0 = performance.now();
     try {

@@ -51,9 +51,9 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
   if (cells.length === 0) return <p class="muted">No worker-group placements recorded.</p>;
   const wgs = [...new Set(cells.map((c) => c.wg))].sort();
   const steps = [...new Set(cells.map((c) => c.step))].sort((a, b) => a - b);
-  const cellW = Math.max(8, Math.min(28, Math.floor(900 / steps.length)));
-  const left = 110, laneH = 22;
-  const width = left + steps.length * cellW + 10;
+  const cellW = Math.max(8, Math.min(32, Math.floor(1000 / steps.length)));
+  const left = 110, laneH = 26;
+  const width = left + Math.max(steps.length * cellW, 120) + 10;
   const height = wgs.length * laneH + 24;
   const at = new Map(cells.map((c) => [`${c.wg}\u0000${c.step}`, c]));
   return (
@@ -89,7 +89,11 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
         </g>
       ))}
       <text x={left} y={height - 4}>step {steps[0]}</text>
-      <text x={width - 70} y={height - 4}>step {steps[steps.length - 1]}</text>
+      {steps.length > 1 && (
+        <text x={left + steps.length * cellW} y={height - 4} text-anchor="end">
+          step {steps[steps.length - 1]}
+        </text>
+      )}
     </svg>
   );
 }

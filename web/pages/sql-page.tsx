@@ -42,9 +42,9 @@ export function SqlPage({ tables }: { tables: readonly string[] }) {
     <>
       <h1>SQL</h1>
       <p class="muted">
-        DuckDB SQL runs in your browser (DuckDB-Wasm) over Parquet exports of the analysis tables
-        (analysis/TABLES.md). "run on server" queries the server's projection instead; only
-        read-only statements are accepted there.
+        DuckDB SQL runs in your browser (DuckDB-Wasm) over exports of the analysis tables (each also
+        downloadable as /data/TABLE.parquet) (analysis/TABLES.md). "run on server" queries the
+        server's projection instead; only read-only statements are accepted there.
       </p>
       <Island
         name="sql-console"

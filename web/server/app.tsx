@@ -29,7 +29,7 @@ import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
 import type { DashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
-import type { ParquetExports } from "./parquet-exports.ts";
+import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
 
 /** Trajectories per page of the browser. */
@@ -54,7 +54,7 @@ const wholeNumber = (text: string | undefined, fallback: number) =>
  * Deno.serve({ hostname: "127.0.0.1", port: 8000 }, app.fetch);
  * ```
  */
-export function createApp(source: DashboardSource, exports: ParquetExports): Hono {
+export function createApp(source: DashboardSource, exports: TableExports): Hono {
   const app = new Hono();
 
   app.get("/", async (c) => {
@@ -170,10 +170,11 @@ export function createApp(source: DashboardSource, exports: ParquetExports): Hon
   });
 
   app.get("/data/:file", async (c) => {
-    const name = c.req.param("file").match(/^([a-z_]+)\.parquet$/)?.[1];
-    const bytes = name ? await exports.file(name) : null;
+    const [, name, format] = c.req.param("file").match(/^([a-z_]+)\.(parquet|csv)$/) ?? [];
+    const bytes = name ? await exports.file(name, format as ExportFormat) : null;
     if (!bytes) return c.text("no such export", 404);
-    return c.body(bytes, 200, { "content-type": "application/vnd.apache.parquet" });
+    const type = format === "csv" ? "text/csv" : "application/vnd.apache.parquet";
+    return c.body(bytes, 200, { "content-type": type });
   });
 
   app.get("/islands/:file", async (c) => {

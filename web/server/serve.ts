@@ -1,7 +1,7 @@
 import { createApp } from "./app.tsx";
 import { openDashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
-import { parquetExports } from "./parquet-exports.ts";
+import { tableExports } from "./table-exports.ts";
 
 /** A running dashboard. */
 export interface Dashboard extends AsyncDisposable {
@@ -25,7 +25,7 @@ export async function serveDashboard(
   options: { readonly hostname?: string; readonly port?: number; readonly quiet?: boolean } = {},
 ): Promise<Dashboard> {
   const source = await openDashboardSource(storeTarget);
-  const exports = await parquetExports(source);
+  const exports = await tableExports(source);
   try {
     await islandBundles();
   } catch (err) {

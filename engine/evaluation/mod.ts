@@ -1,0 +1,37 @@
+/**
+ * Evaluation outside training: a local HF checkpoint, the embedded model or a run's checkpoint,
+ * under a protocol (one agent, or a workflow with the same model in every role), n samples per
+ * problem and K seeds, every sample recorded as events like a training run's evaluation.
+ *
+ * @example
+ * ```ts
+ * import { resolveModelSource, runEvaluation } from "./mod.ts";
+ * const source = await resolveModelSource(store, "runs/my-model");
+ * const result = await runEvaluation({ store, runtime, source, protocol: "single",
+ *   benchmarks: ["math500.jsonl"], n: 16, seeds: [0], runIds: ["eval-1"], device: "cpu", threads: 1 });
+ * ```
+ */
+export { EvaluationInputError } from "./errors.ts";
+export { type EvalPolicy, openEvalPolicy } from "./eval-policy.ts";
+export {
+  type ModelSource,
+  resolveModelSource,
+  type RunSettings,
+  type Trainable,
+} from "./model-source.ts";
+export {
+  EVAL_WORKER_GROUP,
+  evalConfig,
+  type EvalRecord,
+  type EvalSettings,
+  type Protocol,
+  PROTOCOLS,
+  recordedEvalConfig,
+} from "./protocol.ts";
+export {
+  type EvalProgress,
+  type EvaluationOptions,
+  type EvaluationResult,
+  runEvaluation,
+} from "./run-evaluation.ts";
+export { type BenchmarkSummary, type SeedStat, seedStat, summarizeSeeds } from "./seed-summary.ts";

@@ -1,0 +1,72 @@
+/** The text `deno task replay` prints for a replay report. */
+import type { DriftStats } from "./numeric-drift.ts";
+import type { ReplayReport } from "./replay-run.ts";
+
+const stats = (name: string, s: DriftStats) =>
+  `  ${name.padEnd(10)} ${String(s.compared).padStart(7)} compared, max abs ${
+    s.maxAbs.toExponential(3)
+  }, max rel ${s.maxRel.toExponential(3)}, ${s.outside} outside tolerance`;
+
+/**
+ * Human-readable lines: the header (backend, code), the verdict, the first divergence with its
+ * differing fields and likely causes, and in tolerance mode the drift table.
+ *
+ * @example
+ * console.log(formatReplayReport(report).join("\n"));
+ */
+export function formatReplayReport(r: ReplayReport): string[] {
+  const lines: string[] = [];
+  if (r.mode === "tolerance") {
+    lines.push(
+      `backend differs from the recording (recorded ${r.backend.recorded}, replaying on ` +
+        `${r.backend.current}): low bits will differ, so results are compared with tolerances ` +
+        `(max abs/rel of logprobs, losses, grad norms)`,
+    );
+  }
+  lines.push(
+    `replay of ${r.runId} on ${r.backend.current}, steps ${r.from}..${r.to}` +
+      (r.checkpointStep === null
+        ? ""
+        : ` (restored the checkpoint of step ${r.checkpointStep}, re-derived from step ${r.startedAt})`) +
+      `: ${r.compared} events compared, ${r.identical} identical`,
+  );
+  const d = r.firstDivergence;
+  if (r.identicalThrough !== null) lines.push(`identical through step ${r.identicalThrough}`);
+  if (d) {
+    const at = d.version === null ? "(not in the log)" : `#${d.version}`;
+    const coords = Object.entries(d.coordinates).map(([k, v]) => `${k}=${v}`).join(" ");
+    lines.push(
+      `first divergent event ${at} ${d.type} ${coords} id ${d.id}: ${
+        d.reason === "different"
+          ? "differs from the log"
+          : d.reason === "not-logged"
+          ? "regenerated but not in the log"
+          : "in the log but not regenerated"
+      }`,
+    );
+    if (d.recordedHash || d.replayedHash) {
+      lines.push(`  hash recorded ${d.recordedHash ?? "-"}, replayed ${d.replayedHash ?? "-"}`);
+    }
+    for (const f of d.fields) {
+      lines.push(`  ${f.path}: recorded ${f.recorded}; replayed ${f.replayed}`);
+    }
+    lines.push("likely cause:", ...r.likelyCauses.map((c) => `  - ${c}`));
+  }
+  if (r.drift) {
+    const t = r.drift.firstTokenDivergence;
+    lines.push(
+      `numeric drift (tolerance |a - b| <= ${r.drift.atol} + ${r.drift.rtol} * |a|):`,
+      stats("logprobs", r.drift.logprobs),
+      stats("losses", r.drift.losses),
+      stats("gradNorms", r.drift.gradNorms),
+      t
+        ? `token streams first differ at step ${t.step} ${t.phase} ${t.trajectory} turn ${t.turn} ` +
+          `(${t.agent}) token ${t.index}: recorded ${t.recorded}, replayed ${t.replayed}`
+        : "token streams identical",
+      r.withinTolerance
+        ? "within tolerance"
+        : `not within tolerance (${r.divergent} events differ)`,
+    );
+  }
+  return lines;
+}

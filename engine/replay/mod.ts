@@ -1,0 +1,26 @@
+/**
+ * Deterministic replay of recorded runs: `replayRun` re-executes a run through the training loop
+ * with a comparing sink and reports the first divergence, its fields and its likely cause.
+ *
+ * @example
+ * import { replayRun } from "./engine/replay/mod.ts";
+ * const report = await replayRun(store, "run-1", { runtime, from: 2 });
+ *
+ * @module
+ */
+export { compareSink, type Comparison, type Divergence, ReplayStopped } from "./compare-sink.ts";
+export { fieldDiff, type FieldDifference } from "./field-diff.ts";
+export { type CauseEvidence, likelyCauses } from "./likely-cause.ts";
+export {
+  type DriftStats,
+  type NumericDrift,
+  numericDrift,
+  type TokenDivergence,
+} from "./numeric-drift.ts";
+export {
+  type ReplayOptions,
+  ReplayRangeError,
+  type ReplayReport,
+  replayRun,
+} from "./replay-run.ts";
+export { formatReplayReport } from "./format-report.ts";

@@ -1,0 +1,162 @@
+/**
+ * Replays a recorded run: re-executes it from its `run.started` config with the training loop
+ * itself (through a comparing sink) and reports whether every event regenerates identically.
+ * On the recorded backend any difference is a divergence; on another backend (e.g. wasm for a
+ * cpu run) low bits differ by design, so it runs to the end and reports numeric drift instead.
+ */
+import type { EventStore } from "../../events/mod.ts";
+import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { resumeState } from "../trainer/resume-state.ts";
+import { readRunLog } from "../trainer/run-log.ts";
+import {
+  codeVersion,
+  type RuntimeDifference,
+  runtimeDifferences,
+  runtimeRecord,
+} from "../trainer/runtime-record.ts";
+import { runTraining, type TrainProgress } from "../trainer/train-loop.ts";
+import { compareSink, type Divergence, ReplayStopped } from "./compare-sink.ts";
+import { likelyCauses } from "./likely-cause.ts";
+import type { NumericDrift } from "./numeric-drift.ts";
+
+/** A step range outside the run. */
+export class ReplayRangeError extends Error {
+  override name = "ReplayRangeError";
+}
+
+/** What to replay and how to judge it. */
+export interface ReplayOptions {
+  readonly runtime: Runtime;
+  /** First step to compare (restored from the checkpoint at or before it); default 0. */
+  readonly from?: number;
+  /** Last step to compare; default the run's last. */
+  readonly to?: number;
+  /** Tolerances of a cross-backend replay: |a - b| <= atol + rtol * |a|. */
+  readonly rtol?: number;
+  readonly atol?: number;
+  readonly onProgress?: (progress: TrainProgress) => void;
+}
+
+/** The outcome of a replay. */
+export interface ReplayReport {
+  readonly kind: "replay-report";
+  readonly runId: string;
+  readonly mode: "exact" | "tolerance";
+  /** recorded and current execution providers */
+  readonly backend: { readonly recorded: string; readonly current: string };
+  readonly runtimeDifferences: readonly RuntimeDifference[];
+  readonly code: { readonly recorded: string; readonly current: string };
+  /** the step the loop started at (after the restored checkpoint), and the compared range */
+  readonly startedAt: number;
+  readonly checkpointStep: number | null;
+  readonly from: number;
+  readonly to: number;
+  readonly compared: number;
+  readonly identical: number;
+  readonly divergent: number;
+  /** every compared event matched the log */
+  readonly identicalRun: boolean;
+  /** the last step of the range through which every event matched (null: not even the first) */
+  readonly identicalThrough: number | null;
+  readonly firstDivergence: Divergence | null;
+  readonly likelyCauses: readonly string[];
+  readonly drift: NumericDrift | null;
+  /** tolerance mode: no token, structural or out-of-tolerance difference */
+  readonly withinTolerance: boolean | null;
+  /** exit 0 when true: identical, or within tolerance on another backend */
+  readonly ok: boolean;
+}
+
+/**
+ * Replays `runId` from `store` on `options.runtime`; writes nothing to the store.
+ *
+ * @example
+ * const report = await replayRun(store, "run-1", { runtime });
+ * report.ok; // true: identical through the last step
+ */
+export async function replayRun(
+  store: EventStore,
+  runId: string,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const log = await readRunLog(store, runId);
+  const { config } = log;
+  const last = config.steps - 1;
+  const from = options.from ?? 0;
+  const to = options.to ?? last;
+  if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= last)) {
+    throw new ReplayRangeError(
+      `--from ${from} --to ${to}: run ${runId} has steps 0..${last}; need 0 <= from <= to <= ${last}`,
+    );
+  }
+  const recorded = log.started.data.runtime;
+  const current = runtimeRecord(options.runtime.info);
+  const mode = recorded.executionProvider === current.executionProvider ? "exact" : "tolerance";
+  const resume = from > 0
+    ? await resumeState(log.events, store.blobs, { before: from })
+    : undefined;
+  const sink = compareSink({
+    runId,
+    logged: log.events,
+    mode,
+    rtol: options.rtol ?? 1e-3,
+    atol: options.atol ?? 1e-4,
+  });
+  let end = to;
+  try {
+    await runTraining(config, {
+      sink,
+      runtime: options.runtime,
+      runId,
+      resume,
+      lastStep: to,
+      onProgress: options.onProgress,
+    });
+  } catch (err) {
+    if (!(err instanceof ReplayStopped)) throw err;
+    end = err.divergence.step ?? to;
+  }
+  const startedAt = resume?.step ?? 0;
+  const result = sink.finish({ from: startedAt, to: end, end: to === last });
+  const first = result.firstDivergence;
+  const code = { recorded: log.started.data.codeVersion, current: await codeVersion() };
+  const differences = runtimeDifferences(recorded, current);
+  const causes = first
+    ? likelyCauses({
+      divergence: first,
+      verify: await store.verify({ stream: runId }),
+      runtime: differences,
+      recordedCode: code.recorded,
+      currentCode: code.current,
+    })
+    : [];
+  const through = first === null ? to : first.step === null ? null : first.step - 1;
+  const drift = result.drift;
+  const withinTolerance = drift
+    ? drift.firstTokenDivergence === null &&
+      [drift.logprobs, drift.losses, drift.gradNorms].every((s) => s.outside === 0) &&
+      result.structural === 0
+    : null;
+  return Object.freeze({
+    kind: "replay-report",
+    runId,
+    mode,
+    backend: { recorded: recorded.executionProvider, current: current.executionProvider },
+    runtimeDifferences: differences,
+    code,
+    startedAt,
+    checkpointStep: resume?.checkpointStep ?? null,
+    from,
+    to,
+    compared: result.compared,
+    identical: result.identical,
+    divergent: result.divergent,
+    identicalRun: first === null,
+    identicalThrough: through !== null && through >= startedAt ? through : null,
+    firstDivergence: first,
+    likelyCauses: causes,
+    drift,
+    withinTolerance,
+    ok: first === null || withinTolerance === true,
+  });
+}

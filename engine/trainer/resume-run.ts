@@ -1,0 +1,61 @@
+/**
+ * `deno task train --resume RUN`: continues a run that was killed. Parameters and AdamW state
+ * come from the last checkpoint, the rest is re-derived from the log, and the regenerated events
+ * are appended idempotently: those already logged are skipped, a differing one is a conflict.
+ */
+import type { EventStore } from "../../events/mod.ts";
+import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { storeSink } from "./event-sink.ts";
+import { resumeState } from "./resume-state.ts";
+import { readRunLog } from "./run-log.ts";
+import { NUMERIC_RUNTIME_FIELDS, runtimeDifferences, runtimeRecord } from "./runtime-record.ts";
+import { runTraining, type TrainProgress, type TrainResult } from "./train-loop.ts";
+
+/** The run cannot be resumed as asked. */
+export class ResumeError extends Error {
+  override name = "ResumeError";
+}
+
+/** What a resume did besides the training result. */
+export interface ResumeResult extends TrainResult {
+  /** The step whose checkpoint was restored; null when the run restarted from its initial weights. */
+  readonly checkpointStep: number | null;
+  /** The first step run again. */
+  readonly fromStep: number;
+}
+
+/**
+ * Continues `runId` in `store` on `runtime`, which must compute like the recorded one.
+ *
+ * @example
+ * const runtime = await openRuntime(log.config.runtime.device, { threads: log.config.runtime.threads });
+ * const result = await resumeTraining(store, "run-1", { runtime });
+ */
+export async function resumeTraining(
+  store: EventStore,
+  runId: string,
+  options: { runtime: Runtime; onProgress?: (progress: TrainProgress) => void },
+): Promise<ResumeResult> {
+  const log = await readRunLog(store, runId);
+  if (log.events.some((e) => e.type === "run.completed")) {
+    throw new ResumeError(`run ${runId} already completed; there is nothing to resume`);
+  }
+  const numeric = runtimeDifferences(log.started.data.runtime, runtimeRecord(options.runtime.info))
+    .filter((d) => NUMERIC_RUNTIME_FIELDS.includes(d.field));
+  if (numeric.length > 0) {
+    throw new ResumeError(
+      `run ${runId} was recorded on a runtime that computes differently: ` +
+        numeric.map((d) => `${d.field} ${d.recorded} (now ${d.current})`).join(", ") +
+        `; resume on the recorded one (its config's runtime.device and threads)`,
+    );
+  }
+  const state = await resumeState(log.events, store.blobs);
+  const result = await runTraining(log.config, {
+    sink: storeSink(store, runId, { fresh: false }),
+    runtime: options.runtime,
+    runId,
+    resume: state,
+    onProgress: options.onProgress,
+  });
+  return { ...result, checkpointStep: state.checkpointStep, fromStep: state.step };
+}

@@ -1,0 +1,75 @@
+/**
+ * A recorded run read back: its events in order and the config it started with, for resume and
+ * replay. The config is trusted only when it still hashes to the `configHash` it was logged with.
+ */
+import {
+  type EventStore,
+  hashConfig,
+  type NewEvent,
+  type RecordedEvent,
+  type StoredEvent,
+} from "../../events/mod.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+
+/** A run's log in stream order. */
+export interface RunLog {
+  readonly kind: "run-log";
+  readonly runId: string;
+  readonly events: readonly StoredEvent<NewEvent>[];
+  readonly started: RecordedEvent<"run.started">;
+  readonly config: NormalizedConfig;
+}
+
+/** The log cannot be used as a run's record: missing run, no `run.started`, altered config. */
+export class RunLogError extends Error {
+  override name = "RunLogError";
+  constructor(readonly runId: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * The id of the run whose stream was written last, for `latest`.
+ *
+ * @example
+ * const runId = await latestRunId(store); // "smoke-20261202T1630-ab12cd"
+ */
+export async function latestRunId(store: EventStore): Promise<string> {
+  const heads = [...await store.streams()].sort((a, b) => b.position - a.position);
+  if (heads.length === 0) throw new RunLogError("latest", `store ${store.target} holds no runs`);
+  return heads[0].stream;
+}
+
+/**
+ * Reads `runId`'s stream and checks its `run.started` config against the recorded hash.
+ *
+ * @example
+ * const log = await readRunLog(store, "run-1");
+ * log.config.steps; // as the run was started
+ */
+export async function readRunLog(store: EventStore, runId: string): Promise<RunLog> {
+  const events: StoredEvent<NewEvent>[] = [];
+  for await (const e of store.readStream(runId)) events.push(e as StoredEvent<NewEvent>);
+  if (events.length === 0) {
+    throw new RunLogError(runId, `run ${runId} has no events in store ${store.target}`);
+  }
+  const started = events[0];
+  if (started.type !== "run.started") {
+    throw new RunLogError(runId, `run ${runId} begins with ${started.type}, not run.started`);
+  }
+  const actual = hashConfig(started.data.config);
+  if (actual !== started.data.configHash) {
+    throw new RunLogError(
+      runId,
+      `run ${runId}: the logged config hashes to ${actual} but run.started recorded configHash ` +
+        `${started.data.configHash}; the config was altered after the run started`,
+    );
+  }
+  return Object.freeze({
+    kind: "run-log",
+    runId,
+    events,
+    started: started as RecordedEvent<"run.started">,
+    config: started.data.config as unknown as NormalizedConfig,
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * End to end in Debian's headless chromium (driven by playwright-core): the runs page lists the
+ * runs, the run page draws a gradient-norm chart with one line per worker group and receives new
+ * steps while the run is appending, the SQL console returns the right row count from DuckDB-Wasm.
+ * Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a temp dir, printed).
+ */
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { openStore } from "../../events/mod.ts";
+import { serveDashboard } from "../../web/server/serve.ts";
+import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
+import { writeWebRun } from "./fixtures/web-run.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
+
+/** Launches chromium with the flags the project uses, in a fresh profile. */
+export async function launchChromium() {
+  const profile = await Deno.makeTempDir({ prefix: "polyrl-chromium-" });
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+    viewport: { width: 1400, height: 1000 },
+  });
+  const close = async () => {
+    await browser.close();
+    await Deno.remove(profile, { recursive: true });
+  };
+  return { browser, close, [Symbol.asyncDispose]: close };
+}
+
+Deno.test({
+  name: "browser: runs, live run page, compare and SQL console work in chromium",
+  ignore: !hasChromium,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const { dir, path } = await fillDashboardStore();
+    const shots = Deno.env.get("POLYRL_WEB_SCREENSHOTS") ??
+      await Deno.makeTempDir({ prefix: "polyrl-web-shots-" });
+    await Deno.mkdir(shots, { recursive: true });
+    const dashboard = await serveDashboard(path, { port: 0 });
+    await using chrome = await launchChromium();
+    try {
+      const page = await chrome.browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+
+      await page.goto(dashboard.url);
+      for (const id of Object.keys(RUNS)) await page.getByRole("link", { name: id }).waitFor();
+      await page.getByPlaceholder("filter runs").fill("dr_mas");
+      assert.equal(await page.locator(".runs-table tbody tr").count(), 2);
+      await page.getByPlaceholder("filter runs").fill("");
+      await page.screenshot({ path: `${shots}/runs.png`, fullPage: true });
+
+      await page.goto(`${dashboard.url}runs/live-s3`);
+      const grad = page.locator('[data-chart="grad-wg"] canvas');
+      await grad.waitFor();
+      const legend = await page.locator('[data-chart="grad-wg"] .u-legend .u-series th')
+        .allInnerTexts();
+      assert.deepEqual(legend.map((s) => s.trim()).filter((s) => s.startsWith("wg-")).sort(), [
+        "wg-critic",
+        "wg-solver",
+      ]);
+      {
+        await using store = await openStore(path);
+        await writeWebRun(store, { ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true });
+      }
+      await page.locator('[data-status="completed"]').waitFor({ timeout: 20_000 });
+      await page.locator('[data-steps="5"]').waitFor();
+      const received = Number(
+        await page.locator("[data-live-events]").getAttribute("data-live-events"),
+      );
+      assert.ok(received > 10, `live events received: ${received}`);
+      await page.screenshot({ path: `${shots}/run.png`, fullPage: true });
+
+      await page.goto(`${dashboard.url}runs/grpo-s1`);
+      await page.locator('[data-chart="grad-wg"] canvas').waitFor();
+      await page.screenshot({ path: `${shots}/run-spike.png`, fullPage: true });
+
+      await page.goto(
+        `${dashboard.url}compare?runs=grpo-s1,grpo-s2,drmas-s1,drmas-s2&by=estimator&baseline=grpo`,
+      );
+      await page.locator('[data-chart="curve-0"] canvas').waitFor();
+      await page.screenshot({ path: `${shots}/compare.png`, fullPage: true });
+
+      await page.goto(`${dashboard.url}sql`);
+      await page.locator("textarea").fill(
+        "SELECT run_id, count(*) AS n FROM turns GROUP BY run_id ORDER BY run_id",
+      );
+      await page.locator("#run-browser").click();
+      await page.locator(".result, pre.error").first().waitFor({ timeout: 60_000 });
+      const failed = await page.locator("pre.error").allInnerTexts();
+      assert.deepEqual(failed, [], "SQL console error");
+      assert.equal(
+        await page.locator(".result").getAttribute("data-rows"),
+        String(Object.keys(RUNS).length),
+      );
+      assert.match(await page.locator(".result").innerText(), /duckdb-wasm/);
+      // drmas-s1: 6 steps x 2 prompts x 4 samples x 2 agents = 96 turns.
+      assert.match(await page.locator(".result .scroll tbody").innerText(), /drmas-s1\s+96/);
+      await page.screenshot({ path: `${shots}/sql.png`, fullPage: true });
+      assert.deepEqual(errors, []);
+      console.log(`screenshots in ${shots}`);
+    } finally {
+      await dashboard.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
