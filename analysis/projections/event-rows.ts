@@ -90,11 +90,13 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
         d.sample,
         d.turn,
         d.agent,
+        d.role,
         d.workerGroup,
         d.promptTokens.length,
         d.responseTokens.length,
         d.finishReason,
         d.parsedAnswer,
+        d.correct,
         meanOf(d.logprobs),
         e.position,
       ]]];

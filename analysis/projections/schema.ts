@@ -14,7 +14,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -95,11 +95,13 @@ export const TABLES = Object.freeze({
     ["sample", "BIGINT"],
     ["turn", "BIGINT"],
     ["agent", "VARCHAR"],
+    ["role", "VARCHAR"],
     ["wg", "VARCHAR"],
     ["prompt_tokens", "BIGINT"],
     ["response_tokens", "BIGINT"],
     ["finish_reason", "VARCHAR"],
     ["parsed_answer", "VARCHAR"],
+    ["correct", "BOOLEAN"],
     ["mean_logprob", "DOUBLE"],
     ["position", "BIGINT"],
   ]),
@@ -265,17 +267,20 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
     "turns",
     // Round: how many earlier turns the same agent had in the trajectory, plus one for critics,
     // so N generators answer in round 0 and critic C_i's r-th answer is round r (MADA-RL).
-    // correct: the trajectory's grading applied to turns whose answer equals its final answer;
-    // an unparsed answer is wrong; any other answer is NULL (the log grades final answers only).
+    // role and correct: as the engine recorded them (turn.generated v2). Logs from before v2
+    // recorded neither: role then comes from the run's config, and correct from the trajectory's
+    // grading for turns whose answer equals its final answer (an unparsed answer is wrong; any
+    // other answer is NULL).
     `CREATE OR REPLACE VIEW turns AS
       SELECT t.run_id, t.step, t.phase, t.trajectory, t.prompt, t.sample, t.turn, t.agent,
-        r.role, t.wg, t.prompt_tokens, t.response_tokens,
+        coalesce(t.role, r.role) AS role, t.wg, t.prompt_tokens, t.response_tokens,
         t.prompt_tokens + t.response_tokens AS tokens, t.finish_reason, t.parsed_answer,
-        CASE WHEN t.parsed_answer IS NULL THEN false
+        CASE WHEN t.correct IS NOT NULL THEN t.correct
+             WHEN t.parsed_answer IS NULL THEN false
              WHEN t.parsed_answer = j.final_answer THEN j.correct END AS correct,
         (row_number() OVER (PARTITION BY t.run_id, t.step, t.phase, t.trajectory, t.agent
                             ORDER BY t.turn) - 1
-          + CASE WHEN r.role = 'critic' THEN 1 ELSE 0 END) AS round,
+          + CASE WHEN coalesce(t.role, r.role) = 'critic' THEN 1 ELSE 0 END) AS round,
         t.mean_logprob, t.position
       FROM turn_events t
       LEFT JOIN agent_roles r USING (run_id, agent)

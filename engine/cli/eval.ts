@@ -2,7 +2,7 @@
  * `deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... [--workflow single|debate|refine]
  * [--n 16] [--seeds K]`: evaluates a model under a protocol and records every sample in the store
  * (one run per seed), so `deno task report` shows it beside trained runs. Prints `run id: <id>`
- * per seed first, then avg@n and pass@n per benchmark as mean ± SEM over seeds.
+ * as each seed's run starts, then avg@n and pass@n per benchmark as mean ± SEM over seeds.
  */
 import {
   defineCommand,
@@ -139,7 +139,6 @@ await runCommand(USAGE, async () => {
     const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
     const progress = progressReporter("eval");
     try {
-      for (const id of runIds) console.log(`run id: ${id}`);
       console.error(
         `store ${store.target}; backend ${runtime.info.backend}; model ${source.label}`,
       );
@@ -156,6 +155,7 @@ await runCommand(USAGE, async () => {
         device: values.device,
         threads,
         name: values.name,
+        onRunStarted: (id) => console.log(`run id: ${id}`),
         onProgress: (p) => progress.update(p.done, p.total, `seed ${p.seed}`),
       });
       progress.finish();

@@ -5,7 +5,7 @@
  * base model that group named in the run's `run.started` config.
  */
 import { z } from "zod";
-import type { EventStore } from "../../events/mod.ts";
+import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import { trainableSchema } from "../config/schema.ts";
 import { EvaluationInputError } from "./errors.ts";
 
@@ -126,18 +126,11 @@ async function runCheckpoint(
   options: { workerGroup?: string },
 ): Promise<ModelSource> {
   let config: unknown = null;
-  const saved: { step: number; workerGroup: string; blob: string; parameterHash: string }[] = [];
-  for await (const e of store.readStream(run)) {
-    if (e.type === "run.started") config = (e.data as { config: unknown }).config;
-    if (e.type === "checkpoint.saved") {
-      const d = e.data as {
-        step: number;
-        workerGroup: string;
-        blob: string;
-        parameterHash: string;
-      };
-      saved.push(d);
-    }
+  const saved: EventData<"checkpoint.saved">[] = [];
+  for await (const stored of store.readStream(run)) {
+    const e = stored as StoredEvent<NewEvent>;
+    if (e.type === "run.started") config = e.data.config;
+    if (e.type === "checkpoint.saved") saved.push(e.data);
   }
   const parsed = recordedConfig.safeParse(config);
   if (!parsed.success) {

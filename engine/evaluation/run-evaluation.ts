@@ -40,6 +40,8 @@ export interface EvaluationOptions extends Omit<EvalSettings, "seed"> {
   /** One run id per seed. */
   readonly runIds: readonly string[];
   readonly onProgress?: (progress: EvalProgress) => void;
+  /** Called once a seed's run stream exists (its `run.started` appended). */
+  readonly onRunStarted?: (run: string, seed: number) => void;
 }
 
 /** What a finished evaluation reports. */
@@ -132,6 +134,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
           blob: source.kind === "run-checkpoint" ? source.blob : null,
         },
       }], { expectedVersion: 0 });
+      options.onRunStarted?.(run, config.seed);
       const speaker = createSpeaker(
         new Map([[EVAL_WORKER_GROUP, loaded.policy]]),
         config.agent_to_wg,

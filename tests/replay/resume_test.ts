@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { loadConfig } from "../../engine/config/mod.ts";
+import { randomStream, shuffle } from "../../engine/random/mod.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import { randomModel, tinyConfigInput } from "./tiny-run.ts";
@@ -14,6 +15,23 @@ async function readLog(path: string): Promise<StoredEvent<NewEvent>[]> {
   const out: StoredEvent<NewEvent>[] = [];
   for await (const e of store.readStream(RUN)) out.push(e as StoredEvent<NewEvent>);
   return out;
+}
+
+/**
+ * Five stream lengths to kill at, each the end of one append (so the child is then inside the
+ * next phase): the end of step 0's rollouts (the child is mid-update), then four drawn at random
+ * (keyed, so the test is reproducible) from the later appends up to the last step's start.
+ */
+function killPoints(log: StoredEvent<NewEvent>[]): number[] {
+  const ends = log.slice(0, -1).filter((e, i) => e.recordedAt !== log[i + 1].recordedAt)
+    .map((e) => e.version);
+  const midUpdate = log.findLast((e) => e.type === "advantages.computed" && e.data.step === 0)!;
+  assert.ok(ends.includes(midUpdate.version));
+  // Up to the last step's start: a kill later could land after the run completed.
+  const lastStart = log.findLast((e) => e.type === "step.started")!.version;
+  const later = ends.filter((v) => v > midUpdate.version && v <= lastStart);
+  const drawn = shuffle(randomStream({ seed: 11, purpose: "kill-points" }), later).slice(0, 4);
+  return [midUpdate.version, ...drawn.sort((a, b) => a - b)];
 }
 
 /**
@@ -87,28 +105,24 @@ Deno.test("train --resume after SIGKILLs ends with the uninterrupted run's log a
     const refPath = join(tmp, "ref", "events.sqlite");
     await Deno.rename(dir, join(tmp, "ref"));
     const expected = await readLog(refPath);
-    const at = (type: string, step: number) =>
-      expected.find((e) => e.type === type && (e.data as { step?: number }).step === step)!.version;
+    const points = killPoints(expected);
+    assert.equal(points.length, 5);
 
-    // Kill points: after step 0's rollouts (inside its update, before any checkpoint), after
-    // step 1's checkpoint has been logged partway into step 2, then run to the end.
-    const first = await trainUntil(
-      ["--config", file, "--run-id", RUN],
-      path,
-      at("advantages.computed", 0),
-    );
-    assert.ok(first.killed, `the first child finished before it was killed: ${first.stderr}`);
-    const second = await trainUntil(
-      ["--resume", RUN, "--store", path],
-      path,
-      at("step.started", 2),
-    );
-    assert.ok(second.killed, `the resumed child finished before it was killed: ${second.stderr}`);
-    const partial = await readLog(path);
-    assert.ok(partial.length < expected.length);
-    assert.ok(!partial.some((e) => e.type === "run.completed"));
-
-    const last = await trainUntil(["--resume", RUN, "--store", path], path, null);
+    let args = ["--config", file, "--run-id", RUN];
+    for (const point of points) {
+      const child = await trainUntil(args, path, point);
+      assert.ok(
+        child.killed,
+        `the child finished before it was killed at ${point}: ${child.stderr}`,
+      );
+      const partial = await readLog(path);
+      assert.ok(
+        partial.length >= point && partial.length < expected.length,
+        `killed at ${point}, the log holds ${partial.length} of ${expected.length} events`,
+      );
+      args = ["--resume", RUN, "--store", path];
+    }
+    const last = await trainUntil(args, path, null);
     assert.equal(last.code, 0, last.stderr);
     assert.match(last.stderr, /resumed from the checkpoint of step [0-9]/);
     for (const [wg, hash] of Object.entries(reference.parameterHashes)) {
