@@ -52,7 +52,7 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
     await using source = await openDashboardSource(path);
     const { position, charts } = await source.read(async (a, position) => ({
       position,
-      charts: await runCharts(a.db, "live"),
+      charts: await runCharts(a.conn, "live"),
     }));
     {
       await using store = await openStore(path);
@@ -61,7 +61,7 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
         for (const u of liveMessage(e).updates) applyUpdate(charts[u.chart], u);
       }
     }
-    const fresh = await source.read((a) => runCharts(a.db, "live"));
+    const fresh = await source.read((a) => runCharts(a.conn, "live"));
     const close = (a: ChartData, b: ChartData, name: string) => {
       assert.deepEqual(a.x, b.x, name);
       // Spike markers are judged by the page in the browser, not by the feed.

@@ -22,14 +22,16 @@ export interface RunRow {
 }
 
 /**
- * Every run in the projections, newest first, with its latest evaluation.
+ * Every run in the projections (or only run `only`), newest first, with its latest evaluation.
  *
  * @example
  * ```ts
  * const runs = await listRuns(analysis.db); // [{ runId: "run-2", status: "running", ... }]
  * ```
  */
-export async function listRuns(db: Kysely<AnalysisDb>): Promise<RunRow[]> {
+export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<RunRow[]> {
+  // One run's page reads only that run's evaluations.
+  const runFilter = only === undefined ? sql`TRUE` : sql`run_id = ${only}`;
   const { rows } = await sql<{
     run_id: string;
     status: string;
@@ -48,16 +50,19 @@ export async function listRuns(db: Kysely<AnalysisDb>): Promise<RunRow[]> {
     WITH latest AS (
       SELECT run_id, avg(avg_at_k) AS avg_at_k, avg(pass_at_k) AS pass_at_k, max(k) AS k
       FROM eval_summary e
-      WHERE step = (SELECT max(step) FROM eval_summary m WHERE m.run_id = e.run_id)
+      WHERE ${runFilter}
+        AND step = (SELECT max(step) FROM eval_summary m WHERE m.run_id = e.run_id)
       GROUP BY run_id
     ), agents AS (
-      SELECT run_id, string_agg(agents, ', ' ORDER BY wg) AS agents FROM worker_groups GROUP BY run_id
+      SELECT run_id, string_agg(agents, ', ' ORDER BY wg) AS agents FROM worker_groups
+      WHERE ${runFilter} GROUP BY run_id
     )
     SELECT r.run_id, r.status, r.workflow, r.estimator, a.agents, r.models, r.seed, r.last_step,
       l.avg_at_k, l.pass_at_k, l.k,
       strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_at,
       strftime(r.ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_at
     FROM runs r LEFT JOIN latest l USING (run_id) LEFT JOIN agents a USING (run_id)
+    WHERE ${only === undefined ? sql`TRUE` : sql`r.run_id = ${only}`}
     ORDER BY r.started_position DESC
   `.execute(db);
   return rows.map((r) =>

@@ -65,7 +65,7 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
   app.get("/runs/:id", async (c) => {
     const runId = c.req.param("id");
     const body = await source.read(async (a, position) => {
-      const run = (await listRuns(a.db)).find((r) => r.runId === runId);
+      const [run] = await listRuns(a.db, runId);
       if (!run) return null;
       const lastStep = Math.max(0, run.steps - 1);
       const step = Math.min(wholeNumber(c.req.query("step"), lastStep), lastStep);
@@ -82,7 +82,7 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
             position,
             status: run.status,
             steps: run.steps,
-            charts: await runCharts(a.db, runId),
+            charts: await runCharts(a.conn, runId),
           }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
@@ -98,7 +98,7 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
     const runId = c.req.param("id");
     const body = await source.read(async (a, position) => ({
       position,
-      charts: await runCharts(a.db, runId),
+      charts: await runCharts(a.conn, runId),
     }));
     return c.body(toWire(body), 200, { "content-type": "application/json" });
   });
