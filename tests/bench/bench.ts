@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   models: () => import("../model/bench.ts"),
   onnx: () => import("./onnx-bench.ts"),
   random: () => import("./random-bench.ts"),
+  train: () => import("./train-bench.ts"),
   replay: () => import("../replay/replay-bench.ts"),
   web: () => import("../web/bench-web.ts"),
 };

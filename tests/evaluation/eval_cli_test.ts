@@ -232,6 +232,9 @@ Deno.test("eval: bad usage exits 2 and names what is wrong", async () => {
       assert.match(r.stderr, message, args.join(" "));
       assert.match(r.stderr, /usage: deno task eval/);
     }
+    const help = await evalCli("--help");
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: deno task eval --model DIR\|embedded\|RUN\[@STEP\]/m);
     // Refused before anything was recorded: no run was started.
     await using opened = await openStore(store);
     assert.deepEqual(await opened.streams(), []);

@@ -17,6 +17,7 @@ import {
 } from "../../analysis/mod.ts";
 import { Layout } from "../components/layout.tsx";
 import { toWire } from "../components/wire-json.ts";
+import { withoutCounts } from "../components/chart-data.ts";
 import { compareRuns } from "../data/compare-data.ts";
 import { liveMessage } from "../data/live-updates.ts";
 import { recentPlacements, runEvals } from "../data/run-details.ts";
@@ -74,16 +75,15 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
         page: wholeNumber(c.req.query("page"), 0),
         pageSize: TRAJECTORY_PAGE_SIZE,
       };
+      const charts = await runCharts(a.conn, runId);
+      // Only a running run's page updates means live; a finished one needs no sample counts.
+      const shown = run.status === "running" ? charts : Object.fromEntries(
+        Object.entries(charts).map(([name, chart]) => [name, withoutCounts(chart)]),
+      );
       return (
         <RunPage
           run={run}
-          live={{
-            runId,
-            position,
-            status: run.status,
-            steps: run.steps,
-            charts: await runCharts(a.conn, runId),
-          }}
+          live={{ runId, position, status: run.status, steps: run.steps, charts: shown }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
           trajectories={run.steps > 0 ? await trajectoryPage(a.db, runId, at) : null}
