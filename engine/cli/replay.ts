@@ -31,7 +31,7 @@ const cli = defineCommand({
     rtol: { type: "string", help: "relative tolerance on another backend (default 1e-3)" },
     atol: { type: "string", help: "absolute tolerance on another backend (default 1e-4)" },
     ...storeOption,
-    ...formatOption,
+    format: { ...formatOption.format, help: "output format: table or json" },
   },
 });
 

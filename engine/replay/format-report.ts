@@ -23,6 +23,12 @@ export function formatReplayReport(r: ReplayReport): string[] {
         `(max abs/rel of logprobs, losses, grad norms)`,
     );
   }
+  if (r.runtimeDifferences.length > 0) {
+    lines.push(
+      `runtime differs from the recording: ` +
+        r.runtimeDifferences.map((d) => `${d.field} ${d.recorded} -> ${d.current}`).join(", "),
+    );
+  }
   lines.push(
     `replay of ${r.runId} on ${r.backend.current}, steps ${r.from}..${r.to}` +
       (r.checkpointStep === null
@@ -45,7 +51,12 @@ export function formatReplayReport(r: ReplayReport): string[] {
       }`,
     );
     if (d.recordedHash || d.replayedHash) {
-      lines.push(`  hash recorded ${d.recordedHash ?? "-"}, replayed ${d.replayedHash ?? "-"}`);
+      lines.push(
+        `  hash recorded ${d.recordedHash ?? "-"}, replayed ${d.replayedHash ?? "-"}` +
+          (d.loggedDataAltered
+            ? " (the replay matches the recorded hash; the logged data no longer does)"
+            : ""),
+      );
     }
     for (const f of d.fields) {
       lines.push(`  ${f.path}: recorded ${f.recorded}; replayed ${f.replayed}`);

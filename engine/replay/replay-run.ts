@@ -4,7 +4,7 @@
  * On the recorded backend any difference is a divergence; on another backend (e.g. wasm for a
  * cpu run) low bits differ by design, so it runs to the end and reports numeric drift instead.
  */
-import type { EventStore } from "../../events/mod.ts";
+import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { resumeState } from "../trainer/resume-state.ts";
 import { readRunLog } from "../trainer/run-log.ts";
@@ -18,6 +18,20 @@ import { runTraining, type TrainProgress } from "../trainer/train-loop.ts";
 import { compareSink, type Divergence, ReplayStopped } from "./compare-sink.ts";
 import { likelyCauses } from "./likely-cause.ts";
 import type { NumericDrift } from "./numeric-drift.ts";
+
+/**
+ * The last step wholly in the log: every step of a completed run; for a killed one the last step
+ * that was checkpointed or followed by the next step's start.
+ */
+function lastLoggedStep(events: readonly StoredEvent<NewEvent>[], steps: number): number {
+  if (events.some((e) => e.type === "run.completed")) return steps - 1;
+  let last = -1;
+  for (const e of events) {
+    if (e.type === "step.started") last = Math.max(last, e.data.step - 1);
+    if (e.type === "checkpoint.saved") last = Math.max(last, e.data.step);
+  }
+  return last;
+}
 
 /** A step range outside the run. */
 export class ReplayRangeError extends Error {
@@ -81,12 +95,13 @@ export async function replayRun(
 ): Promise<ReplayReport> {
   const log = await readRunLog(store, runId);
   const { config } = log;
-  const last = config.steps - 1;
+  const last = lastLoggedStep(log.events, config.steps);
   const from = options.from ?? 0;
   const to = options.to ?? last;
   if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= last)) {
     throw new ReplayRangeError(
-      `--from ${from} --to ${to}: run ${runId} has steps 0..${last}; need 0 <= from <= to <= ${last}`,
+      `--from ${from} --to ${to}: run ${runId} has logged steps 0..${last} of ` +
+        `${config.steps}; need 0 <= from <= to <= ${last}`,
     );
   }
   const recorded = log.started.data.runtime;
@@ -117,7 +132,7 @@ export async function replayRun(
     end = err.divergence.step ?? to;
   }
   const startedAt = resume?.step ?? 0;
-  const result = sink.finish({ from: startedAt, to: end, end: to === last });
+  const result = sink.finish({ from: startedAt, to: end, end: to === config.steps - 1 });
   const first = result.firstDivergence;
   const code = { recorded: log.started.data.codeVersion, current: await codeVersion() };
   const differences = runtimeDifferences(recorded, current);

@@ -3,7 +3,8 @@
  * workflow per prompt (all concurrently; tokens keyed by their coordinates), grade and reward
  * them, compute advantages per prompt group, then one optimizer step per worker group on the
  * turns of its agents (Dr. MAS per-worker-group updates). Everything that decides a result is
- * appended to the run's event stream before the next step starts.
+ * sent to the run's event sink before the next step starts: the store for a run, an idempotent
+ * store sink for a resumed one, a comparer for a replay (one loop for all three).
  */
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { type EventSink, storeSink } from "./event-sink.ts";

@@ -36,7 +36,7 @@ for (const { kind, make, ignore } of storeKinds) {
     const turn = read[2] as RecordedEvent<"turn.generated">;
     assert.ok(turn.data.logprobs instanceof Float32Array);
     assert.ok(turn.data.promptTokens instanceof Int32Array);
-    assert.equal(turn.schemaVersion, 1);
+    assert.equal(turn.schemaVersion, 2);
     assert.equal(await store.streamVersion("run-a"), 5);
     assert.equal(await store.streamVersion("nothing"), 0);
   });

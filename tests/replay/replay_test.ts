@@ -80,6 +80,19 @@ Deno.test("replay: identical run, --from/--to, tampered event and config, other 
       assert.deepEqual(d.fields.map((f) => f.path), ["losses.total"]);
       assert.equal(report.identicalThrough, null);
       assert.match(report.likelyCauses[0], /altered after recording/);
+
+      // The command says the same and exits 1.
+      const cli = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "engine/cli/replay.ts", "latest", "--store", copy],
+        cwd: new URL("../..", import.meta.url).pathname,
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const out = new TextDecoder().decode(cli.stdout);
+      assert.equal(cli.code, 1, out);
+      assert.match(out, /first divergent event #\d+ gradient_step\.applied step=0/);
+      assert.match(out, /losses\.total: recorded /);
+      assert.match(out, /likely cause:\n {2}- the log was altered after recording/);
     });
 
     await t.step("a tampered config is refused: it no longer matches its hash", async () => {

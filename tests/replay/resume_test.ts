@@ -45,7 +45,7 @@ function killPoints(log: StoredEvent<NewEvent>[]): number[] {
  * `killAt` events; returns whether it was killed (false: it finished first) and its stdout.
  */
 async function trainUntil(args: string[], store: string, killAt: number | null) {
-  const child = new Deno.Command("deno", {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "engine/cli/train.ts", ...args],
     cwd: ROOT,
     stdout: "piped",
@@ -64,7 +64,7 @@ async function trainUntil(args: string[], store: string, killAt: number | null) 
             killed = true;
           }
         } catch {
-          // The child may not have created the store yet.
+          // A read racing the child's commit may find the database busy; poll again.
         }
       }
     })();
@@ -114,6 +114,8 @@ Deno.test("train --resume after SIGKILLs ends with the uninterrupted run's log a
     const points = killPoints(expected);
     assert.equal(points.length, 5);
 
+    // Created here, so that the watcher never races the child to create the schema.
+    await (await openStore(path)).close();
     let args = ["--config", file, "--run-id", RUN];
     for (const point of points) {
       const child = await trainUntil(args, path, point);

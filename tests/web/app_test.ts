@@ -83,6 +83,11 @@ Deno.test("trajectory browser pages through a step's trajectories with every tur
   // Each trajectory shows a solver and a critic turn with reward and advantage cells.
   assert.equal(body.match(/<td>solver<\/td>/g)?.length, 8);
   assert.equal(body.match(/<td>critic<\/td>/g)?.length, 8);
+  // Texts come from the store's turn.generated events.
+  assert.equal(
+    body.match(/<td class="text">(solver|critic) says (42|41|nothing)<\/td>/g)?.length,
+    16,
+  );
   const unknown = await d.app.request("/runs/nope");
   assert.equal(unknown.status, 404);
 });

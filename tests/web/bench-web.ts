@@ -9,7 +9,7 @@ import process from "node:process";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { webRunEvents, type WebRunSpec } from "./fixtures/web-run.ts";
-import { launchChromium } from "./browser_test.ts";
+import { launchChromium } from "./fixtures/chromium.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 

@@ -5,38 +5,13 @@
  * Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a temp dir, printed).
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { writeWebRun } from "./fixtures/web-run.ts";
+import { CHROMIUM, launchChromium } from "./fixtures/chromium.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-
-/** Launches chromium with the flags the project uses, in a fresh profile. */
-export async function launchChromium() {
-  const profile = await Deno.makeTempDir({ prefix: "polyrl-chromium-" });
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-    viewport: { width: 1400, height: 1000 },
-  });
-  const close = async () => {
-    await browser.close();
-    await Deno.remove(profile, { recursive: true });
-  };
-  return { browser, close, [Symbol.asyncDispose]: close };
-}
 
 Deno.test({
   name: "browser: runs, live run page, compare and SQL console work in chromium",
@@ -84,8 +59,11 @@ Deno.test({
       assert.ok(received > 10, `live events received: ${received}`);
       await page.screenshot({ path: `${shots}/run.png`, fullPage: true });
 
+      const t0 = performance.now();
       await page.goto(`${dashboard.url}runs/grpo-s1`);
       await page.locator('[data-chart="grad-wg"] canvas').waitFor();
+      // The large-run figure (10k steps) is `deno task bench web`; this is the small run's.
+      console.log(`run page first render: ${Math.round(performance.now() - t0)} ms`);
       await page.screenshot({ path: `${shots}/run-spike.png`, fullPage: true });
 
       await page.goto(

@@ -112,14 +112,22 @@ export function applyUpdate(chart: ChartData, u: ChartUpdate, count = 1): ChartD
 }
 
 /**
- * The chart without its sample counts, which only live updates of means need: a finished run's
- * page ships a third less data.
+ * The chart as a page ships it: values at 6 significant digits (beyond what a plot shows; half
+ * the bytes of full doubles) and, unless `counts` (live pages fold new values into means),
+ * without sample counts.
  *
  * @example
  * ```ts
- * withoutCounts(chart).series[0].n; // []
+ * forPage(chart, { counts: false }).series[0].n; // []
  * ```
  */
-export function withoutCounts(chart: ChartData): ChartData {
-  return { ...chart, series: chart.series.map((s) => ({ ...s, n: [] })) };
+export function forPage(chart: ChartData, options: { readonly counts: boolean }): ChartData {
+  return {
+    ...chart,
+    series: chart.series.map((s) => ({
+      ...s,
+      y: s.y.map((v) => (v === null ? null : Number(v.toPrecision(6)))),
+      n: options.counts ? s.n : [],
+    })),
+  };
 }

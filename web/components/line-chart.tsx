@@ -41,7 +41,13 @@ export function LineChart(
       {
         width: Math.max(300, el.clientWidth),
         height,
-        scales: { x: { time: false } },
+        // Bars start at zero and keep half a slot free at either end.
+        scales: data.categories
+          ? {
+            x: { time: false, range: [-0.5, data.categories.length - 0.5] },
+            y: { range: (_u: uPlot, min: number, max: number) => [Math.min(0, min), max * 1.05] },
+          }
+          : { x: { time: false } },
         // Steps are whole numbers: no tick at 0.5.
         axes: [
           data.categories

@@ -29,6 +29,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 .timeline text { font-size: 12px; fill: #333; }
 .trajectory { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 6px 10px; margin-bottom: 10px; }
 .trajectory h3 { font-size: 14px; margin: 2px 0 6px; }
+td.text { max-width: 640px; white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; }
 .ok { color: #1d6b2f; } .bad { color: #a11; }
 .pager a, .pager span { margin-right: 10px; }
 textarea { width: 100%; font: 13px/1.4 ui-monospace, monospace; box-sizing: border-box; }

@@ -1,5 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisDb } from "../../analysis/mod.ts";
+import type { EventStore, NewEvent } from "../../events/mod.ts";
+import { turnTexts } from "./turn-texts.ts";
 
 /** One agent output in the trajectory browser. */
 export interface TurnRow {
@@ -14,6 +16,10 @@ export interface TurnRow {
   /** the agent's own reward in this trajectory, when one was assigned */
   readonly reward: number | null;
   readonly advantage: number | null;
+  /** global log position of the turn.generated event */
+  readonly position: number;
+  /** the generated text, read from the store; null when not read */
+  readonly text: string | null;
 }
 
 /** One trajectory with every turn of every agent. */
@@ -41,8 +47,8 @@ export interface TrajectoryPage {
 }
 
 /**
- * One page of a step's rollout trajectories with their turns, rewards and advantages. Reading
- * one step at a time keeps a page cheap however long the run.
+ * One page of a step's rollout trajectories with their turns, rewards and advantages, and with
+ * `store` the turns' texts. Reading one step at a time keeps a page cheap however long the run.
  *
  * @example
  * ```ts
@@ -54,6 +60,7 @@ export async function trajectoryPage(
   db: Kysely<AnalysisDb>,
   runId: string,
   at: { readonly step: number; readonly page: number; readonly pageSize: number },
+  store?: EventStore<NewEvent>,
 ): Promise<TrajectoryPage> {
   const { step, page, pageSize } = at;
   const [{ total }] = (await sql<{ total: number }>`
@@ -66,14 +73,14 @@ export async function trajectoryPage(
       AND r.phase = t.phase AND r.trajectory = t.trajectory AND r.agent IS NULL
     WHERE t.run_id = ${runId} AND t.phase = 'rollout' AND t.step = ${step}
     ORDER BY t.prompt, t.sample LIMIT ${pageSize} OFFSET ${page * pageSize}`.execute(db);
-  const { rows: turns } = await sql<TurnRow & { trajectory: string }>`
+  const { rows: turns } = await sql<Omit<TurnRow, "text"> & { trajectory: string }>`
     WITH adv AS (
       SELECT trajectory, agent, turn, advantage FROM advantages
       WHERE run_id = ${runId} AND step = ${step}
     )
     SELECT u.trajectory, u.turn, u.agent, u.wg, u.response_tokens AS "responseTokens",
       u.finish_reason AS "finishReason", u.parsed_answer AS "parsedAnswer", u.correct,
-      u.mean_logprob AS "meanLogprob", r.total AS reward, a.advantage
+      u.mean_logprob AS "meanLogprob", r.total AS reward, a.advantage, u.position
     FROM turns u
     LEFT JOIN rewards r ON r.run_id = u.run_id AND r.step = u.step AND r.phase = u.phase
       AND r.trajectory = u.trajectory AND r.agent = u.agent
@@ -82,6 +89,7 @@ export async function trajectoryPage(
       AND u.trajectory IN (SELECT unnest(${trajectories.map((t) => t.trajectory)}::VARCHAR[]))
     ORDER BY u.trajectory, u.turn`.execute(db);
   const byTrajectory = Map.groupBy(turns, (t) => t.trajectory);
+  const texts = store ? await turnTexts(store, turns.map((t) => t.position)) : new Map();
   return Object.freeze({
     kind: "trajectory-page",
     step,
@@ -90,7 +98,10 @@ export async function trajectoryPage(
     total,
     rows: trajectories.map((t) => ({
       ...t,
-      turns: (byTrajectory.get(t.trajectory) ?? []).map(({ trajectory: _, ...turn }) => turn),
+      turns: (byTrajectory.get(t.trajectory) ?? []).map(({ trajectory: _, ...turn }) => ({
+        ...turn,
+        text: texts.get(turn.position) ?? null,
+      })),
     })),
   });
 }

@@ -54,7 +54,11 @@ function quickChart(r: Result): ChartData | null {
   if (x >= 0) return chart;
   // No numeric x: one bar per row, named by the first text column.
   const names = r.columns.findIndex((_, i) => !numeric[i]);
-  return { ...chart, categories: r.rows.map((row, k) => names < 0 ? String(k) : cell(row[names])) };
+  return {
+    ...chart,
+    xLabel: names < 0 ? "row" : r.columns[names],
+    categories: r.rows.map((row, k) => names < 0 ? String(k) : cell(row[names])),
+  };
 }
 
 function cell(v: unknown): string {

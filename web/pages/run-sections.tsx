@@ -149,6 +149,7 @@ export function TrajectoryBrowser(
                 <th>mean logprob</th>
                 <th>reward</th>
                 <th>advantage</th>
+                <th>text</th>
               </tr>
             </thead>
             <tbody>
@@ -165,6 +166,7 @@ export function TrajectoryBrowser(
                   <td class="num">{formatNumber(u.meanLogprob)}</td>
                   <td class="num">{formatNumber(u.reward)}</td>
                   <td class="num">{formatNumber(u.advantage)}</td>
+                  <td class="text">{u.text ?? "—"}</td>
                 </tr>
               ))}
             </tbody>

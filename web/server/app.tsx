@@ -17,7 +17,7 @@ import {
 } from "../../analysis/mod.ts";
 import { Layout } from "../components/layout.tsx";
 import { toWire } from "../components/wire-json.ts";
-import { withoutCounts } from "../components/chart-data.ts";
+import { forPage } from "../components/chart-data.ts";
 import { compareRuns } from "../data/compare-data.ts";
 import { liveMessage } from "../data/live-updates.ts";
 import { recentPlacements, runEvals } from "../data/run-details.ts";
@@ -76,9 +76,10 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
         pageSize: TRAJECTORY_PAGE_SIZE,
       };
       const charts = await runCharts(a.conn, runId);
-      // Only a running run's page updates means live; a finished one needs no sample counts.
-      const shown = run.status === "running" ? charts : Object.fromEntries(
-        Object.entries(charts).map(([name, chart]) => [name, withoutCounts(chart)]),
+      // Only a running run's page folds live values into means; a finished one needs no counts.
+      const counts = run.status === "running";
+      const shown = Object.fromEntries(
+        Object.entries(charts).map(([name, chart]) => [name, forPage(chart, { counts })]),
       );
       return (
         <RunPage
@@ -86,7 +87,7 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
           live={{ runId, position, status: run.status, steps: run.steps, charts: shown }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
-          trajectories={run.steps > 0 ? await trajectoryPage(a.db, runId, at) : null}
+          trajectories={run.steps > 0 ? await trajectoryPage(a.db, runId, at, source.store) : null}
         />
       );
     });
@@ -117,6 +118,8 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
       ) {
         if (e.stream !== runId) continue;
         const message = liveMessage(e);
+        // Turns and other events that change nothing on the page are not sent.
+        if (message.updates.length === 0 && message.step === undefined && !message.status) continue;
         await stream.writeSSE({ event: "live", id: String(e.position), data: toWire(message) });
         if (message.status) break;
       }
