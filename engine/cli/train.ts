@@ -48,6 +48,14 @@ await runCommand(cli.help().split("\n")[0], async () => {
   const progress = progressReporter("train");
   const onProgress = (p: TrainProgress) =>
     progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics);
+  // The first Ctrl-C lets the current step finish and be logged; a second one exits at once.
+  const interrupt = new AbortController();
+  Deno.addSignalListener("SIGINT", () => {
+    if (interrupt.signal.aborted) Deno.exit(130);
+    progress.finish();
+    console.error("stopping after the current step (Ctrl-C again to quit now)");
+    interrupt.abort();
+  });
   if (values.resume !== undefined) {
     const fixed = ["config", "preset", "seed", "steps", "device", "run-id"] as const;
     const clash = fixed.filter((k) => values[k] !== undefined);
@@ -61,7 +69,11 @@ await runCommand(cli.help().split("\n")[0], async () => {
     const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
     console.log(`run id: ${values.resume}`);
     try {
-      const result = await resumeTraining(store, values.resume, { runtime, onProgress });
+      const result = await resumeTraining(store, values.resume, {
+        runtime,
+        onProgress,
+        signal: interrupt.signal,
+      });
       progress.finish();
       console.error(
         result.checkpointStep === null
@@ -103,7 +115,13 @@ await runCommand(cli.help().split("\n")[0], async () => {
       (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),
   );
   try {
-    const result = await runTraining(config, { store, runtime, runId, onProgress });
+    const result = await runTraining(config, {
+      store,
+      runtime,
+      runId,
+      onProgress,
+      signal: interrupt.signal,
+    });
     progress.finish();
     printResult(result, format);
   } finally {

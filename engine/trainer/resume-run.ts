@@ -34,7 +34,11 @@ export interface ResumeResult extends TrainResult {
 export async function resumeTraining(
   store: EventStore,
   runId: string,
-  options: { runtime: Runtime; onProgress?: (progress: TrainProgress) => void },
+  options: {
+    runtime: Runtime;
+    onProgress?: (progress: TrainProgress) => void;
+    signal?: AbortSignal;
+  },
 ): Promise<ResumeResult> {
   const log = await readRunLog(store, runId);
   if (log.events.some((e) => e.type === "run.completed")) {
@@ -56,6 +60,7 @@ export async function resumeTraining(
     runId,
     resume: state,
     onProgress: options.onProgress,
+    signal: options.signal,
   });
   return { ...result, checkpointStep: state.checkpointStep, fromStep: state.step };
 }

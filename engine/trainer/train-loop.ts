@@ -41,9 +41,22 @@ export interface TrainOptions {
   readonly onProgress?: (progress: TrainProgress) => void;
   /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
   readonly resume?: ResumeState;
+  /**
+   * Aborting stops the run cleanly at the next step boundary: everything of the finished steps is
+   * logged, `run.failed` says it was interrupted, and `train --resume` continues it.
+   */
+  readonly signal?: AbortSignal;
   /** Stop after this step (default: the config's last); only a run that reaches the end sends
    * `run.completed`. */
   readonly lastStep?: number;
+}
+
+/** The run was asked to stop (Ctrl-C); every step before `step` is in the log. */
+export class TrainingInterrupted extends Error {
+  override name = "TrainingInterrupted";
+  constructor(readonly step: number) {
+    super(`interrupted before step ${step}; continue with deno task train --resume RUN`);
+  }
 }
 
 /** A resumed run's restored parameters do not hash to what its checkpoint event recorded. */
@@ -167,6 +180,7 @@ export async function runTraining(
 
     let lastEval: Record<string, number> = { ...resume?.lastEval };
     for (; step <= lastStep; step++) {
+      if (options.signal?.aborted) throw new TrainingInterrupted(step);
       stage = "rollout";
       options.onProgress?.({ step, steps: config.steps, stage });
       const questions = stepQuestions(config, tasks, step);
@@ -291,7 +305,11 @@ export async function runTraining(
     const e = err instanceof Error ? err : new Error(String(err));
     await append([{
       type: "run.failed",
-      data: { step, stage, error: { name: e.name, message: e.message } },
+      data: {
+        step,
+        stage: err instanceof TrainingInterrupted ? "interrupted" : stage,
+        error: { name: e.name, message: e.message },
+      },
     }]).catch(() => {});
     throw err;
   } finally {

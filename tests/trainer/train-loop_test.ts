@@ -4,7 +4,7 @@ import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.t
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
-import { runTraining } from "../../engine/trainer/train-loop.ts";
+import { runTraining, TrainingInterrupted } from "../../engine/trainer/train-loop.ts";
 import {
   encodeCanonical,
   type NewEvent,
@@ -126,6 +126,56 @@ Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA 
         assert.equal(e.data.trainableParameterCount, e.data.parameterCount);
       } else assert.ok(e.data.trainableParameterCount < e.data.parameterCount / 10);
     }
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("an interrupted run stops at a step boundary and says so in the log", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const model = await randomModel(join(tmp, "model"));
+    const raw = presetInput("smoke");
+    const config = parseConfig(mergeConfig(raw, {
+      agents: (raw.agents as { model: string }[]).map((a) => ({ ...a, model })),
+      steps: 3,
+      sampling: { temperature: 1, top_p: 1, max_tokens: 4 },
+      runtime: { device: "cpu", threads: 1 },
+      store: join(tmp, "events.sqlite"),
+    }));
+    await using store = await openStore(config.store);
+    const runtime = await openRuntime("cpu", { threads: 1 });
+    const interrupt = new AbortController();
+    try {
+      await assert.rejects(
+        runTraining(config, {
+          store,
+          runtime,
+          runId: "stopped",
+          signal: interrupt.signal,
+          onProgress: (p) => p.stage === "done" && interrupt.abort(),
+        }),
+        TrainingInterrupted,
+      );
+    } finally {
+      await runtime.close();
+    }
+    const types: string[] = [];
+    let failed: unknown;
+    for await (const e of store.readStream("stopped")) {
+      types.push(e.type);
+      if (e.type === "run.failed") failed = e.data;
+    }
+    assert.deepEqual(failed, {
+      step: 1,
+      stage: "interrupted",
+      error: {
+        name: "TrainingInterrupted",
+        message: "interrupted before step 1; continue with deno task train --resume RUN",
+      },
+    });
+    assert.equal(types.filter((t) => t === "step.started").length, 1);
+    assert.ok(!types.includes("run.completed"));
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
