@@ -25,6 +25,13 @@ export async function probeWebGpuAdapter(): Promise<AdapterProbe> {
       reason: "navigator.gpu is undefined: this Deno build exposes no WebGPU",
     };
   }
+  // Mesa's Vulkan drivers print an error line per device when XDG_RUNTIME_DIR is unset (as in
+  // CI and cron); a private empty one silences them and changes nothing else.
+  if (!Deno.env.get("XDG_RUNTIME_DIR")) {
+    const dir = Deno.makeTempDirSync({ prefix: "polyrl-xdg-" });
+    Deno.chmodSync(dir, 0o700);
+    Deno.env.set("XDG_RUNTIME_DIR", dir);
+  }
   let adapter: GPUAdapter | null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
