@@ -1,3 +1,5 @@
+import { InputError } from "../input-error.ts";
+
 /**
  * A malformed advantage-estimation input: names the field (with its position in the group), the
  * value and what is allowed.
@@ -7,17 +9,9 @@
  * throw new AdvantageInputError("trajectories[2].reward", NaN, "a finite number");
  * ```
  */
-export class AdvantageInputError extends Error {
+export class AdvantageInputError extends InputError {
   override name = "AdvantageInputError";
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    readonly allowed: string,
-  ) {
-    super(
-      `advantages: ${field} = ${
-        typeof value === "string" ? JSON.stringify(value) : String(value)
-      } is not allowed; expected ${allowed}`,
-    );
+  constructor(field: string, value: unknown, allowed: string) {
+    super("advantages", field, value, allowed);
   }
 }

@@ -1,3 +1,5 @@
+import { InputError } from "../input-error.ts";
+
 /**
  * A bad argument to a random-draw function: names the parameter, the value given and what is
  * allowed, so a caller deep inside a rollout can tell which coordinate was wrong.
@@ -7,21 +9,11 @@
  * throw new RandomArgumentError("index", -1, "an integer in [0, 2^32)");
  * ```
  */
-export class RandomArgumentError extends Error {
+export class RandomArgumentError extends InputError {
   override name = "RandomArgumentError";
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    readonly allowed: string,
-  ) {
-    super(`random: ${field} = ${describe(value)} is not allowed; expected ${allowed}`);
+  constructor(field: string, value: unknown, allowed: string) {
+    super("random", field, value, allowed);
   }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "bigint") return `${value}n`;
-  return String(value);
 }
 
 /** Throws unless `value` is an integer in [0, limit). */

@@ -1,3 +1,5 @@
+import { InputError } from "../input-error.ts";
+
 /**
  * A malformed reward input: names the field (with its position), the value and what is allowed.
  *
@@ -6,17 +8,9 @@
  * throw new RewardInputError("responses[3].length", -1, "a non-negative integer token count");
  * ```
  */
-export class RewardInputError extends Error {
+export class RewardInputError extends InputError {
   override name = "RewardInputError";
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    readonly allowed: string,
-  ) {
-    super(
-      `rewards: ${field} = ${
-        typeof value === "string" ? JSON.stringify(value) : String(value)
-      } is not allowed; expected ${allowed}`,
-    );
+  constructor(field: string, value: unknown, allowed: string) {
+    super("rewards", field, value, allowed);
   }
 }

@@ -7,6 +7,7 @@
  */
 import { parseAnswer, parseVerdict } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
+import { readAnswer, takeTurn } from "./turn.ts";
 import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
 
 /** Builds the refine workflow over one solver and one verifier. */
@@ -23,52 +24,38 @@ export function refineWorkflow(
       let feedback = "";
       let answer: string | null = null;
       for (let loop = 0; loop < maxLoops; loop++) {
-        const solverPrompt = renderPrompt(agents.solver.prompt, {
-          question: question.problem,
-          previous: solution,
-          feedback,
-          // Empty on the first loop, so a first attempt sees exactly the bare question.
-          revision: loop === 0 ? "" : `\n\nPrevious attempt: ${solution}\nReviewer: ${feedback}`,
-        });
-        const proposed = await speak({
-          agent: agents.solver,
-          turn: turns.length,
-          prompt: solverPrompt,
-        });
-        solution = proposed.text;
-        answer = parseAnswer(solution);
-        turns.push({
-          turn: turns.length,
-          agent: agents.solver.id,
-          role: "solver",
-          prompt: solverPrompt,
-          output: proposed,
-          action: { kind: "answer", answer },
-          valid: answer !== null,
-        });
+        const proposed = await takeTurn(
+          turns,
+          speak,
+          agents.solver,
+          renderPrompt(agents.solver.prompt, {
+            question: question.problem,
+            previous: solution,
+            feedback,
+            // Empty on the first loop, so a first attempt sees exactly the bare question.
+            revision: loop === 0 ? "" : `\n\nPrevious attempt: ${solution}\nReviewer: ${feedback}`,
+          }),
+          readAnswer(parseAnswer),
+        );
+        solution = proposed.output.text;
+        answer = proposed.action.kind === "answer" ? proposed.action.answer : null;
         // The last solver turn is final whatever a verifier would say, so none is asked.
         if (loop === maxLoops - 1) break;
-        const verifierPrompt = renderPrompt(agents.verifier.prompt, {
-          question: question.problem,
-          solution,
-        });
-        const review = await speak({
-          agent: agents.verifier,
-          turn: turns.length,
-          prompt: verifierPrompt,
-        });
-        const verdict = parseVerdict(review.text);
-        turns.push({
-          turn: turns.length,
-          agent: agents.verifier.id,
-          role: "verifier",
-          prompt: verifierPrompt,
-          output: review,
-          action: { kind: "verdict", accept: verdict === true },
-          valid: verdict !== null,
-        });
-        if (verdict === true) break;
-        feedback = review.text;
+        const review = await takeTurn(
+          turns,
+          speak,
+          agents.verifier,
+          renderPrompt(agents.verifier.prompt, { question: question.problem, solution }),
+          (text) => {
+            const verdict = parseVerdict(text);
+            return {
+              action: { kind: "verdict", accept: verdict === true },
+              valid: verdict !== null,
+            };
+          },
+        );
+        if (review.action.kind === "verdict" && review.action.accept) break;
+        feedback = review.output.text;
       }
       return Object.freeze({ turns, finalAnswer: answer });
     },

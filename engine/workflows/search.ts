@@ -6,6 +6,7 @@
  */
 import { parseAnswer, parseQuery, parseRoute } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
+import { readAnswer, takeTurn } from "./turn.ts";
 import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
 
 /** Finds the documents that best match a query. */
@@ -24,65 +25,43 @@ export function searchWorkflow(
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       const evidence: string[] = [];
-      const context = () => ({
-        question: question.problem,
-        evidence: evidence.map((d, i) => `[${i + 1}] ${d}`).join("\n"),
-      });
+      const prompt = (agent: WorkflowAgent) =>
+        renderPrompt(agent.prompt, {
+          question: question.problem,
+          evidence: evidence.map((d, i) => `[${i + 1}] ${d}`).join("\n"),
+        });
       for (let round = 0; round < options.maxTurns; round++) {
-        const routePrompt = renderPrompt(agents.verifier.prompt, context());
-        const routed = await speak({
-          agent: agents.verifier,
-          turn: turns.length,
-          prompt: routePrompt,
-        });
-        const route = parseRoute(routed.text);
-        turns.push({
-          turn: turns.length,
-          agent: agents.verifier.id,
-          role: "verifier",
-          prompt: routePrompt,
-          output: routed,
-          // An unreadable route is treated as "search": more evidence never ends an episode early.
-          action: { kind: "route", to: route ?? "search" },
-          valid: route !== null,
-        });
-        if (route === "answer") break;
-        const queryPrompt = renderPrompt(agents.searcher.prompt, context());
-        const asked = await speak({
-          agent: agents.searcher,
-          turn: turns.length,
-          prompt: queryPrompt,
-        });
-        const query = parseQuery(asked.text);
-        const found = query === null ? [] : options.retriever.search(query, options.topK);
-        for (const doc of found) if (!evidence.includes(doc)) evidence.push(doc);
-        turns.push({
-          turn: turns.length,
-          agent: agents.searcher.id,
-          role: "searcher",
-          prompt: queryPrompt,
-          output: asked,
-          action: { kind: "query", query: query ?? "", evidence: found },
-          valid: query !== null,
+        const routed = await takeTurn(
+          turns,
+          speak,
+          agents.verifier,
+          prompt(agents.verifier),
+          (text) => {
+            const route = parseRoute(text);
+            // An unreadable route counts as "search": more evidence never ends an episode early.
+            return { action: { kind: "route", to: route ?? "search" }, valid: route !== null };
+          },
+        );
+        if (routed.valid && routed.action.kind === "route" && routed.action.to === "answer") break;
+        await takeTurn(turns, speak, agents.searcher, prompt(agents.searcher), (text) => {
+          const query = parseQuery(text);
+          const found = query === null ? [] : options.retriever.search(query, options.topK);
+          for (const doc of found) if (!evidence.includes(doc)) evidence.push(doc);
+          return {
+            action: { kind: "query", query: query ?? "", evidence: found },
+            valid: query !== null,
+          };
         });
       }
-      const answerPrompt = renderPrompt(agents.answerer.prompt, context());
-      const answered = await speak({
-        agent: agents.answerer,
-        turn: turns.length,
-        prompt: answerPrompt,
-      });
-      const answer = parseAnswer(answered.text);
-      turns.push({
-        turn: turns.length,
-        agent: agents.answerer.id,
-        role: "answerer",
-        prompt: answerPrompt,
-        output: answered,
-        action: { kind: "answer", answer },
-        valid: answer !== null,
-      });
-      return Object.freeze({ turns, finalAnswer: answer });
+      const answered = await takeTurn(
+        turns,
+        speak,
+        agents.answerer,
+        prompt(agents.answerer),
+        readAnswer(parseAnswer),
+      );
+      const finalAnswer = answered.action.kind === "answer" ? answered.action.answer : null;
+      return Object.freeze({ turns, finalAnswer });
     },
   });
 }

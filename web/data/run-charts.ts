@@ -28,7 +28,7 @@ const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
  * per agent (mean over a step's updates of the finite norms) with spikes and non-finite steps
  * as markers; per-agent baseline mean and spread; the mean Lemma 4.2 multiplier per agent,
  * computed from the recorded baselines as the lemma_multipliers view does. Three scans of the
- * projections, folded here, keep a 10k-step run's page fast.
+ * projections, read column by column, keep a 10k-step run's page fast.
  *
  * @example
  * ```ts
@@ -53,10 +53,29 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
      WHERE run_id = $1 ORDER BY step, wg, "update"`,
     [runId],
   );
-  const baselines = await columns(
+  // Baseline mean and spread per step and agent, and the Lemma 4.2 multiplier of every prompt
+  // group (as the lemma_multipliers view defines it) averaged per step: aggregated by DuckDB,
+  // since a long run holds millions of baseline rows.
+  const stats = await columns(
     conn,
-    `SELECT step::INTEGER AS step, prompt::INTEGER AS prompt, agent, mu, sigma FROM baselines
-     WHERE run_id = $1 ORDER BY step, prompt, agent NULLS FIRST`,
+    `WITH b AS (SELECT * FROM baselines WHERE run_id = $1)
+     SELECT 'mu' AS chart, step::INTEGER AS x, coalesce(agent, '${GLOBAL}') AS label,
+       avg(mu) FILTER (isfinite(mu)) AS value, count(*) FILTER (isfinite(mu))::INTEGER AS n
+     FROM b GROUP BY step, agent
+     UNION ALL
+     SELECT 'sigma', step::INTEGER, coalesce(agent, '${GLOBAL}'),
+       avg(sigma) FILTER (isfinite(sigma)), count(*) FILTER (isfinite(sigma))::INTEGER
+     FROM b GROUP BY step, agent
+     UNION ALL
+     SELECT 'lemma', k.step::INTEGER, k.agent, avg(m) FILTER (isfinite(m)),
+       count(m) FILTER (isfinite(m))::INTEGER
+     FROM (
+       SELECT k.step, k.agent,
+         (k.sigma * k.sigma + (k.mu - g.mu) * (k.mu - g.mu)) / nullif(g.sigma * g.sigma, 0) AS m
+       FROM b k JOIN b g ON g.step = k.step AND g.prompt = k.prompt AND g.agent IS NULL
+       WHERE k.agent IS NOT NULL
+     ) k GROUP BY k.step, k.agent
+     ORDER BY x, label`,
     [runId],
   );
   const rewardRows: Row[] = reward.x.map((x, i) => ({
@@ -83,19 +102,17 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
       if (!Number.isFinite(jsonNumber(v))) agentBad.push({ x: step, label: name, value: 0, n: 1 });
     }
   });
-  const [mu, sigma, lemma] = [new MeanCells(), new MeanCells(), new MeanCells()];
-  let global = { step: -1, prompt: -1, mu: NaN, sigma: NaN };
-  baselines.step.forEach((s, i) => {
-    const step = s as number, prompt = baselines.prompt[i] as number;
-    const name = baselines.agent[i] as string | null;
-    const m = baselines.mu[i] as number, sd = baselines.sigma[i] as number;
-    mu.add(step, name ?? GLOBAL, m);
-    sigma.add(step, name ?? GLOBAL, sd);
-    if (name === null) global = { step, prompt, mu: m, sigma: sd };
-    else if (global.step === step && global.prompt === prompt && global.sigma !== 0) {
-      lemma.add(step, name, (sd * sd + (m - global.mu) ** 2) / (global.sigma * global.sigma));
-    }
-  });
+  const statRows = (chart: string): Row[] =>
+    stats.chart.flatMap((c, i) =>
+      c === chart && stats.value[i] !== null
+        ? [{
+          x: stats.x[i] as number,
+          label: stats.label[i] as string,
+          value: stats.value[i] as number,
+          n: stats.n[i] as number,
+        }]
+        : []
+    );
   return {
     [CHARTS.reward]: chartFromRows("Rollout reward and accuracy", "step", rewardRows),
     [CHARTS.gradWg]: withMarkers(
@@ -106,16 +123,20 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
       chartFromRows("Gradient norm per agent", "step", agent.rows()),
       dedupe(agentBad),
     ),
-    [CHARTS.baselineMu]: chartFromRows("Advantage baseline mean μ per agent", "step", mu.rows()),
+    [CHARTS.baselineMu]: chartFromRows(
+      "Advantage baseline mean μ per agent",
+      "step",
+      statRows("mu"),
+    ),
     [CHARTS.baselineSigma]: chartFromRows(
       "Advantage baseline spread σ per agent",
       "step",
-      sigma.rows(),
+      statRows("sigma"),
     ),
     [CHARTS.lemma]: chartFromRows(
       "Lemma 4.2 multiplier per agent (1 = no mismatch)",
       "step",
-      lemma.rows(),
+      statRows("lemma"),
     ),
   };
 }
