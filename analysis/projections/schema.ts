@@ -14,7 +14,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -243,10 +243,12 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
         GROUP BY run_id, leaf),
       pick AS (
         SELECT s.run_id,
-          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id AND c.key = 'estimator'),
+          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id
+                      AND c.key IN ('estimator', 'estimator.kind')),
                    (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'estimator' AND l.k = 1),
                    (SELECT min(estimator) FROM advantage_groups a WHERE a.run_id = s.run_id)) AS estimator,
-          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id AND c.key = 'workflow'),
+          coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id
+                      AND c.key IN ('workflow', 'workflow.kind')),
                    (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'workflow' AND l.k = 1))
             AS workflow
         FROM run_started s)

@@ -186,3 +186,30 @@ Deno.test("views: turns role/round/correct, debate_rounds, lemma multipliers, cr
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("runs: workflow and estimator come from the engine's nested config keys", async () => {
+  const { store, dir } = await tempStore();
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    const engineConfig = {
+      workflow: { kind: "refine", max_loops: 3 },
+      estimator: { kind: "dr-mas", sigma: "population", eps: 1e-6 },
+    };
+    const event = started();
+    if (event.type !== "run.started") throw new Error("expected run.started");
+    await store.append("engine-run", [{
+      type: "run.started",
+      data: { ...event.data, config: engineConfig, configHash: hashConfig(engineConfig) },
+    }]);
+    await catchUp(conn, store);
+    const runs = (await conn.runAndReadAll("SELECT workflow, estimator FROM runs"))
+      .getRowObjectsJS();
+    assert.deepEqual(runs, [{ workflow: "refine", estimator: "dr-mas" }]);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
