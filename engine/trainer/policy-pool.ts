@@ -75,6 +75,14 @@ export interface GroupPolicy {
   trainedTensors(): Promise<NamedTensor[]>;
   /** sha256 over the trained parameters' names, shapes and float32 bytes, in spec order. */
   parameterHash(): Promise<string>;
+  /**
+   * Dr. MAS offload: moves the group's own device state (trained parameters, Adam moments) to
+   * host memory and frees the device copies; returns the bytes moved (0 when frozen or already
+   * offloaded). The shared frozen base stays, since other groups read it.
+   */
+  offload(): Promise<number>;
+  /** Dr. MAS resume: puts offloaded state back on the device; returns the bytes moved. */
+  load(): number;
   /** Safetensors bytes of `trainedTensors()`, for the checkpoint blob. */
   checkpoint(): Promise<Uint8Array>;
   /** Safetensors bytes of the AdamW state (moments and step count); null for frozen groups. */
@@ -214,6 +222,7 @@ function groupPolicy(
 ): GroupPolicy {
   const tokenizer = model.tokenizer!;
   const trained = trainableParams(spec);
+  let parked: Map<string, HostTensor> | null = null;
   const trainedTensors = async () => {
     if (!runner) return [...model.tensors.values()];
     const out: NamedTensor[] = [];
@@ -261,6 +270,24 @@ function groupPolicy(
       return Float32Array.from(out.host[MODEL_IO.logprobs].data as Float32Array);
     },
     trainedTensors,
+    offload: async () => {
+      if (!runner || parked) return 0;
+      const host = new Map<string, HostTensor>();
+      for (const name of runner.state.names()) host.set(name, await runner.state.read(name));
+      runner.state.release();
+      parked = host;
+      return [...host.values()].reduce((n, t) => n + t.data.byteLength, 0);
+    },
+    load: () => {
+      if (!runner || !parked) return 0;
+      let bytes = 0;
+      for (const [name, tensor] of parked) {
+        runner.state.write(name, tensor);
+        bytes += tensor.data.byteLength;
+      }
+      parked = null;
+      return bytes;
+    },
     parameterHash: async () => hashTensors(await trainedTensors()),
     checkpoint: async () => encodeSafetensors(await trainedTensors()),
     optimizerCheckpoint: async () => {

@@ -261,11 +261,21 @@ export async function runTraining(
       stage = "update";
       options.onProgress?.({ step, steps: config.steps, stage });
       const updates: NewEvent[] = [];
+      // With offload_idle, each group is on the device only for its own update (Dr. MAS
+      // offload/resume), and every move is an event for the dashboard's timeline.
+      const placement = placementRecorder(step, runtime.info.backend, updates);
+      const offloading = config.runtime.offload_idle;
+      if (offloading) {
+        for (const policy of sortedGroups(pool.groups)) await placement.offload(policy);
+      }
       for (const policy of sortedGroups(pool.groups)) {
         const turns = training.get(policy.id);
         if (!turns || policy.trainableParameterCount === 0) continue;
+        if (offloading) placement.load(policy);
         updates.push(await update(config, policy, step, turns));
+        if (offloading) await placement.offload(policy);
       }
+      if (offloading) { for (const policy of sortedGroups(pool.groups)) placement.load(policy); }
       await append(updates);
 
       const every = config.evaluation.every_steps;
@@ -289,6 +299,14 @@ export async function runTraining(
         metrics: {
           accuracy: correct / (questions.length * config.group_size),
           reward: rewardSum / (questions.length * config.group_size),
+          // Each agent's gradient norm where its group measured one (groups of one agent).
+          ...Object.fromEntries(
+            updates.flatMap((e) =>
+              e.type === "gradient_step.applied"
+                ? Object.entries(e.data.agentGradNorms).map(([agent, n]) => [`gn:${agent}`, n])
+                : []
+            ),
+          ),
           ...lastEval,
         },
       });
@@ -315,6 +333,27 @@ export async function runTraining(
   } finally {
     await pool.release();
   }
+}
+
+/** Offloads and loads worker groups, recording each move that happened as an event. */
+function placementRecorder(step: number, device: string, events: NewEvent[]) {
+  // seq 0 of step 0 is the initial load.
+  const seq = new Map<string, number>();
+  const record = (
+    type: "worker_group.loaded" | "worker_group.offloaded",
+    wg: string,
+    bytes: number,
+  ) => {
+    if (bytes === 0) return;
+    const next = (seq.get(wg) ?? 0) + 1;
+    seq.set(wg, next);
+    events.push({ type, data: { step, workerGroup: wg, seq: next, device, bytes } });
+  };
+  return {
+    offload: async (policy: GroupPolicy) =>
+      record("worker_group.offloaded", policy.id, await policy.offload()),
+    load: (policy: GroupPolicy) => record("worker_group.loaded", policy.id, policy.load()),
+  };
 }
 
 function sortedGroups(groups: ReadonlyMap<string, GroupPolicy>): GroupPolicy[] {

@@ -180,3 +180,37 @@ Deno.test("an interrupted run stops at a step boundary and says so in the log", 
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("offloading idle worker groups is recorded and changes no result", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const model = await randomModel(join(tmp, "model"));
+    const plain = await smokeRun(model, join(tmp, "plain.sqlite"), "plain", { steps: 1 });
+    const offloaded = await smokeRun(model, join(tmp, "off.sqlite"), "off", {
+      steps: 1,
+      runtime: { device: "cpu", threads: 1, offload_idle: true },
+    });
+    assert.deepEqual(offloaded.result.parameterHashes, plain.result.parameterHashes);
+    const moves = offloaded.events.flatMap((e) =>
+      e.type === "worker_group.loaded" || e.type === "worker_group.offloaded"
+        ? [`${e.data.step}:${e.data.seq}:${e.data.workerGroup}:${e.type.split(".")[1]}`]
+        : []
+    );
+    // Initial loads; then everyone off, each group on for its own update, and all back on.
+    assert.deepEqual(moves, [
+      "0:0:solver:loaded",
+      "0:0:verifier:loaded",
+      "0:1:solver:offloaded",
+      "0:1:verifier:offloaded",
+      "0:2:solver:loaded",
+      "0:3:solver:offloaded",
+      "0:2:verifier:loaded",
+      "0:3:verifier:offloaded",
+      "0:4:solver:loaded",
+      "0:4:verifier:loaded",
+    ]);
+    assert.ok(offloaded.verify.ok);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
