@@ -32,6 +32,11 @@ export async function probeWebGpuAdapter(): Promise<AdapterProbe> {
     Deno.chmodSync(dir, 0o700);
     Deno.env.set("XDG_RUNTIME_DIR", dir);
   }
+  // Mesa's software adapter (lavapipe) runs a dispatch's workgroups on several threads, and ORT's
+  // WebGPU kernels that accumulate atomically (ScatterElements add: the embedding gradient) then
+  // sum in a thread-dependent order: 3 of 8 repeated train steps differed in the last bit here.
+  // One thread makes it bit-reproducible. The variable means nothing to hardware drivers.
+  if (!Deno.env.get("LP_NUM_THREADS")) Deno.env.set("LP_NUM_THREADS", "1");
   let adapter: GPUAdapter | null;
   try {
     adapter = await gpu.requestAdapter({ powerPreference: "high-performance" });
