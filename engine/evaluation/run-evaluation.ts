@@ -8,12 +8,12 @@
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { loadBenchmark } from "../tasks/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import { buildWorkflow } from "../workflows/mod.ts";
 import { codeVersion, runtimeRecord } from "../trainer/runtime-record.ts";
 import { createSpeaker } from "../trainer/speaker.ts";
 import { benchmarkName, evaluate, type Rollout } from "../trainer/train-loop.ts";
+import { loadQuestions } from "../trainer/task-source.ts";
 import { EvaluationInputError } from "./errors.ts";
 import { openEvalPolicy } from "./eval-policy.ts";
 import {
@@ -56,10 +56,12 @@ export interface EvaluationResult {
 
 /**
  * Loads every benchmark once before any event is written, so a bad file fails the command, not a
- * half-recorded run; returns problem counts by benchmark name.
+ * half-recorded run; returns the questions by file (for every seed's evaluation) and problem
+ * counts by benchmark name.
  */
-async function checkBenchmarks(files: readonly string[]): Promise<Map<string, number>> {
+async function loadBenchmarks(files: readonly string[]) {
   const counts = new Map<string, number>();
+  const questions = new Map<string, readonly Question[]>();
   for (const file of files) {
     const name = benchmarkName(file);
     if (counts.has(name)) {
@@ -70,12 +72,13 @@ async function checkBenchmarks(files: readonly string[]): Promise<Map<string, nu
       );
     }
     try {
-      counts.set(name, (await loadBenchmark(file)).length);
+      questions.set(file, await loadQuestions(file));
     } catch (err) {
       throw new EvaluationInputError("--data", file, (err as Error).message);
     }
+    counts.set(name, questions.get(file)!.length);
   }
-  return counts;
+  return { counts, questions };
 }
 
 /**
@@ -96,7 +99,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       `need one run id per seed; got ${seeds.length} seeds, ${runIds.length} ids`,
     );
   }
-  const problems = await checkBenchmarks(options.benchmarks);
+  const { counts: problems, questions: benchmarks } = await loadBenchmarks(options.benchmarks);
   const configs = seeds.map((seed) => evalConfig({ ...options, seed }));
   const step = source.kind === "run-checkpoint" ? source.step : 0;
   const loaded = await openEvalPolicy(runtime, store, source, EVAL_WORKER_GROUP);
@@ -169,7 +172,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       try {
         const { events, metrics } = await evaluate(
           config,
-          { train: [], validation: [], test: [] },
+          { train: [], validation: [], test: [], benchmarks },
           step,
           rollouts,
         );

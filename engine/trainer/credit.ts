@@ -7,6 +7,7 @@
  */
 import {
   type ActionRef,
+  baselineStatistics,
   estimateBatch,
   type EstimatorOptions,
   type GroupAdvantages,
@@ -52,8 +53,10 @@ export interface GroupCredit {
   readonly advantages: GroupAdvantages;
 }
 
-const isCorrect = (gold: string, answer: string | null) =>
-  answer !== null && gradeAnswer(gold, `\\boxed{${answer}}`).equivalent;
+/** Whether an answer a workflow extracted (null: none) is equivalent to the gold answer. */
+export function isCorrectAnswer(gold: string, answer: string | null): boolean {
+  return answer !== null && gradeAnswer(gold, `\\boxed{${answer}}`).equivalent;
+}
 
 function turnTokens<E extends TurnTokens>(t: EpisodeTurn<E>): number {
   return t.output.extra.responseTokens.length;
@@ -76,7 +79,7 @@ export function assignCredit<E extends TurnTokens>(
   settings: CreditSettings,
 ): GroupCredit {
   if (settings.estimator === "mada") return madaCredit(gold, episodes, settings);
-  const correct = episodes.map((e) => isCorrect(gold, e.finalAnswer));
+  const correct = episodes.map((e) => isCorrectAnswer(gold, e.finalAnswer));
   const lengths = kimiLengthRewards(episodes.map((e, i) => ({
     length: Math.max(1, e.turns.reduce((n, t) => n + turnTokens(t), 0)),
     correct: correct[i],
@@ -128,7 +131,7 @@ function madaCredit<E extends TurnTokens>(
   episodes: readonly Episode<E>[],
   settings: CreditSettings,
 ): GroupCredit {
-  const turnCorrect = episodes.map((e) => e.turns.map((t) => isCorrect(gold, answerOf(t))));
+  const turnCorrect = episodes.map((e) => e.turns.map((t) => isCorrectAnswer(gold, answerOf(t))));
   const accG = episodes.map((e, s) =>
     generatorAccuracy(e.turns.flatMap((t, j) => t.role === "generator" ? [turnCorrect[s][j]] : []))
   );
@@ -157,12 +160,17 @@ function madaCredit<E extends TurnTokens>(
       slots.forEach(({ s, j }, i) => {
         perTurn[s][j] = { reward: result.rewards[i], advantage: result.advantages[i] };
       });
-      const mean = result.rewards.reduce((a, b) => a + b, 0) / result.rewards.length;
-      agentStats.push({ agent, mu: mean, sigma: 1, n: result.rewards.length, multiplier: null });
+      // Critic advantages are not normalized (their baseline is 2 acc_G per debate); the
+      // statistics recorded are those of the rewards themselves.
+      agentStats.push({
+        agent,
+        ...baselineStatistics(result.rewards, settings.options.sigma),
+        multiplier: null,
+      });
     }
   }
   const trajectories = episodes.map((episode, sample): TrajectoryCredit => {
-    const correct = isCorrect(gold, episode.finalAnswer);
+    const correct = isCorrectAnswer(gold, episode.finalAnswer);
     const components = { accuracy: Number(correct), generator_accuracy: accG[sample] };
     return {
       sample,
@@ -174,16 +182,13 @@ function madaCredit<E extends TurnTokens>(
       ),
     };
   });
-  const totals = trajectories.map((t) => t.total);
-  const mu = totals.reduce((a, b) => a + b, 0) / totals.length;
-  const variance = totals.reduce((a, b) => a + (b - mu) ** 2, 0) / totals.length;
   return {
     trajectories,
     advantages: {
       kind: "group-advantages",
       estimator: "mada",
       options: settings.options,
-      global: { mu, sigma: Math.sqrt(variance), n: totals.length },
+      global: baselineStatistics(trajectories.map((t) => t.total), settings.options.sigma),
       agents: agentStats,
       actions: episodes.flatMap((e, sample) =>
         e.turns.map((t, j) => ({

@@ -7,12 +7,38 @@ import type { NormalizedConfig } from "../config/mod.ts";
 import { generateArithmeticTasks, generateSearchWorld, loadBenchmark } from "../tasks/mod.ts";
 import type { Question, Retriever } from "../workflows/mod.ts";
 
-/** Questions per split and, for search tasks, the retriever over the world's documents. */
+/**
+ * Questions per split, the evaluation's benchmark files (by the path the config names, read once)
+ * and, for search tasks, the retriever over the world's documents.
+ */
 export interface TaskSource {
   readonly train: readonly Question[];
   readonly validation: readonly Question[];
   readonly test: readonly Question[];
+  readonly benchmarks: ReadonlyMap<string, readonly Question[]>;
   readonly retriever?: Retriever;
+}
+
+/** The questions of a benchmark file (JSONL, JSON or Parquet). */
+export async function loadQuestions(path: string): Promise<Question[]> {
+  return (await loadBenchmark(path)).map((p) => ({
+    id: p.id,
+    problem: p.problem,
+    answer: p.answer,
+  }));
+}
+
+/** Reads the benchmark files an evaluation names (every entry but the splits). */
+export async function loadBenchmarkFiles(
+  entries: readonly string[],
+): Promise<Map<string, readonly Question[]>> {
+  const files = new Map<string, readonly Question[]>();
+  for (const entry of entries) {
+    if (entry !== "validation" && entry !== "test" && !files.has(entry)) {
+      files.set(entry, await loadQuestions(entry));
+    }
+  }
+  return files;
 }
 
 /**
@@ -21,6 +47,11 @@ export interface TaskSource {
  * @example const tasks = await taskSource(config); tasks.train[0].problem;
  */
 export async function taskSource(config: NormalizedConfig): Promise<TaskSource> {
+  const benchmarks = await loadBenchmarkFiles(config.evaluation.benchmarks);
+  return { ...await splits(config), benchmarks };
+}
+
+async function splits(config: NormalizedConfig): Promise<Omit<TaskSource, "benchmarks">> {
   const t = config.tasks;
   switch (t.kind) {
     case "synthetic-math": {
@@ -54,14 +85,7 @@ export async function taskSource(config: NormalizedConfig): Promise<TaskSource> 
       };
     }
     case "math-files": {
-      const load = async (path: string | undefined) =>
-        path
-          ? (await loadBenchmark(path)).map((p) => ({
-            id: p.id,
-            problem: p.problem,
-            answer: p.answer,
-          }))
-          : [];
+      const load = async (path: string | undefined) => path ? await loadQuestions(path) : [];
       return {
         train: await load(t.train),
         validation: await load(t.validation),

@@ -14,13 +14,12 @@ import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import { buildWorkflow, type Episode, type Question } from "../workflows/mod.ts";
-import { assignCredit } from "./credit.ts";
+import { assignCredit, isCorrectAnswer } from "./credit.ts";
 import { policyBatch, type TrainingTurn } from "./policy-batch.ts";
 import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
 import { createSpeaker, type EpisodeCoordinates, type TurnRecord } from "./speaker.ts";
 import { type TaskSource, taskSource } from "./task-source.ts";
-import { gradeAnswer } from "../tasks/mod.ts";
 
 /** Progress of a run, for a terminal display or plain log lines. */
 export interface TrainProgress {
@@ -415,7 +414,7 @@ function episodeEvents(
         finishReason: t.output.extra.finishReason,
         parsedAnswer: t.action.kind === "answer" ? t.action.answer : null,
         correct: t.action.kind === "answer" && t.action.answer !== null
-          ? gradeAnswer(question.answer, `\\boxed{${t.action.answer}}`).equivalent
+          ? isCorrectAnswer(question.answer, t.action.answer)
           : null,
         text: t.output.text,
       },
@@ -571,13 +570,8 @@ export async function evaluate(
       ? tasks.validation
       : benchmark === "test"
       ? tasks.test
-      : await import("../tasks/mod.ts").then(async (m) =>
-        (await m.loadBenchmark(benchmark)).map((p) => ({
-          id: p.id,
-          problem: p.problem,
-          answer: p.answer,
-        }))
-      );
+      : tasks.benchmarks.get(benchmark);
+    if (!questions) throw new Error(`benchmark ${benchmark} was not loaded with the tasks`);
     if (questions.length > 0) sets.push({ benchmark, questions });
   }
   // One rollout over every benchmark's problems: prompt indices run on across benchmarks, so
@@ -591,8 +585,7 @@ export async function evaluate(
     ) => {
       let c = 0;
       episodes.forEach((episode, sample) => {
-        const ok = episode.finalAnswer !== null &&
-          gradeAnswer(question.answer, `\\boxed{${episode.finalAnswer}}`).equivalent;
+        const ok = isCorrectAnswer(question.answer, episode.finalAnswer);
         c += Number(ok);
         events.push(...episodeEvents("eval", step, first + i, sample, question, episode, ok));
       });
