@@ -129,7 +129,7 @@ export async function runTraining(
           workerGroup: policy.id,
           agents: [...policy.agents],
           model: policy.model,
-          source: policy.model === "embedded" ? "embedded" : policy.model,
+          source: policy.model,
           parameterCount: policy.parameterCount,
           trainableParameterCount: policy.trainableParameterCount,
           parameterHash: await policy.parameterHash(),

@@ -4,18 +4,8 @@
  * same bytes.
  */
 import { hashConfig, type NewEvent } from "../../events/mod.ts";
-
-/** A small seeded generator (mulberry32): the same seed gives the same events everywhere. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 as seeded } from "../support/mulberry32.ts";
+export { mulberry32 as seeded } from "../support/mulberry32.ts";
 
 const WORDS = "the solver adds both sides then checks the remainder so the answer is".split(" ");
 

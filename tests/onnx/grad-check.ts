@@ -16,22 +16,12 @@ import assert from "node:assert/strict";
 import * as ort from "onnxruntime-node";
 import type { Dim, Graph, Value } from "../../adapters/onnx/mod.ts";
 import * as onnx from "../../adapters/onnx/mod.ts";
+import { mulberry32 as rng } from "../support/mulberry32.ts";
+export { mulberry32 as rng } from "../support/mulberry32.ts";
 
 /** Per-element relative error bound of every gradient check. */
 export const RTOL = 1e-6;
 const EPS = 1e-6;
-
-/** A counter-free, seeded PRNG (mulberry32) so each case sees the same numbers every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One graph input of a case. */
 export interface CaseInput {
