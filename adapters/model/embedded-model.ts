@@ -2,7 +2,8 @@
  * The embedded base model: a small Qwen2-architecture decoder (about 1.2M parameters) over the
  * embedded byte-level tokenizer, initialized deterministically from a seed and stored as a real HF
  * directory (config.json, model.safetensors, tokenizer files) so it loads like any checkpoint
- * and in other tools. `deno task pretrain` trains it and writes the committed copy.
+ * and in other tools. `deno task pretrain` trains it and writes the committed copy. A `small`
+ * variant of the same family (4 layers, width 96, ~0.5M parameters) serves heterogeneous teams.
  */
 import {
   EMBEDDED_SPECIAL_TOKENS,
@@ -41,12 +42,30 @@ export const EMBEDDED_MODEL_CONFIG_JSON: Readonly<Record<string, unknown>> = Obj
   use_sliding_window: false,
 });
 
+/** The embedded model's sizes: `base` is the committed default, `small` a narrower, shallower twin. */
+export type EmbeddedSize = "base" | "small";
+export const EMBEDDED_SIZES: readonly EmbeddedSize[] = Object.freeze(["base", "small"]);
+
+const SIZE_OVERRIDES: Readonly<Record<EmbeddedSize, Readonly<Record<string, unknown>>>> = {
+  base: {},
+  small: {
+    hidden_size: 96,
+    intermediate_size: 288,
+    num_hidden_layers: 4,
+    num_attention_heads: 3,
+    num_key_value_heads: 1,
+  },
+};
+
 /** Where the committed, pretrained embedded model lives. */
 export const EMBEDDED_MODEL_DIR = new URL("./embedded/", import.meta.url);
 
-/** The parsed embedded config. @example embeddedModelConfig().hiddenSize // 128 */
-export function embeddedModelConfig(): ModelConfig {
-  return parseModelConfig({ ...EMBEDDED_MODEL_CONFIG_JSON }, "embedded model config");
+/** The parsed embedded config of a size. @example embeddedModelConfig().hiddenSize // 128 */
+export function embeddedModelConfig(size: EmbeddedSize = "base"): ModelConfig {
+  return parseModelConfig(
+    { ...EMBEDDED_MODEL_CONFIG_JSON, ...SIZE_OVERRIDES[size] },
+    `embedded model config (${size})`,
+  );
 }
 
 /**
@@ -54,8 +73,8 @@ export function embeddedModelConfig(): ModelConfig {
  *
  * @example initEmbeddedModel((purpose, out, std) => fillNormal(randomStream({ seed: 1, purpose }), out, { std }))
  */
-export function initEmbeddedModel(normal: NormalFill): NamedTensor[] {
-  return initBaseTensors(embeddedModelConfig(), normal);
+export function initEmbeddedModel(normal: NormalFill, size: EmbeddedSize = "base"): NamedTensor[] {
+  return initBaseTensors(embeddedModelConfig(size), normal);
 }
 
 /**
@@ -66,8 +85,9 @@ export function initEmbeddedModel(normal: NormalFill): NamedTensor[] {
 export async function saveEmbeddedModel(
   dir: string,
   tensors: readonly NamedTensor[] | ReadonlyMap<string, NamedTensor>,
+  size: EmbeddedSize = "base",
 ): Promise<string[]> {
-  return await saveHfModel(dir, embeddedModelConfig(), tensors, {
+  return await saveHfModel(dir, embeddedModelConfig(size), tensors, {
     dtype: "F32",
     tokenizerFrom: EMBEDDED_TOKENIZER_DIR.pathname,
   });

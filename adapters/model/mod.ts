@@ -80,7 +80,9 @@ export {
 export {
   EMBEDDED_MODEL_CONFIG_JSON,
   EMBEDDED_MODEL_DIR,
+  EMBEDDED_SIZES,
   embeddedModelConfig,
+  type EmbeddedSize,
   initEmbeddedModel,
   loadEmbeddedModel,
   saveEmbeddedModel,

@@ -14,10 +14,13 @@ import { buildLogprobGraph, MODEL_IO, trainStepConfig } from "./graphs.ts";
 import type { DecoderSpec } from "./parameters.ts";
 import { type ParamFeeds, runnerFeeds } from "./weights.ts";
 
-/** One training sequence: the model learns tokens[t] for every t >= lossFrom (t >= 1). */
+/**
+ * One training sequence: the model learns tokens[t] for every t in a span [from, to) of
+ * `lossSpans` (1 <= from < to <= tokens.length); a packed row has one span per answer.
+ */
 export interface SupervisedExample {
   readonly tokens: readonly number[];
-  readonly lossFrom: number;
+  readonly lossSpans: readonly (readonly [number, number])[];
 }
 
 /** Optimizer settings of one step. */
@@ -49,7 +52,7 @@ export interface SupervisedTrainer {
 /**
  * Right-pads examples into a policy batch (tokens shifted into targets; pad id 0, masked).
  *
- * @example supervisedBatch([{ tokens: [1, 2, 3], lossFrom: 2 }]).lossMask // [0, 1]
+ * @example supervisedBatch([{ tokens: [1, 2, 3], lossSpans: [[2, 3]] }]).lossMask // [0, 1]
  */
 export function supervisedBatch(examples: readonly SupervisedExample[]): PolicyBatch {
   const seq = Math.max(...examples.map((e) => e.tokens.length)) - 1;
@@ -59,17 +62,21 @@ export function supervisedBatch(examples: readonly SupervisedExample[]): PolicyB
   const attentionMask = new Float32Array(n);
   const lossMask = new Float32Array(n);
   examples.forEach((e, r) => {
-    if (e.tokens.length < 2 || e.lossFrom < 1 || e.lossFrom >= e.tokens.length) {
+    const bad = e.lossSpans.find(([from, to]) =>
+      !(from >= 1 && from < to && to <= e.tokens.length)
+    );
+    if (e.tokens.length < 2 || e.lossSpans.length === 0 || bad) {
       throw new ModelError(
         `examples[${r}]`,
-        `needs >= 2 tokens and 1 <= lossFrom < ${e.tokens.length}, got lossFrom ${e.lossFrom}`,
+        `needs >= 2 tokens and loss spans [from, to) with 1 <= from < to <= ${e.tokens.length}, ` +
+          `got ${JSON.stringify(e.lossSpans)}`,
       );
     }
     const at = r * seq;
     tokens.set(e.tokens.slice(0, -1), at);
     targets.set(e.tokens.slice(1), at);
     attentionMask.fill(1, at, at + e.tokens.length - 1);
-    lossMask.fill(1, at + e.lossFrom - 1, at + e.tokens.length - 1);
+    for (const [from, to] of e.lossSpans) lossMask.fill(1, at + from - 1, at + to - 1);
   });
   return {
     batch: examples.length,

@@ -1,9 +1,11 @@
 /**
- * `deno task pretrain`: trains the embedded base model from scratch on synthetic arithmetic
- * (engine/tasks/arithmetic) in chat format, answer as `\boxed{...}`, then measures greedy accuracy
- * on held-out validation tasks and writes an HF checkpoint plus its training log. Everything is a
- * pure function of the options: weights from Philox keyed draws, tasks from the generator's seed,
- * batches in a fixed order, fixed cpu thread count.
+ * `deno task pretrain`: trains the embedded base model from scratch on the pretraining corpus
+ * (engine/pretrain/corpus.ts: synthetic arithmetic as drills and as the refine presets' solver and
+ * verifier turns, packed into fixed-length rows), evaluates greedy solver accuracy and verifier
+ * verdict accuracy on held-out validation tasks every `--eval-every` steps, and writes an HF
+ * checkpoint plus its training log at every evaluation (so an interrupted run keeps its last one).
+ * Everything is a pure function of the options: weights from Philox keyed draws, the corpus from
+ * the seed, batches in a fixed order, fixed cpu thread count.
  */
 import { join } from "node:path";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
@@ -11,27 +13,40 @@ import { EMBEDDED_TOKENIZER_DIR, type HfTokenizer, loadTokenizer } from "../../a
 import {
   baseTensorsFromHost,
   createGenerator,
+  type DecoderSpec,
   decoderSpec,
   EMBEDDED_MODEL_DIR,
+  EMBEDDED_SIZES,
   embeddedModelConfig,
+  type EmbeddedSize,
   initEmbeddedModel,
   paramCount,
   saveEmbeddedModel,
   trainableParams,
 } from "../../adapters/model/mod.ts";
-import { openSupervisedTrainer, type SupervisedExample } from "../../adapters/model/supervised.ts";
+import { openSupervisedTrainer, type SupervisedTrainer } from "../../adapters/model/supervised.ts";
 import {
   type BackendChoice,
   type HostTensor,
   hostTensor,
   openRuntime,
+  type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step-spec.ts";
-import { fillNormal, randomStream, sampleLogits } from "../random/mod.ts";
+import {
+  type CorpusSource,
+  DEFAULT_MIXTURE,
+  itemText,
+  packRows,
+  wrongAnswer,
+} from "../pretrain/corpus.ts";
+import { fillNormal, randomStream, sampleLogits, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
 import { gradeAnswer } from "../tasks/math/mod.ts";
+import { parseVerdict } from "../workflows/actions.ts";
 
-const USAGE = "deno task pretrain [--steps N] [--batch N] [--seed N] [--out DIR] [--backend cpu]";
+const USAGE = "deno task pretrain [--size base|small] [--steps N] [--rows N] [--row-length N] " +
+  "[--seed N] [--out DIR] [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
 
 const cli = defineCommand({
@@ -39,27 +54,37 @@ const cli = defineCommand({
   usage: USAGE,
   summary: "Pretrains the embedded base model on synthetic arithmetic and saves it with its log.",
   options: {
-    steps: { type: "string", default: "3000", help: "optimizer steps (default 3000)" },
-    batch: { type: "string", default: "32", help: "sequences per step (default 32)" },
+    steps: { type: "string", default: "2000", help: "optimizer steps (default 2000)" },
+    rows: { type: "string", default: "16", help: "packed rows per step (default 16)" },
+    "row-length": { type: "string", default: "512", help: "tokens per row (default 512)" },
     seed: { type: "string", default: "1", help: "seed of init and data (default 1)" },
     lr: { type: "string", default: "0.002", help: "peak AdamW learning rate (default 0.002)" },
-    difficulties: { type: "string", default: "1,2", help: "task difficulties mixed (default 1,2)" },
+    difficulties: { type: "string", default: "1", help: "task difficulties mixed (default 1)" },
     "eval-tasks": {
       type: "string",
       default: "200",
       help: "held-out validation tasks per difficulty (default 200)",
+    },
+    "eval-every": {
+      type: "string",
+      default: "250",
+      help: "steps between evaluations and checkpoints (default 250)",
     },
     out: {
       type: "string",
       default: EMBEDDED_MODEL_DIR.pathname,
       help: "checkpoint directory (default the committed adapters/model/embedded/)",
     },
+    size: { type: "string", default: "base", help: "model size: base or small (default base)" },
     backend: { type: "string", default: "cpu", help: "runtime: cpu, wasm, webgpu or auto" },
     threads: { type: "string", default: "2", help: "cpu threads; part of the result (default 2)" },
-    "log-every": { type: "string", default: "50", help: "steps between log lines (default 50)" },
+    "log-every": { type: "string", default: "25", help: "steps between log lines (default 25)" },
   },
   allowPositionals: false,
 });
+
+/** Distinct training tasks per difficulty; d1 has ~50k train problems in all, so this is most. */
+const POOL_PER_DIFFICULTY = 40_000;
 
 function positiveInt(name: string, value: unknown): number {
   const n = Number(value);
@@ -67,17 +92,6 @@ function positiveInt(name: string, value: unknown): number {
     throw new UsageError(`--${name} must be a positive integer, got ${value}`);
   }
   return n;
-}
-
-/** Chat-formatted prompt and `\boxed{answer}` response of a task, as tokens. */
-function example(tokenizer: HfTokenizer, task: ArithmeticTask): SupervisedExample {
-  const prompt = promptText(tokenizer, task);
-  const tokens = tokenizer.encode(`${prompt}\\boxed{${task.answer}}<|im_end|>`);
-  return { tokens, lossFrom: tokenizer.encode(prompt).length };
-}
-
-function promptText(tokenizer: HfTokenizer, task: ArithmeticTask): string {
-  return tokenizer.chatTemplate!.render([{ role: "user", content: task.problem }]);
 }
 
 /** Linear warm-up over the first 5% of steps, then cosine decay to a tenth of the peak. */
@@ -88,12 +102,92 @@ function learningRate(step: number, steps: number, peak: number): number {
   return peak * (0.1 + 0.45 * (1 + Math.cos(Math.PI * progress)));
 }
 
+/** Greedy replies of the current parameters to chat prompts, 64 at a time. */
+async function greedyReplies(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  trainer: SupervisedTrainer,
+  tokenizer: HfTokenizer,
+  prompts: readonly string[],
+  maxTokens: number,
+): Promise<string[]> {
+  const imEnd = tokenizer.tokenToId("<|im_end|>")!;
+  const generator = await createGenerator(runtime, spec);
+  const replies: string[] = [];
+  try {
+    for (let i = 0; i < prompts.length; i += 64) {
+      const rows = await generator.generate(trainer.feeds(), {
+        prompts: prompts.slice(i, i + 64).map((p) =>
+          tokenizer.encodeChat([{ role: "user", content: p }])
+        ),
+        maxTokens,
+        // Greedy: temperature 0 consumes no draws; the stream only names the purpose.
+        choose: (logits, row, index) =>
+          sampleLogits(
+            randomStream({ seed: 0, purpose: "pretrain-eval", sample: i + row }),
+            index,
+            logits,
+            {
+              temperature: 0,
+              topP: 1,
+            },
+          ),
+        stopTokenIds: [imEnd],
+      });
+      for (const r of rows) replies.push(tokenizer.decode(r.tokens, { skipSpecialTokens: true }));
+    }
+  } finally {
+    await generator.release();
+  }
+  return replies;
+}
+
+/**
+ * Solver accuracy (first turn, graded like RL rewards), verifier verdict accuracy (a right
+ * solution for even tasks, a wrong one for odd) and critic accuracy (after three opinions of which
+ * zero to two are right) on each difficulty's validation tasks.
+ */
+async function evaluate(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  trainer: SupervisedTrainer,
+  tokenizer: HfTokenizer,
+  validation: ReadonlyMap<number, readonly ArithmeticTask[]>,
+): Promise<Record<string, number>> {
+  const result: Record<string, number> = {};
+  for (const [difficulty, tasks] of validation) {
+    const solve = tasks.map((t) => itemText("solve", t, "", true).prompt);
+    const answers = await greedyReplies(runtime, spec, trainer, tokenizer, solve, 24);
+    result[`solver_d${difficulty}`] = answers.filter((a, i) =>
+      gradeAnswer(tasks[i].answer, a).equivalent
+    ).length / tasks.length;
+    const wrong = tasks.map((t, i) => {
+      const stream = randomStream({ seed: 0, purpose: "pretrain-eval-wrong", sample: i });
+      let n = 0;
+      return wrongAnswer(t.answer, (a, b) => uniformInt(stream, n++, a, b), "0");
+    });
+    const verify = tasks.map((t, i) => itemText("verify", t, wrong[i], i % 2 === 0).prompt);
+    const verdicts = await greedyReplies(runtime, spec, trainer, tokenizer, verify, 20);
+    result[`verifier_d${difficulty}`] =
+      verdicts.filter((v, i) => parseVerdict(v) === (i % 2 === 0)).length / tasks.length;
+    const critique = tasks.map((t, i) =>
+      itemText("critique", t, wrong[i], true, [i % 2 === 0, false, i % 3 === 0]).prompt
+    );
+    const critiques = await greedyReplies(runtime, spec, trainer, tokenizer, critique, 24);
+    result[`critic_d${difficulty}`] =
+      critiques.filter((a, i) => gradeAnswer(tasks[i].answer, a).equivalent).length / tasks.length;
+  }
+  return result;
+}
+
 await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);
   const steps = positiveInt("steps", values.steps);
-  const batchSize = positiveInt("batch", values.batch);
+  const rows = positiveInt("rows", values.rows);
+  const rowLength = positiveInt("row-length", values["row-length"]);
   const seed = positiveInt("seed", values.seed);
   const evalTasks = positiveInt("eval-tasks", values["eval-tasks"]);
+  const evalEvery = positiveInt("eval-every", values["eval-every"]);
   const threads = positiveInt("threads", values.threads);
   const logEvery = positiveInt("log-every", values["log-every"]);
   const peak = Number(values.lr);
@@ -107,11 +201,16 @@ await runCommand(USAGE, async () => {
     throw new UsageError(`--backend must be one of ${BACKENDS.join(", ")}, got ${backend}`);
   }
 
+  const size = values.size as EmbeddedSize;
+  if (!EMBEDDED_SIZES.includes(size)) {
+    throw new UsageError(`--size must be one of ${EMBEDDED_SIZES.join(", ")}, got ${size}`);
+  }
+
   const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
-  const imEnd = tokenizer.tokenToId("<|im_end|>")!;
-  const spec = decoderSpec(embeddedModelConfig());
-  const initial = initEmbeddedModel((purpose, data, std) =>
-    fillNormal(randomStream({ seed, purpose }), data, { std })
+  const spec = decoderSpec(embeddedModelConfig(size));
+  const initial = initEmbeddedModel(
+    (purpose, data, std) => fillNormal(randomStream({ seed, purpose }), data, { std }),
+    size,
   );
   const runtime = await openRuntime(backend, { threads });
   const start = performance.now();
@@ -124,14 +223,29 @@ await runCommand(USAGE, async () => {
     Deno.writeTextFileSync(logPath, text + "\n", { append: true });
     console.log(text);
   };
+  const source: CorpusSource = {
+    seed,
+    tokenizer,
+    mixture: DEFAULT_MIXTURE,
+    tasks: difficulties.flatMap((difficulty) =>
+      generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
+    ),
+  };
+  const validation = new Map(difficulties.map((difficulty) => [
+    difficulty,
+    generateArithmeticTasks({ seed, difficulty, split: "validation", count: evalTasks }),
+  ]));
   record({
     event: "start",
     params: paramCount(trainableParams(spec)),
+    size,
     steps,
-    batch: batchSize,
+    rows,
+    rowLength,
     seed,
     lr: peak,
     difficulties,
+    mixture: DEFAULT_MIXTURE,
     runtime: runtime.info,
   });
   const trainer = await openSupervisedTrainer(
@@ -139,30 +253,32 @@ await runCommand(USAGE, async () => {
     spec,
     Object.fromEntries(initial.map((t) => [t.name, hostTensor("float32", t.shape, t.data)])),
   );
+  const checkpoint = async (step: number) => {
+    const accuracy = await evaluate(runtime, spec, trainer, tokenizer, validation);
+    record({ event: "eval", step, split: "validation", tasks: evalTasks, accuracy });
+    const trained: Record<string, HostTensor> = {};
+    for (const name of trainer.runner.trainable) {
+      trained[IO.param(name)] = await trainer.runner.readParam(name);
+    }
+    await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained), size);
+    record({ event: "saved", step, dir: out, seconds: (performance.now() - start) / 1000 });
+  };
   try {
-    // Each step draws its batch round-robin over difficulties from one long task list each.
-    const perDifficulty = Math.ceil((steps * batchSize) / difficulties.length);
-    const train = difficulties.map((difficulty) =>
-      generateArithmeticTasks({ seed, difficulty, split: "train", count: perDifficulty })
-    );
+    let item = 0;
     let window = 0;
     let windowTokens = 0;
     for (let step = 0; step < steps; step++) {
-      const examples = Array.from({ length: batchSize }, (_, i) => {
-        const k = step * batchSize + i;
-        return example(
-          tokenizer,
-          train[k % difficulties.length][Math.floor(k / difficulties.length)],
-        );
-      });
+      const batch = packRows(source, item, rows, rowLength);
+      item = batch.next;
       const lr = learningRate(step, steps, peak);
-      const m = await trainer.step(examples, { lr, weightDecay: 0.01, maxGradNorm: 1 });
+      const m = await trainer.step(batch.rows, { lr, weightDecay: 0.01, maxGradNorm: 1 });
       window += m.loss * m.lossTokens;
       windowTokens += m.lossTokens;
       if ((step + 1) % logEvery === 0 || step === steps - 1) {
         record({
           event: "train",
           step: step + 1,
+          items: item,
           loss: window / windowTokens,
           gradNorm: m.gradNorm,
           lr,
@@ -170,52 +286,8 @@ await runCommand(USAGE, async () => {
         });
         window = windowTokens = 0;
       }
+      if ((step + 1) % evalEvery === 0 || step === steps - 1) await checkpoint(step + 1);
     }
-
-    const generator = await createGenerator(runtime, spec);
-    const accuracy: Record<string, number> = {};
-    for (const difficulty of difficulties) {
-      const tasks = generateArithmeticTasks({
-        seed,
-        difficulty,
-        split: "validation",
-        count: evalTasks,
-      });
-      let correct = 0;
-      for (let i = 0; i < tasks.length; i += 64) {
-        const chunk = tasks.slice(i, i + 64);
-        const rows = await generator.generate(trainer.feeds(), {
-          prompts: chunk.map((t) => tokenizer.encode(promptText(tokenizer, t))),
-          maxTokens: 24,
-          // Greedy: temperature 0 consumes no draws; the stream only names the purpose.
-          choose: (logits, row, index) =>
-            sampleLogits(
-              randomStream({ seed, purpose: "pretrain-eval", sample: i + row }),
-              index,
-              logits,
-              {
-                temperature: 0,
-                topP: 1,
-              },
-            ),
-          stopTokenIds: [imEnd],
-        });
-        rows.forEach((r, j) => {
-          const text = tokenizer.decode(r.tokens, { skipSpecialTokens: true });
-          if (gradeAnswer(chunk[j].answer, text).equivalent) correct++;
-        });
-      }
-      accuracy[`d${difficulty}`] = correct / tasks.length;
-    }
-    await generator.release();
-    record({ event: "eval", split: "validation", tasks: evalTasks, accuracy });
-
-    const trained: Record<string, HostTensor> = {};
-    for (const name of trainer.runner.trainable) {
-      trained[IO.param(name)] = await trainer.runner.readParam(name);
-    }
-    await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained));
-    record({ event: "saved", dir: out, seconds: (performance.now() - start) / 1000 });
   } finally {
     await trainer.release();
     await runtime.close();

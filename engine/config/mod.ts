@@ -26,5 +26,5 @@ export { type WorkerGroup } from "./worker-groups.ts";
 export { requiredRoles } from "./cross-checks.ts";
 export { configHash } from "./hash.ts";
 export { mergeConfig } from "./merge.ts";
-export { DEFAULT_PRESET, presetInput, presetNames } from "./presets.ts";
+export { DEFAULT_PRESET, PRESET_PROMPTS, presetInput, presetNames } from "./presets.ts";
 export { type ConfigSources, loadConfig, type OverrideFlags, overridesFromFlags } from "./load.ts";

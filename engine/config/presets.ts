@@ -15,7 +15,8 @@ const MODEL = "embedded";
 const FINAL = "End with: The final answer is \\boxed{ANSWER}.";
 const SOLVE = `Solve the problem. ${FINAL}`;
 
-const PROMPTS = {
+/** The presets' prompt templates; pretraining (engine/pretrain) teaches the embedded model them. */
+export const PRESET_PROMPTS = {
   // The bare question first, as the embedded model was pretrained (question -> \boxed{answer});
   // revisions append the previous attempt and the review.
   solver: "{question}{revision}",
@@ -40,16 +41,29 @@ const refine = (estimator: "dr-mas" | "grpo", name: string): ExperimentConfigInp
   name,
   seed: 0,
   // Sized so that the default `deno task train` finishes within minutes on 2 CPU cores: answers
-  // and verdicts are short, and avg@16 / pass@16 are taken over 16 held-out problems.
+  // and verdicts are short, and avg@16 / pass@16 are taken over 16 held-out problems. Difficulty 1
+  // is what the embedded model was pretrained on (engine/pretrain), so RL starts with signal.
   tasks: {
     kind: "synthetic-math",
-    difficulty: 2,
+    difficulty: 1,
     splits: { train: 256, validation: 16, test: 64 },
   },
   workflow: { kind: "refine", max_loops: 3 },
   agents: [
-    { id: "solver", role: "solver", prompt: PROMPTS.solver, model: MODEL, trainable: lora() },
-    { id: "verifier", role: "verifier", prompt: PROMPTS.verifier, model: MODEL, trainable: lora() },
+    {
+      id: "solver",
+      role: "solver",
+      prompt: PRESET_PROMPTS.solver,
+      model: MODEL,
+      trainable: lora(),
+    },
+    {
+      id: "verifier",
+      role: "verifier",
+      prompt: PRESET_PROMPTS.verifier,
+      model: MODEL,
+      trainable: lora(),
+    },
   ],
   agent_to_wg: "separate",
   estimator: { kind: estimator, sigma: "population", eps: 1e-6 },
@@ -75,21 +89,21 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
       {
         id: "verifier",
         role: "verifier",
-        prompt: PROMPTS.router,
+        prompt: PRESET_PROMPTS.router,
         model: MODEL,
         trainable: lora(),
       },
       {
         id: "searcher",
         role: "searcher",
-        prompt: PROMPTS.searcher,
+        prompt: PRESET_PROMPTS.searcher,
         model: MODEL,
         trainable: lora(),
       },
       {
         id: "answerer",
         role: "answerer",
-        prompt: PROMPTS.answerer,
+        prompt: PRESET_PROMPTS.answerer,
         model: MODEL,
         trainable: lora(),
       },
@@ -110,15 +124,19 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
    */
   "debate-mada": {
     name: "debate-mada",
-    tasks: { kind: "synthetic-math", difficulty: 3 },
+    tasks: { kind: "synthetic-math", difficulty: 1 },
     workflow: { kind: "debate", generators: 3, critics: 3, rounds: 2 },
     agents: [
       ...[1, 2, 3].map((i) => ({
         id: `generator-${i}`,
         role: "generator",
-        prompt: PROMPTS.generator,
+        prompt: PRESET_PROMPTS.generator,
       })),
-      ...[1, 2, 3].map((i) => ({ id: `critic-${i}`, role: "critic", prompt: PROMPTS.critic })),
+      ...[1, 2, 3].map((i) => ({
+        id: `critic-${i}`,
+        role: "critic",
+        prompt: PRESET_PROMPTS.critic,
+      })),
     ].map((a) => ({
       ...a,
       model: MODEL,

@@ -144,7 +144,7 @@ Deno.test("two agents train LoRA on one shared base; generation follows each age
       })).host[MODEL_IO.logits].data as Float32Array;
     const before = await logits(runnerFeeds(spec, runners[0]));
 
-    const batch = supervisedBatch([{ tokens: seq, lossFrom: 1 }]);
+    const batch = supervisedBatch([{ tokens: seq, lossSpans: [[1, seq.length]] }]);
     const m = await runners[0].step(batch, {
       lr: 0.05,
       clipLow: 1,

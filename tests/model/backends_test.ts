@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
 import { buildLogitsGraph, MODEL_IO } from "../../adapters/model/graphs.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
-import { openSupervisedTrainer } from "../../adapters/model/supervised.ts";
+import { openSupervisedTrainer, type SupervisedExample } from "../../adapters/model/supervised.ts";
 import { uploadBase } from "../../adapters/model/weights.ts";
 import { type BackendName, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
 import { backends, testName, withRuntime } from "../onnx-train/backends.ts";
@@ -15,9 +15,9 @@ const spec = decoderSpec(model.config);
 const initial = Object.fromEntries(
   [...model.tensors.values()].map((t) => [t.name, hostTensor("float32", t.shape, t.data)]),
 );
-const examples = [
-  { tokens: [10, 11, 12, 13, 14, 15], lossFrom: 2 },
-  { tokens: [20, 21, 22, 23], lossFrom: 1 },
+const examples: SupervisedExample[] = [
+  { tokens: [10, 11, 12, 13, 14, 15], lossSpans: [[2, 6]] },
+  { tokens: [20, 21, 22, 23], lossSpans: [[1, 4]] },
 ];
 
 /** Forward logits, greedy tokens and two supervised steps' losses on one backend. */

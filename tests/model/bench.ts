@@ -121,7 +121,10 @@ export async function run(): Promise<void> {
       weights.map((t) => [t.name, hostTensor("float32", t.shape, t.data)]),
     );
     const trainer = await openSupervisedTrainer(rt, spec, host);
-    const examples = Array.from({ length: 8 }, (_, r) => ({ tokens: ids(129, r), lossFrom: 1 }));
+    const examples = Array.from(
+      { length: 8 },
+      (_, r) => ({ tokens: ids(129, r), lossSpans: [[1, 129] as const] }),
+    );
     const stepSeconds = await seconds(2, async () => {
       await trainer.step(examples, { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 });
     });

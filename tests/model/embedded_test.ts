@@ -31,3 +31,24 @@ Deno.test("embedded model: init is a pure function of the seed; save/load round-
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the small embedded size is the same family, narrower and shallower, and saves as itself", async () => {
+  const base = embeddedModelConfig("base");
+  const small = embeddedModelConfig("small");
+  assert.equal(small.modelType, base.modelType);
+  assert.equal(small.vocabSize, base.vocabSize);
+  assert.ok(small.hiddenSize < base.hiddenSize && small.numLayers < base.numLayers);
+  const tensors = initEmbeddedModel(keyedNormal(1), "small");
+  const count = tensors.reduce((n, t) => n + t.data.length, 0);
+  const baseCount = initEmbeddedModel(keyedNormal(1)).reduce((n, t) => n + t.data.length, 0);
+  assert.ok(count < baseCount / 2, `small ${count} vs base ${baseCount}`);
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-embedded-small-" });
+  try {
+    await saveEmbeddedModel(dir, tensors, "small");
+    const loaded = await loadHfModel(dir);
+    assert.equal(loaded.config.hiddenSize, small.hiddenSize);
+    assert.equal(loaded.config.numLayers, small.numLayers);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

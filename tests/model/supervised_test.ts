@@ -1,20 +1,27 @@
 import assert from "node:assert/strict";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
-import { openSupervisedTrainer, supervisedBatch } from "../../adapters/model/supervised.ts";
+import {
+  openSupervisedTrainer,
+  supervisedBatch,
+  type SupervisedExample,
+} from "../../adapters/model/supervised.ts";
 import { hostTensor } from "../../adapters/onnx/runtime/mod.ts";
 import { tinyModel, withCpu } from "./helpers.ts";
 
-Deno.test("supervisedBatch right-pads, shifts targets and masks the prompt", () => {
-  const b = supervisedBatch([{ tokens: [1, 2, 3, 4], lossFrom: 2 }, {
-    tokens: [5, 6],
-    lossFrom: 1,
-  }]);
+Deno.test("supervisedBatch right-pads, shifts targets and masks all but the loss spans", () => {
+  const b = supervisedBatch([
+    { tokens: [1, 2, 3, 4], lossSpans: [[2, 4]] },
+    { tokens: [5, 6], lossSpans: [[1, 2]] },
+    { tokens: [7, 8, 9, 10], lossSpans: [[1, 2], [3, 4]] },
+  ]);
   assert.equal(b.seq, 3);
-  assert.deepEqual([...b.tokens], [1, 2, 3, 5, 0, 0]);
-  assert.deepEqual([...b.targets], [2, 3, 4, 6, 0, 0]);
-  assert.deepEqual([...b.attentionMask], [1, 1, 1, 1, 0, 0]);
-  assert.deepEqual([...b.lossMask], [0, 1, 1, 1, 0, 0]);
-  assert.throws(() => supervisedBatch([{ tokens: [1, 2], lossFrom: 2 }]), /lossFrom/);
+  assert.deepEqual([...b.tokens], [1, 2, 3, 5, 0, 0, 7, 8, 9]);
+  assert.deepEqual([...b.targets], [2, 3, 4, 6, 0, 0, 8, 9, 10]);
+  assert.deepEqual([...b.attentionMask], [1, 1, 1, 1, 0, 0, 1, 1, 1]);
+  assert.deepEqual([...b.lossMask], [0, 1, 1, 1, 0, 0, 1, 0, 1]);
+  assert.throws(() => supervisedBatch([{ tokens: [1, 2], lossSpans: [[2, 2]] }]), /loss spans/);
+  assert.throws(() => supervisedBatch([{ tokens: [1, 2], lossSpans: [[0, 2]] }]), /loss spans/);
+  assert.throws(() => supervisedBatch([{ tokens: [1, 2], lossSpans: [] }]), /loss spans/);
 });
 
 Deno.test("supervised steps through the policy train step minimize next-token NLL", async () => {
@@ -23,9 +30,9 @@ Deno.test("supervised steps through the policy train step minimize next-token NL
   const initial = Object.fromEntries(
     [...model.tensors.values()].map((t) => [t.name, hostTensor("float32", t.shape, t.data)]),
   );
-  const examples = [
-    { tokens: [10, 11, 12, 13, 14, 15], lossFrom: 2 },
-    { tokens: [20, 21, 22, 23], lossFrom: 1 },
+  const examples: SupervisedExample[] = [
+    { tokens: [10, 11, 12, 13, 14, 15], lossSpans: [[2, 6]] },
+    { tokens: [20, 21, 22, 23], lossSpans: [[1, 4]] },
   ];
   await withCpu(async (rt) => {
     const trainer = await openSupervisedTrainer(rt, spec, initial);

@@ -1,0 +1,203 @@
+/**
+ * The embedded model's pretraining corpus: synthetic arithmetic in the exact formats the refine
+ * presets use, packed into fixed-length rows.
+ *
+ * Four kinds of item, each a pure function of `(seed, item index)`:
+ * - `solve`: the solver's first turn, the bare problem in the chat template -> `\boxed{answer}`;
+ * - `revise`: a later solver turn (the problem, a wrong previous attempt and the verifier's
+ *   `verdict: revise`) -> `\boxed{answer}`;
+ * - `verify`: the verifier prompt with a right or a wrong `\boxed{}` solution, half each ->
+ *   `verdict: accept` or `verdict: revise`;
+ * - `critique`: the debate critic prompt with three previous answers, each right or wrong ->
+ *   `\boxed{answer}`;
+ * - `drill`: one line `$expression$ = \boxed{answer}`. Chat items spend ~150 tokens of prompt on
+ *   3-4 answer tokens; drills carry the same computation in ~30, so most of the arithmetic is
+ *   learned from them at a fifth of the cost.
+ * Rows start with an item at position 0 (as every prompt does at RL time) and hold whole items
+ * only; the loss covers answers (and the closing `<|im_end|>`), never prompts.
+ */
+import type { HfTokenizer } from "../../adapters/hf/mod.ts";
+import type { SupervisedExample } from "../../adapters/model/supervised.ts";
+import { PRESET_PROMPTS } from "../config/mod.ts";
+import { randomStream, uniformInt } from "../random/mod.ts";
+import type { ArithmeticTask } from "../tasks/arithmetic/mod.ts";
+import { renderPrompt } from "../workflows/template.ts";
+
+/** What an item teaches. */
+export type ItemKind = "solve" | "revise" | "verify" | "critique" | "drill";
+
+/** Relative frequency of each kind among drawn items (their token shares differ by length). */
+export type Mixture = Readonly<Record<ItemKind, number>>;
+
+/** Items per 100 draws: ~31% of tokens drills, ~30% solver, ~22% verifier, ~16% critic turns. */
+export const DEFAULT_MIXTURE: Mixture = Object.freeze({
+  drill: 78,
+  solve: 11,
+  revise: 3,
+  verify: 5,
+  critique: 3,
+});
+
+/** One tokenized item: tokens[t] is a loss target for every t in a span [from, to). */
+export interface CorpusItem {
+  readonly kind: ItemKind;
+  readonly tokens: readonly number[];
+  readonly lossSpans: readonly (readonly [number, number])[];
+}
+
+/** A wrong answer near the right one (an integer off by 1-10), or another task's answer. */
+export function wrongAnswer(
+  answer: string,
+  draw: (min: number, max: number) => number,
+  other: string,
+): string {
+  if (!/^-?\d+$/.test(answer)) return other === answer ? `${answer}+1` : other;
+  const offset = BigInt(draw(1, 10)) * (draw(0, 1) === 0 ? -1n : 1n);
+  return String(BigInt(answer) + offset);
+}
+
+/** The `$...$` expression of a problem statement. */
+function expressionOf(problem: string): string {
+  const match = /\$([^$]+)\$/.exec(problem);
+  if (match === null) throw new Error(`no $...$ expression in problem: ${problem}`);
+  return match[1];
+}
+
+/** The text an item is made of: a chat exchange (user prompt, assistant reply) or a drill line. */
+export function itemText(
+  kind: ItemKind,
+  task: ArithmeticTask,
+  wrong: string,
+  acceptRight: boolean,
+  opinionsRight: readonly boolean[] = [],
+): { prompt: string; reply: string; chat: boolean } {
+  const boxed = `\\boxed{${task.answer}}`;
+  switch (kind) {
+    case "drill":
+      return { prompt: `$${expressionOf(task.problem)}$ = `, reply: `${boxed}\n`, chat: false };
+    case "solve":
+      return { prompt: renderSolver(task, ""), reply: boxed, chat: true };
+    case "revise":
+      return {
+        prompt: renderSolver(
+          task,
+          `\n\nPrevious attempt: \\boxed{${wrong}}\nReviewer: verdict: revise`,
+        ),
+        reply: boxed,
+        chat: true,
+      };
+    case "verify":
+      return {
+        prompt: renderPrompt(PRESET_PROMPTS.verifier, {
+          question: task.problem,
+          solution: acceptRight ? boxed : `\\boxed{${wrong}}`,
+        }),
+        reply: acceptRight ? "verdict: accept" : "verdict: revise",
+        chat: true,
+      };
+    case "critique":
+      return {
+        // The debate workflow's own rendering of the previous round (engine/workflows/debate.ts).
+        prompt: renderPrompt(PRESET_PROMPTS.critic, {
+          question: task.problem,
+          answers: opinionsRight
+            .map((right, i) => `Answer ${i + 1}: \\boxed{${right ? task.answer : wrong}}`)
+            .join("\n"),
+        }),
+        reply: boxed,
+        chat: true,
+      };
+  }
+}
+
+function renderSolver(task: ArithmeticTask, revision: string): string {
+  return renderPrompt(PRESET_PROMPTS.solver, { question: task.problem, revision });
+}
+
+/** Tokenizes an item; chat replies end with `<|im_end|>` (learned) and a newline (not). */
+export function tokenizeItem(
+  tokenizer: HfTokenizer,
+  kind: ItemKind,
+  text: { prompt: string; reply: string; chat: boolean },
+): CorpusItem {
+  const prompt = text.chat
+    ? tokenizer.encodeChat([{ role: "user", content: text.prompt }])
+    : tokenizer.encode(text.prompt, { addSpecialTokens: false });
+  const reply = tokenizer.encode(text.chat ? `${text.reply}<|im_end|>` : text.reply, {
+    addSpecialTokens: false,
+  });
+  const tail = text.chat ? tokenizer.encode("\n", { addSpecialTokens: false }) : [];
+  return Object.freeze({
+    kind,
+    tokens: [...prompt, ...reply, ...tail],
+    lossSpans: [[prompt.length, prompt.length + reply.length] as const],
+  });
+}
+
+/** Where items come from: tasks by index (cycled by the caller) and the mixture's weights. */
+export interface CorpusSource {
+  readonly seed: number;
+  readonly tokenizer: HfTokenizer;
+  /** The training tasks, drawn from at random per item. */
+  readonly tasks: readonly ArithmeticTask[];
+  readonly mixture: Mixture;
+}
+
+const KINDS: readonly ItemKind[] = ["drill", "solve", "revise", "verify", "critique"];
+
+/** Item `index` of the corpus: its kind, task and wrong answer all keyed by (seed, index). */
+export function corpusItem(source: CorpusSource, index: number): CorpusItem {
+  const stream = randomStream({ seed: source.seed, purpose: "pretrain-corpus", sample: index });
+  let draws = 0;
+  const draw = (min: number, max: number) => uniformInt(stream, draws++, min, max);
+  const total = KINDS.reduce((sum, k) => sum + source.mixture[k], 0);
+  let pick = draw(0, total - 1);
+  const kind = KINDS.find((k) => (pick -= source.mixture[k]) < 0)!;
+  const task = source.tasks[draw(0, source.tasks.length - 1)];
+  const other = source.tasks[draw(0, source.tasks.length - 1)].answer;
+  const wrong = wrongAnswer(task.answer, draw, other);
+  const acceptRight = draw(0, 1) === 0;
+  const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
+  return tokenizeItem(
+    source.tokenizer,
+    kind,
+    itemText(kind, task, wrong, acceptRight, opinionsRight),
+  );
+}
+
+/**
+ * Packs items `from, from+1, ...` into `rows` rows of at most `length` tokens; an item that does
+ * not fit the rest of a row starts the next one. Returns the rows and the next item index, so
+ * consecutive calls walk the corpus without gaps.
+ *
+ * @example
+ * const { rows, next } = packRows(source, 0, 16, 512); // the first step's batch
+ */
+export function packRows(
+  source: CorpusSource,
+  from: number,
+  rows: number,
+  length: number,
+): { rows: SupervisedExample[]; next: number } {
+  const packed: SupervisedExample[] = [];
+  let index = from;
+  let pending = corpusItem(source, index);
+  while (packed.length < rows) {
+    const tokens: number[] = [];
+    const lossSpans: [number, number][] = [];
+    while (tokens.length + pending.tokens.length <= length) {
+      for (const [a, b] of pending.lossSpans) {
+        lossSpans.push([a + tokens.length, b + tokens.length]);
+      }
+      tokens.push(...pending.tokens);
+      pending = corpusItem(source, ++index);
+    }
+    if (tokens.length === 0) {
+      throw new Error(
+        `a ${pending.kind} item of ${pending.tokens.length} tokens does not fit a row of ${length}`,
+      );
+    }
+    packed.push({ tokens, lossSpans });
+  }
+  return { rows: packed, next: index };
+}
