@@ -6,13 +6,18 @@
  * Running `accumulate` on every micro-batch and then `apply` gives the same update as `fused` on
  * the whole batch, because the loss denominators are fed for the whole batch.
  */
-import { optimizerStep } from "./optim/mod.ts";
+import { globalNorm, optimizerStep } from "./optim/mod.ts";
 import { add, gradients, Graph, greater, toOnnxModel, type Value, where } from "./mod.ts";
 import { policyObjective } from "./train-step-loss.ts";
 import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
 
 /** Which of the three graphs. */
-export type TrainStepKind = "fused" | "accumulate" | "apply";
+/**
+ * `fused`: gradient and optimizer update in one graph; `accumulate` + `apply`: the same split over
+ * micro-batches; `gradient-norm`: only the global norm of the gradient, no state changes (for the
+ * norm of one agent's share of a shared worker group's gradient).
+ */
+export type TrainStepKind = "fused" | "accumulate" | "apply" | "gradient-norm";
 
 /** A built graph with its serialized model and the names the runner binds. */
 export interface TrainStepGraph {
@@ -100,7 +105,9 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     publish(objective.entropy, IO.entropy);
   }
 
-  if (kind === "accumulate") {
+  if (kind === "gradient-norm") {
+    publish(globalNorm(grads), IO.gradNorm);
+  } else if (kind === "accumulate") {
     const keep = greater(f32(IO.accumulate), 0);
     trainable.forEach((name, i) => {
       const acc = f32(IO.gradAcc(name), params[name].shape);

@@ -82,6 +82,12 @@ export interface TrainStepRunner {
   readonly state: DeviceState;
   /** One optimizer step on `batch` (micro-batched when the runner was opened so). */
   step(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
+  /**
+   * Global norm of the part of `batch`'s loss gradient that comes from `rows` (the loss keeps the
+   * whole batch's denominators, so the parts of disjoint row sets sum to the full gradient), at
+   * the current parameters; nothing is updated. The graph is built on first use.
+   */
+  gradientNorm(batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]): Promise<number>;
   /** Copies a trainable parameter to the host. */
   readParam(name: string): Promise<HostTensor>;
   /** Frees sessions, state and owned frozen parameters. */
@@ -172,6 +178,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     }
   }
   const withReference = (config.kl ?? null) !== null;
+  let normSession: Promise<Loaded> | null = null;
 
   const run = (loaded: Loaded, feeds: Record<string, Feed>) => {
     const inputs = new Set(loaded.session.inputNames);
@@ -234,6 +241,37 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
         lossTokens: tokens,
       });
     },
+    gradientNorm: async (batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]) => {
+      checkBatch(batch);
+      const whole = {
+        lossDenominator: lossDenominator(
+          config.aggregation ?? "token-mean",
+          batch,
+          config.aggregationConstant,
+        ),
+        tokenCount: countLossTokens(batch).tokens,
+      };
+      const keep = new Float32Array(batch.lossMask.length);
+      for (const row of rows) {
+        if (!(Number.isInteger(row) && row >= 0 && row < batch.batch)) {
+          throw new TrainStepError(
+            `gradientNorm row ${row} is outside the batch of ${batch.batch}`,
+          );
+        }
+        keep.fill(1, row * batch.seq, (row + 1) * batch.seq);
+      }
+      const part = {
+        ...batch,
+        lossMask: batch.lossMask.map((m, i) => m * keep[i]),
+        advantages: batch.advantages.map((a, i) => a * keep[i]),
+      };
+      normSession ??= load(runtime, config, "gradient-norm");
+      const out = await run(await normSession, {
+        ...batchFeeds(part, whole, withReference),
+        ...hyperFeeds(hyper),
+      });
+      return out[IO.gradNorm].data[0];
+    },
     readParam: (name: string) => {
       if (!trainable.includes(name)) {
         throw new TrainStepError(`${name} is not trainable; trainable: ${trainable.join(", ")}`);
@@ -245,6 +283,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       state.release();
       for (const t of owned) t.dispose();
       for (const { session } of sessions) await session.release();
+      if (normSession) await (await normSession).session.release();
     },
   });
 }

@@ -7,6 +7,8 @@ import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
 
 /** One agent turn to train on. */
 export interface TrainingTurn {
+  /** The agent that acted: a shared worker group's gradient is split by it for the record. */
+  readonly agent: string;
   readonly promptTokens: Int32Array;
   readonly responseTokens: Int32Array;
   /** Generation-time logprobs of the response tokens (the behaviour policy). */
@@ -18,7 +20,8 @@ export interface TrainingTurn {
  * Right-padded next-token batch: position t predicts token t+1; pads are masked everywhere.
  *
  * @example
- * policyBatch([{ promptTokens: [1, 2], responseTokens: [3], logprobs: [-0.5], advantage: 1 }])
+ * policyBatch([{ agent: "solver", promptTokens: [1, 2], responseTokens: [3], logprobs: [-0.5],
+ *   advantage: 1 }])
  *   .lossMask; // [0, 1]
  */
 export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {

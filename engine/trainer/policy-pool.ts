@@ -71,6 +71,8 @@ export interface GroupPolicy {
   referenceLogprobs(batch: PolicyBatch): Promise<Float32Array>;
   /** One optimizer step; frozen groups cannot be updated. */
   update(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
+  /** Norm of the gradient part from `rows` of `batch`, without updating (TrainStepRunner). */
+  gradientNorm(batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]): Promise<number>;
   /** The trained parameters (all of them for full training, the adapter for LoRA) by HF name. */
   trainedTensors(): Promise<NamedTensor[]>;
   /** sha256 over the trained parameters' names, shapes and float32 bytes, in spec order. */
@@ -255,6 +257,14 @@ function groupPolicy(
         );
       }
       return runner.step(batch, hyper);
+    },
+    gradientNorm: (batch, hyper, rows) => {
+      if (!runner) {
+        return Promise.reject(
+          new PolicyPoolError(`worker group ${wg.id} is frozen and has no gradient`),
+        );
+      }
+      return runner.gradientNorm(batch, hyper, rows);
     },
     referenceLogprobs: async (batch) => {
       if (!reference || !base) {

@@ -247,6 +247,7 @@ export async function runTraining(
           if (record.responseTokens.length === 0) continue;
           const list = training.get(record.workerGroup) ?? [];
           list.push({
+            agent: a.agent,
             promptTokens: record.promptTokens,
             responseTokens: record.responseTokens,
             logprobs: record.logprobs,
@@ -484,13 +485,21 @@ async function update(
     weightDecay: wg.optimizer.weight_decay,
     maxGradNorm: wg.optimizer.max_grad_norm,
   };
-  const batch = policyBatch(turns);
-  const m = await policy.update(
-    config.loss.kl_coef > 0
-      ? { ...batch, refLogprobs: await policy.referenceLogprobs(batch) }
-      : batch,
-    hyper,
-  );
+  const plain = policyBatch(turns);
+  const batch = config.loss.kl_coef > 0
+    ? { ...plain, refLogprobs: await policy.referenceLogprobs(plain) }
+    : plain;
+  // A group of one agent: its gradient is the agent's. A shared group's gradient is the sum of
+  // its agents' parts; each part's norm costs one more backward pass, before the update.
+  const agentGradNorms: Record<string, number> = {};
+  if (policy.agents.length > 1) {
+    for (const agent of policy.agents) {
+      const rows = turns.flatMap((t, row) => t.agent === agent ? [row] : []);
+      agentGradNorms[agent] = await policy.gradientNorm(batch, hyper, rows);
+    }
+  }
+  const m = await policy.update(batch, hyper);
+  if (policy.agents.length === 1) agentGradNorms[policy.agents[0]] = m.gradNorm;
   const after = m.skipped ? 0 : Math.min(m.gradNorm, hyper.maxGradNorm);
   return {
     type: "gradient_step.applied",
@@ -502,9 +511,7 @@ async function update(
       losses: { total: m.loss, policy: m.policyLoss, kl: m.klLoss },
       gradNormBeforeClip: m.gradNorm,
       gradNormAfterClip: after,
-      // A group of one agent: its gradient is the agent's. Shared groups would need one backward
-      // pass per agent, which the fused step does not do.
-      agentGradNorms: policy.agents.length === 1 ? { [policy.agents[0]]: m.gradNorm } : {},
+      agentGradNorms,
       clipFraction: m.clipFraction,
       kl: m.approxKl,
       entropy: m.entropy,

@@ -65,14 +65,17 @@ function close(actual: number, expected: number, what: string, rel = 1e-5, abs =
   );
 }
 
-/** The accumulate graph's gradient for one batch (accumulate = 0 starts from zero). */
-async function graphGradients(cfg: TrainStepConfig) {
+/**
+ * The accumulate graph's gradient (accumulate = 0 starts from zero) for `part` of the batch: a
+ * copy with some rows' loss masked out, under the whole batch's denominators.
+ */
+async function graphGradients(cfg: TrainStepConfig, part = batch) {
   return await withRuntime("cpu", async (rt) => {
     const built = buildTrainStep(cfg, "accumulate");
     const session = await rt.load(built.model);
     const { tokens } = countLossTokens(batch);
     const feeds = {
-      ...batchFeeds(batch, {
+      ...batchFeeds(part, {
         lossDenominator: lossDenominator(cfg.aggregation!, batch, AGG_CONSTANT),
         tokenCount: tokens,
       }, cfg.kl !== null),
@@ -177,6 +180,41 @@ Deno.test("fused step applies clipped AdamW to the graph gradient", async () => 
     }
     await runner.release();
   });
+});
+
+Deno.test("gradientNorm: the norm of a row subset's share of the gradient; shares sum to it", async () => {
+  const onlyRows = (keep: readonly number[]) => {
+    const mask = (v: Float32Array) =>
+      v.map((x, i) => keep.includes(Math.floor(i / batch.seq)) ? x : 0);
+    return { ...batch, lossMask: mask(batch.lossMask), advantages: mask(batch.advantages) };
+  };
+  const names = tinyParams(sizes).map((p) => p.name);
+  for (const [aggregation, kl] of variants) {
+    const cfg = config(aggregation, kl);
+    const all = await graphGradients(cfg);
+    const a = await graphGradients(cfg, onlyRows([0, 2]));
+    const b = await graphGradients(cfg, onlyRows([1, 3, 4]));
+    for (const n of names) {
+      (all[n] as Float32Array).forEach((g, i) =>
+        close(Number(a[n][i]) + Number(b[n][i]), g, `${n}[${i}] (${aggregation})`)
+      );
+    }
+    await withRuntime("cpu", async (runtime) => {
+      const runner = await openTrainStep({ runtime, config: cfg, initial: weights });
+      const norm = (g: typeof all) =>
+        globalNorm(names.map((n) => Array.from(g[n] as Float32Array)));
+      close(await runner.gradientNorm(batch, hyper, [0, 2]), norm(a), `part a (${aggregation})`);
+      close(await runner.gradientNorm(batch, hyper, [1, 3, 4]), norm(b), `part b (${aggregation})`);
+      assert.equal(await runner.gradientNorm(batch, hyper, []), 0);
+      await assert.rejects(() => runner.gradientNorm(batch, hyper, [5]), /outside the batch/);
+      for (const n of names) {
+        assert.deepEqual((await runner.readParam(n)).data, weights[n].data, `${n} unchanged`);
+      }
+      const whole = await runner.gradientNorm(batch, hyper, [0, 1, 2, 3, 4]);
+      close((await runner.step(batch, hyper)).gradNorm, whole, `whole (${aggregation})`);
+      await runner.release();
+    });
+  }
 });
 
 Deno.test("micro-batches with gradient accumulation give the same updates as one batch", async () => {

@@ -116,5 +116,25 @@ Deno.test("refine with shared weights: one worker group trains on both agents' a
   const { config, events } = await run("smoke", { agent_to_wg: "shared" });
   assert.equal(config.worker_groups.length, 1);
   checkInvariants(events, config.agent_to_wg);
-  assert.equal(events.filter((e) => e.type === "gradient_step.applied").length, 1);
+  const steps = events.filter((e) => e.type === "gradient_step.applied");
+  assert.equal(steps.length, 1);
+  // Each agent's share of the shared gradient is recorded; together they bound the whole norm.
+  const { agentGradNorms, gradNormBeforeClip } = steps[0].data as {
+    agentGradNorms: Record<string, number>;
+    gradNormBeforeClip: number;
+  };
+  const agents = config.agents.map((a) => a.id);
+  const trained = new Set(
+    events.flatMap((e) =>
+      e.type === "advantages.computed" ? e.data.advantages.map((a) => a.agent) : []
+    ),
+  );
+  assert.deepEqual(Object.keys(agentGradNorms).sort(), agents.toSorted());
+  for (const agent of agents) {
+    const norm = agentGradNorms[agent];
+    assert.ok(Number.isFinite(norm) && norm >= 0, `${agent}: ${norm}`);
+    if (!trained.has(agent)) assert.equal(norm, 0, `${agent} had no actions`);
+  }
+  const sum = agents.reduce((s, a) => s + agentGradNorms[a], 0);
+  assert.ok(gradNormBeforeClip <= sum * (1 + 1e-5) + 1e-7, `${gradNormBeforeClip} > ${sum}`);
 });
