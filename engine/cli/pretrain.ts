@@ -157,7 +157,7 @@ async function evaluate(
   const result: Record<string, number> = {};
   for (const [difficulty, tasks] of validation) {
     const solve = tasks.map((t) => itemText("solve", t, "", true).prompt);
-    const answers = await greedyReplies(runtime, spec, trainer, tokenizer, solve, 24);
+    const answers = await greedyReplies(runtime, spec, trainer, tokenizer, solve, 64);
     result[`solver_d${difficulty}`] = answers.filter((a, i) =>
       gradeAnswer(tasks[i].answer, a).equivalent
     ).length / tasks.length;
@@ -167,13 +167,13 @@ async function evaluate(
       return wrongAnswer(t.answer, (a, b) => uniformInt(stream, n++, a, b), "0");
     });
     const verify = tasks.map((t, i) => itemText("verify", t, wrong[i], i % 2 === 0).prompt);
-    const verdicts = await greedyReplies(runtime, spec, trainer, tokenizer, verify, 20);
+    const verdicts = await greedyReplies(runtime, spec, trainer, tokenizer, verify, 64);
     result[`verifier_d${difficulty}`] =
       verdicts.filter((v, i) => parseVerdict(v) === (i % 2 === 0)).length / tasks.length;
     const critique = tasks.map((t, i) =>
       itemText("critique", t, wrong[i], true, [i % 2 === 0, false, i % 3 === 0]).prompt
     );
-    const critiques = await greedyReplies(runtime, spec, trainer, tokenizer, critique, 24);
+    const critiques = await greedyReplies(runtime, spec, trainer, tokenizer, critique, 64);
     result[`critic_d${difficulty}`] =
       critiques.filter((a, i) => gradeAnswer(tasks[i].answer, a).equivalent).length / tasks.length;
   }

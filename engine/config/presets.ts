@@ -70,7 +70,7 @@ const refine = (estimator: "dr-mas" | "grpo", name: string): ExperimentConfigInp
   group_size: 4,
   batch_size: 4,
   steps: 20,
-  sampling: { temperature: 1, top_p: 1, max_tokens: 32 },
+  sampling: { temperature: 1, top_p: 1, max_tokens: 48 },
   rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
   evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 0 },
 });
@@ -167,7 +167,7 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     group_size: 2,
     batch_size: 1,
     steps: 2,
-    sampling: { temperature: 1, top_p: 1, max_tokens: 16 },
+    sampling: { temperature: 1, top_p: 1, max_tokens: 40 },
     evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
   },
 };

@@ -2,17 +2,20 @@
  * The embedded model's pretraining corpus: synthetic arithmetic in the exact formats the refine
  * presets use, packed into fixed-length rows.
  *
- * Four kinds of item, each a pure function of `(seed, item index)`:
- * - `solve`: the solver's first turn, the bare problem in the chat template -> `\boxed{answer}`;
- * - `revise`: a later solver turn (the problem, a wrong previous attempt and the verifier's
- *   `verdict: revise`) -> `\boxed{answer}`;
- * - `verify`: the verifier prompt with a right or a wrong `\boxed{}` solution, half each ->
- *   `verdict: accept` or `verdict: revise`;
- * - `critique`: the debate critic prompt with three previous answers, each right or wrong ->
- *   `\boxed{answer}`;
- * - `drill`: one line `$expression$ = \boxed{answer}`. Chat items spend ~150 tokens of prompt on
- *   3-4 answer tokens; drills carry the same computation in ~30, so most of the arithmetic is
- *   learned from them at a fifth of the cost.
+ * A solution evaluates one operation at a time and boxes the value, `$13 - (-16) = 29$.
+ * \boxed{29}` for `13 - (1 - 17)`: each step is a two-operand fact a small model can learn, where
+ * the direct answer needs the whole computation in one token (measured: 5% after 400 steps).
+ * Five kinds of item, each a pure function of `(seed, item index)`:
+ * - `solve`: the solver's first turn, the bare problem in the chat template -> a solution;
+ * - `revise`: a later solver turn (the problem, a wrong previous solution and the verifier's
+ *   `verdict: revise`) -> a solution;
+ * - `verify`: the verifier prompt with a right or a wrong solution, half each -> its own working,
+ *   then `verdict: accept` or `verdict: revise`;
+ * - `critique`: the debate critic prompt with three previous solutions, each right or wrong ->
+ *   a solution;
+ * - `drill`: one line `$expression$: solution`. Chat items spend ~150 tokens of prompt per
+ *   solution; drills carry the same computation in ~45, so most of the arithmetic is learned from
+ *   them at a third of the cost.
  * Rows start with an item at position 0 (as every prompt does at RL time) and hold whole items
  * only; the loss covers answers (and the closing `<|im_end|>`), never prompts.
  */
@@ -20,7 +23,7 @@ import type { HfTokenizer } from "../../adapters/hf/mod.ts";
 import type { SupervisedExample } from "../../adapters/model/supervised.ts";
 import { PRESET_PROMPTS } from "../config/mod.ts";
 import { randomStream, uniformInt } from "../random/mod.ts";
-import type { ArithmeticTask } from "../tasks/arithmetic/mod.ts";
+import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arithmetic/mod.ts";
 import { renderPrompt } from "../workflows/template.ts";
 
 /** What an item teaches. */
@@ -56,6 +59,23 @@ export function wrongAnswer(
   return String(BigInt(answer) + offset);
 }
 
+/**
+ * A task's step-by-step solution ending in `\boxed{answer}`; with a wrong `answer`, the steps
+ * are right up to the last, which gives the wrong value.
+ *
+ * @example solutionText(task) // "$13 - (-16) = 29$. \\boxed{29}"
+ */
+export function solutionText(task: ArithmeticTask, answer = task.answer): string {
+  return `${working(task, answer)}. \\boxed{${answer}}`;
+}
+
+/** `$step = step = value$`; the value is `answer` (the last step is replaced when it is one). */
+function working(task: ArithmeticTask, answer = task.answer): string {
+  const steps = workingSteps(taskExpression(task));
+  if (steps.at(-1) === task.answer) steps.pop();
+  return `$${[...steps, answer].join(" = ")}$`;
+}
+
 /** The `$...$` expression of a problem statement. */
 function expressionOf(problem: string): string {
   const match = /\$([^$]+)\$/.exec(problem);
@@ -71,28 +91,28 @@ export function itemText(
   acceptRight: boolean,
   opinionsRight: readonly boolean[] = [],
 ): { prompt: string; reply: string; chat: boolean } {
-  const boxed = `\\boxed{${task.answer}}`;
+  const solution = solutionText(task);
   switch (kind) {
     case "drill":
-      return { prompt: `$${expressionOf(task.problem)}$ = `, reply: `${boxed}\n`, chat: false };
+      return { prompt: `$${expressionOf(task.problem)}$: `, reply: `${solution}\n`, chat: false };
     case "solve":
-      return { prompt: renderSolver(task, ""), reply: boxed, chat: true };
+      return { prompt: renderSolver(task, ""), reply: solution, chat: true };
     case "revise":
       return {
         prompt: renderSolver(
           task,
-          `\n\nPrevious attempt: \\boxed{${wrong}}\nReviewer: verdict: revise`,
+          `\n\nPrevious attempt: ${solutionText(task, wrong)}\nReviewer: verdict: revise`,
         ),
-        reply: boxed,
+        reply: solution,
         chat: true,
       };
     case "verify":
       return {
         prompt: renderPrompt(PRESET_PROMPTS.verifier, {
           question: task.problem,
-          solution: acceptRight ? boxed : `\\boxed{${wrong}}`,
+          solution: acceptRight ? solution : solutionText(task, wrong),
         }),
-        reply: acceptRight ? "verdict: accept" : "verdict: revise",
+        reply: `${working(task)}. verdict: ${acceptRight ? "accept" : "revise"}`,
         chat: true,
       };
     case "critique":
@@ -101,10 +121,10 @@ export function itemText(
         prompt: renderPrompt(PRESET_PROMPTS.critic, {
           question: task.problem,
           answers: opinionsRight
-            .map((right, i) => `Answer ${i + 1}: \\boxed{${right ? task.answer : wrong}}`)
+            .map((right, i) => `Answer ${i + 1}: ${right ? solution : solutionText(task, wrong)}`)
             .join("\n"),
         }),
-        reply: boxed,
+        reply: solution,
         chat: true,
       };
   }

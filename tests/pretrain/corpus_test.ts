@@ -7,6 +7,7 @@ import {
   DEFAULT_MIXTURE,
   itemText,
   packRows,
+  solutionText,
   wrongAnswer,
 } from "../../engine/pretrain/corpus.ts";
 import { generateArithmeticTasks } from "../../engine/tasks/arithmetic/mod.ts";
@@ -38,16 +39,16 @@ Deno.test("solver, reviser and verifier items are the refine workflow's own prom
   };
   const requests = await workflowPrompts(
     (speak) => refineWorkflow(agents, 2).run(task, speak),
-    { solver: "\\boxed{7}", verifier: "verdict: revise" },
+    { solver: solutionText(task, "7"), verifier: "verdict: revise" },
   );
   assert.deepEqual(requests.map((r) => r.agent.role), ["solver", "verifier", "solver"]);
   assert.equal(itemText("solve", task, "7", true).prompt, requests[0].prompt);
   assert.equal(itemText("verify", task, "7", false).prompt, requests[1].prompt);
   assert.equal(itemText("revise", task, "7", true).prompt, requests[2].prompt);
-  assert.equal(itemText("verify", task, "7", false).reply, "verdict: revise");
-  assert.equal(itemText("verify", task, "7", true).reply, "verdict: accept");
-  assert.ok(itemText("verify", task, "7", true).prompt.includes(`\\boxed{${task.answer}}`));
-  assert.equal(itemText("revise", task, "7", true).reply, `\\boxed{${task.answer}}`);
+  assert.match(itemText("verify", task, "7", false).reply, /^\$[^$]+\$\. verdict: revise$/);
+  assert.match(itemText("verify", task, "7", true).reply, /^\$[^$]+\$\. verdict: accept$/);
+  assert.ok(itemText("verify", task, "7", true).prompt.includes(solutionText(task)));
+  assert.equal(itemText("revise", task, "7", true).reply, solutionText(task));
 });
 
 Deno.test("critique items are the debate workflow's critic prompt after three opinions", async () => {
@@ -59,11 +60,26 @@ Deno.test("critique items are the debate workflow's critic prompt after three op
   const critics = [{ id: "c1", role: "critic", prompt: PRESET_PROMPTS.critic }];
   const requests = await workflowPrompts(
     (speak) => debateWorkflow({ generators, critics }, 2).run(task, speak),
-    { generator: "\\boxed{7}", critic: "\\boxed{7}" },
+    { generator: solutionText(task, "7"), critic: "\\boxed{7}" },
   );
   const critic = requests.find((r) => r.agent.role === "critic")!;
   assert.equal(itemText("critique", task, "7", true, [false, false, false]).prompt, critic.prompt);
   assert.equal(itemText("solve", task, "7", true).prompt, requests[0].prompt);
+});
+
+Deno.test("solutions evaluate one operation per step and box the value", () => {
+  const [a, b] = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 2 });
+  assert.equal(a.problem.slice(0, 22), "Compute $13 - (1 - 17)");
+  assert.equal(solutionText(a), "$13 - (-16) = 29$. \\boxed{29}");
+  assert.equal(solutionText(a, "30"), "$13 - (-16) = 30$. \\boxed{30}");
+  assert.equal(b.problem.slice(0, 19), "Compute $3 - 5 + 15");
+  assert.equal(solutionText(b), "$-2 + 15 = 13$. \\boxed{13}");
+  // Working stops before the first fraction; the answer still closes the line.
+  const [c] = generateArithmeticTasks({ seed: 1, difficulty: 3, split: "train", count: 1 });
+  assert.equal(
+    solutionText(c),
+    "$1 \\div 3854 \\times 72 \\times 40 = \\frac{1440}{1927}$. \\boxed{\\frac{1440}{1927}}",
+  );
 });
 
 Deno.test("wrong answers differ from the right one by 1 to 10", () => {
@@ -107,8 +123,8 @@ Deno.test("loss spans cover exactly the replies; prompts are never learned", () 
     const [from, to] = item.lossSpans[0];
     const learned = tokenizer.decode(item.tokens.slice(from, to) as number[]);
     if (item.kind === "drill") {
-      assert.match(learned, /^\\boxed\{-?\d+\}\n$/);
-      assert.match(tokenizer.decode(item.tokens.slice(0, from) as number[]), /^\$[^$]+\$ = $/);
+      assert.match(learned, /^\$[^$]+ = -?\d+\$\. \\boxed\{-?\d+\}\n$/);
+      assert.match(tokenizer.decode(item.tokens.slice(0, from) as number[]), /^\$[^$]+\$: $/);
     } else {
       assert.ok(learned.endsWith("<|im_end|>"), learned);
       assert.ok(tokenizer.decode(item.tokens.slice(0, from) as number[]).endsWith("assistant\n"));

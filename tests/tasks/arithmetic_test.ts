@@ -1,16 +1,21 @@
 import assert from "node:assert/strict";
 import {
+  binary,
   buildExpression,
   difficultyLevel,
   type Draw,
   generateArithmeticTasks,
+  leaf,
   rational,
+  reduceOnce,
   splitOf,
   SPLITS,
+  taskExpression,
   TaskOptionError,
   toLatex,
   toLatexExpression,
   valueOf,
+  workingSteps,
 } from "../../engine/tasks/arithmetic/mod.ts";
 import { gradeAnswer } from "../../engine/tasks/math/mod.ts";
 
@@ -112,4 +117,31 @@ Deno.test("arithmetic: bad options name the option and what is allowed", () => {
       generateArithmeticTasks({ seed: 1, difficulty: 1, split: "test", count: 1, testShare: 1 }),
     /testShare=1/,
   );
+});
+
+Deno.test("arithmetic: working reduces one operation at a time, leftmost innermost first", () => {
+  const e = binary("*", binary("-", leaf(2n), leaf(12n)), binary("+", leaf(3n), leaf(4n)));
+  assert.deepEqual(workingSteps(e), ["-10 \\times (3 + 4)", "-10 \\times 7", "-70"]);
+  assert.equal(reduceOnce(leaf(5n)), null);
+  // 1 / 3 is not an integer: working stops there, before any fraction.
+  assert.deepEqual(workingSteps(binary("+", binary("/", leaf(1n), leaf(3n)), leaf(2n))), []);
+  for (
+    const task of generateArithmeticTasks({ seed: 9, difficulty: 2, split: "test", count: 30 })
+  ) {
+    const steps = workingSteps(taskExpression(task));
+    assert.equal(steps.length, task.steps);
+    assert.equal(steps.at(-1), task.answer);
+  }
+});
+
+Deno.test("arithmetic: a task's expression comes back from its id, and only its own", () => {
+  const [task, other] = generateArithmeticTasks({
+    seed: 4,
+    difficulty: 3,
+    split: "train",
+    count: 2,
+  });
+  assert.equal(toLatexExpression(taskExpression(task)), /\$([^$]+)\$/.exec(task.problem)![1]);
+  assert.throws(() => taskExpression({ ...task, id: other.id }), /own problem/);
+  assert.throws(() => taskExpression({ ...task, id: "benchmark/7" }), /arithmetic task id/);
 });

@@ -72,3 +72,38 @@ export function toLatexExpression(e: Expression, leading = true): string {
       : toLatexExpression(child, side === "left" && leading);
   return `${wrap(e.left, "left")} ${LATEX_OP[e.op]} ${wrap(e.right, "right")}`;
 }
+
+/**
+ * One evaluation step: the first operator node (left to right, innermost first) whose operands
+ * are both numbers becomes its value. Null when `e` is a number, or when that value is not an
+ * integer (leaves are integers, so working stops before the first fraction).
+ *
+ * @example toLatexExpression(reduceOnce(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n))))!) // "13 - (-16)"
+ */
+export function reduceOnce(e: Expression): Expression | null {
+  if (e.kind === "leaf") return null;
+  if (e.left.kind === "leaf" && e.right.kind === "leaf") {
+    const v = valueOf(e);
+    return v.den === 1n ? leaf(v.num) : null;
+  }
+  if (e.left.kind === "binary") {
+    const left = reduceOnce(e.left);
+    return left === null ? null : binary(e.op, left, e.right);
+  }
+  const right = reduceOnce(e.right);
+  return right === null ? null : binary(e.op, e.left, right);
+}
+
+/**
+ * The intermediate expressions of a step-by-step evaluation, in LaTeX, ending with the value
+ * when every step stays an integer.
+ *
+ * @example workingSteps(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n)))) // ["13 - (-16)", "29"]
+ */
+export function workingSteps(e: Expression): string[] {
+  const steps: string[] = [];
+  for (let next = reduceOnce(e); next !== null; next = reduceOnce(next)) {
+    steps.push(toLatexExpression(next));
+  }
+  return steps;
+}

@@ -132,6 +132,25 @@ export function splitOf(problem: string, validationShare = 0.1, testShare = 0.1)
   return u < testShare ? "test" : u < testShare + validationShare ? "validation" : "train";
 }
 
+/**
+ * The expression tree of a generated task, rebuilt from its id (seed, difficulty, candidate).
+ *
+ * @example workingSteps(taskExpression(task)) // ["13 - (-16)", "29"]
+ */
+export function taskExpression(task: ArithmeticTask): Expression {
+  const match = /^arithmetic\/s(\d+)\/d(\d+)\/c(\d+)$/.exec(task.id);
+  if (match === null) throw new TaskOptionError("task.id", task.id, "an arithmetic task id");
+  const [seed, difficulty, candidate] = match.slice(1).map(Number);
+  const expression = buildExpression(
+    difficultyLevel(difficulty),
+    candidateDraw(seed, difficulty, candidate),
+  );
+  if (problemText(expression) !== task.problem) {
+    throw new TaskOptionError("task.id", task.id, "the id of this task's own problem");
+  }
+  return expression;
+}
+
 function problemText(e: Expression): string {
   return `Compute $${toLatexExpression(e)}$. Give the exact answer as an integer or a fraction ` +
     `in lowest terms, and put it in \\boxed{}.`;

@@ -18,7 +18,16 @@ export {
   type Split,
   splitOf,
   SPLITS,
+  taskExpression,
   TaskOptionError,
 } from "./generator.ts";
-export { binary, type Expression, leaf, toLatexExpression, valueOf } from "./expression.ts";
+export {
+  binary,
+  type Expression,
+  leaf,
+  reduceOnce,
+  toLatexExpression,
+  valueOf,
+  workingSteps,
+} from "./expression.ts";
 export { type Rational, rational, toLatex } from "./rational.ts";
