@@ -43,6 +43,7 @@ import {
 import { fillNormal, randomStream, sampleLogits, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
 import { gradeAnswer } from "../tasks/math/mod.ts";
+import { progressReporter } from "../trainer/progress.ts";
 import { parseVerdict } from "../workflows/actions.ts";
 
 const USAGE = "deno task pretrain [--size base|small] [--steps N] [--rows N] [--row-length N] " +
@@ -218,10 +219,12 @@ await runCommand(USAGE, async () => {
   await Deno.mkdir(out, { recursive: true });
   const logPath = join(out, "pretrain-log.jsonl");
   await Deno.writeTextFile(logPath, "");
+  // Train lines go to the log and the progress line (steps, rate, ETA); the rest also to stdout.
+  const progress = progressReporter("pretrain");
   const record = (line: Record<string, unknown>) => {
     const text = JSON.stringify(line);
     Deno.writeTextFileSync(logPath, text + "\n", { append: true });
-    console.log(text);
+    if (line.event !== "train") console.log(text);
   };
   const source: CorpusSource = {
     seed,
@@ -267,6 +270,8 @@ await runCommand(USAGE, async () => {
     let item = 0;
     let window = 0;
     let windowTokens = 0;
+    // A non-finite gradient skips its update in the graph; the log counts such steps.
+    let skipped = 0;
     for (let step = 0; step < steps; step++) {
       const batch = packRows(source, item, rows, rowLength);
       item = batch.next;
@@ -274,20 +279,30 @@ await runCommand(USAGE, async () => {
       const m = await trainer.step(batch.rows, { lr, weightDecay: 0.01, maxGradNorm: 1 });
       window += m.loss * m.lossTokens;
       windowTokens += m.lossTokens;
-      if ((step + 1) % logEvery === 0 || step === steps - 1) {
+      if (m.skipped) skipped++;
+      const logged = (step + 1) % logEvery === 0 || step === steps - 1;
+      progress.update(
+        step + 1,
+        steps,
+        "train",
+        logged ? { loss: window / windowTokens, gradNorm: m.gradNorm } : undefined,
+      );
+      if (logged) {
         record({
           event: "train",
           step: step + 1,
           items: item,
           loss: window / windowTokens,
           gradNorm: m.gradNorm,
+          skippedNonFinite: skipped,
           lr,
           seconds: (performance.now() - start) / 1000,
         });
-        window = windowTokens = 0;
+        window = windowTokens = skipped = 0;
       }
       if ((step + 1) % evalEvery === 0 || step === steps - 1) await checkpoint(step + 1);
     }
+    progress.finish();
   } finally {
     await trainer.release();
     await runtime.close();

@@ -214,7 +214,8 @@ export function packRows(
     }
     if (tokens.length === 0) {
       throw new Error(
-        `a ${pending.kind} item of ${pending.tokens.length} tokens does not fit a row of ${length}`,
+        `a ${pending.kind} item of ${pending.tokens.length} tokens does not fit a row of ${length}; ` +
+          `make rows at least that long (pretrain --row-length)`,
       );
     }
     packed.push({ tokens, lossSpans });
