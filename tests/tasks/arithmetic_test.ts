@@ -7,6 +7,7 @@ import {
   generateArithmeticTasks,
   leaf,
   rational,
+  readingOf,
   reduceOnce,
   splitOf,
   SPLITS,
@@ -144,4 +145,33 @@ Deno.test("arithmetic: a task's expression comes back from its id, and only its 
   assert.equal(toLatexExpression(taskExpression(task)), /\$([^$]+)\$/.exec(task.problem)![1]);
   assert.throws(() => taskExpression({ ...task, id: other.id }), /own problem/);
   assert.throws(() => taskExpression({ ...task, id: "benchmark/7" }), /arithmetic task id/);
+});
+
+Deno.test("arithmetic: working follows the text's reading, not the generator's nesting", () => {
+  // 11 + (5 + 5) prints as 11 + 5 + 5, which a reader evaluates left to right.
+  const rightNested = binary("+", leaf(11n), binary("+", leaf(5n), leaf(5n)));
+  assert.equal(toLatexExpression(rightNested), "11 + 5 + 5");
+  assert.deepEqual(workingSteps(rightNested), ["16 + 5", "21"]);
+  assert.deepEqual(
+    workingSteps(binary("*", leaf(2n), binary("/", leaf(6n), binary("*", leaf(3n), leaf(1n))))),
+    ["12 \\div (3 \\times 1)", "12 \\div 3", "4"],
+  );
+  // Parentheses the text shows and higher precedence on the right are kept.
+  assert.deepEqual(workingSteps(binary("-", leaf(1n), binary("+", leaf(2n), leaf(3n)))), [
+    "1 - 5",
+    "-4",
+  ]);
+  assert.deepEqual(workingSteps(binary("+", leaf(1n), binary("*", leaf(2n), leaf(3n)))), [
+    "1 + 6",
+    "7",
+  ]);
+  for (const difficulty of [1, 2, 3, 6]) {
+    const tasks = generateArithmeticTasks({ seed: 2, difficulty, split: "train", count: 200 });
+    for (const task of tasks) {
+      const e = taskExpression(task);
+      const reading = readingOf(e);
+      assert.equal(toLatexExpression(reading), toLatexExpression(e), task.problem);
+      assert.deepEqual(valueOf(reading), valueOf(e), task.problem);
+    }
+  }
 });

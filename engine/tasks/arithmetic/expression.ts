@@ -74,6 +74,25 @@ export function toLatexExpression(e: Expression, leading = true): string {
 }
 
 /**
+ * The tree a reader parses from the expression's text: `a + (b - c)` prints as `a + b - c`, which
+ * reads as `(a + b) - c`, so same-precedence chains are re-associated to the left wherever the
+ * text has no parentheses. Text and value are unchanged; the evaluation order becomes the one
+ * the text shows.
+ *
+ * @example toLatexExpression(readingOf(e)) === toLatexExpression(e) // always
+ */
+export function readingOf(e: Expression): Expression {
+  if (e.kind === "leaf") return e;
+  const left = readingOf(e.left);
+  const right = readingOf(e.right);
+  const sameLevel = right.kind === "binary" && PRECEDENCE[right.op] === PRECEDENCE[e.op];
+  if (sameLevel && !needsParens(right, e.op, "right")) {
+    return readingOf(binary(right.op, binary(e.op, left, right.left), right.right));
+  }
+  return binary(e.op, left, right);
+}
+
+/**
  * One evaluation step: the first operator node (left to right, innermost first) whose operands
  * are both numbers becomes its value. Null when `e` is a number, or when that value is not an
  * integer (leaves are integers, so working stops before the first fraction).
@@ -95,14 +114,14 @@ export function reduceOnce(e: Expression): Expression | null {
 }
 
 /**
- * The intermediate expressions of a step-by-step evaluation, in LaTeX, ending with the value
- * when every step stays an integer.
+ * The intermediate expressions of a step-by-step evaluation in reading order (`readingOf`), in
+ * LaTeX, ending with the value when every step stays an integer.
  *
  * @example workingSteps(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n)))) // ["13 - (-16)", "29"]
  */
 export function workingSteps(e: Expression): string[] {
   const steps: string[] = [];
-  for (let next = reduceOnce(e); next !== null; next = reduceOnce(next)) {
+  for (let next = reduceOnce(readingOf(e)); next !== null; next = reduceOnce(next)) {
     steps.push(toLatexExpression(next));
   }
   return steps;

@@ -25,6 +25,7 @@ export {
   binary,
   type Expression,
   leaf,
+  readingOf,
   reduceOnce,
   toLatexExpression,
   valueOf,
