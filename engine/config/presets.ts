@@ -159,7 +159,10 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     rewards: { weights: { accuracy: 2, length: 1 }, invalid_action_penalty: 0 },
     evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
   },
-  /** The CI end-to-end run: the refine recipe at the smallest size that still trains. */
+  /**
+   * The CI end-to-end run: the refine recipe at the smallest size that still trains. 16 tokens
+   * cut the embedded model's worked solutions short, so smoke checks the pipeline, not accuracy.
+   */
   "smoke": {
     ...refine("dr-mas", "smoke"),
     tasks: { kind: "synthetic-math", difficulty: 1, splits: { train: 8, validation: 4, test: 4 } },
@@ -167,7 +170,7 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     group_size: 2,
     batch_size: 1,
     steps: 2,
-    sampling: { temperature: 1, top_p: 1, max_tokens: 40 },
+    sampling: { temperature: 1, top_p: 1, max_tokens: 16 },
     evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
   },
 };
