@@ -196,7 +196,8 @@ function readTensor(tag: TensorTag, ref: unknown, tensors: Uint8Array): Tensor {
   if (!Array.isArray(ref) || ref.length !== 2) {
     throw new CanonicalEncodingError(tag, "tensor reference is not [byteOffset, length]");
   }
-  const [offset, length] = ref as [number, number];
+  const offset = ref[0] as number;
+  const length = ref[1] as number;
   const byteLength = length * Ctor.BYTES_PER_ELEMENT;
   if (offset < 0 || offset + byteLength > tensors.byteLength) {
     throw new CanonicalEncodingError(tag, `tensor [${offset}, ${length}] lies outside its bytes`);
@@ -229,25 +230,47 @@ const NON_FINITE: Record<string, number> = {
   "-0": -0,
 };
 
+function hasOneKey(record: object): boolean {
+  let n = 0;
+  for (const _ in record) if (++n > 1) return false;
+  return true;
+}
+
+function readMarker(key: string, value: unknown, tensors: Uint8Array): number | Tensor {
+  if (key === "$f") {
+    const n = NON_FINITE[value as string];
+    if (n === undefined) throw new CanonicalEncodingError("$f", `unknown float ${value}`);
+    return n;
+  }
+  if (key in TENSOR_CTORS) return readTensor(key as TensorTag, value, tensors);
+  throw new CanonicalEncodingError(key, "unknown marker");
+}
+
+// Walks a parsed document in place, replacing markers (objects whose one key starts with `$`).
+// `for...in` rather than Object.keys, and no visit of primitives: this walk runs on every event
+// that holds a tensor, and allocating a key list per object cost as much as the parse itself.
 function revive(v: unknown, tensors: Uint8Array): unknown {
-  if (typeof v !== "object" || v === null) return v;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) v[i] = revive(v[i], tensors);
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i];
+      if (typeof item === "object" && item !== null) v[i] = revive(item, tensors);
+    }
     return v;
   }
   const record = v as Record<string, unknown>;
-  const keys = Object.keys(record);
-  if (keys.length === 1 && keys[0].startsWith("$")) {
-    const key = keys[0];
-    if (key === "$f") {
-      const n = NON_FINITE[record.$f as string];
-      if (n === undefined) throw new CanonicalEncodingError("$f", `unknown float ${record.$f}`);
-      return n;
+  let first = true;
+  for (const key in record) {
+    if (first) {
+      first = false;
+      // JSON.parse enumerates keys in document order (integer-like keys first), so a marker's
+      // key is the first one.
+      if (key.charCodeAt(0) === 36 && hasOneKey(record)) {
+        return readMarker(key, record[key], tensors);
+      }
     }
-    if (key in TENSOR_CTORS) return readTensor(key as TensorTag, record[key], tensors);
-    throw new CanonicalEncodingError(key, "unknown marker");
+    const item = record[key];
+    if (typeof item === "object" && item !== null) record[key] = revive(item, tensors);
   }
-  for (const key of keys) record[key] = revive(record[key], tensors);
   return record;
 }
 
@@ -256,5 +279,7 @@ export function decodeCanonical(json: string, tensors: Uint8Array = EMPTY): unkn
   const parsed = JSON.parse(json);
   // Markers are the only `"$` sequences a canonical document can hold outside string values;
   // skipping the walk when none occurs makes decoding plain events a bare JSON.parse.
-  return json.includes('"$') ? revive(parsed, tensors) : parsed;
+  return json.includes('"$') && typeof parsed === "object" && parsed !== null
+    ? revive(parsed, tensors)
+    : parsed;
 }

@@ -59,9 +59,21 @@ export async function ensureSchema(conn: DuckDBConnection): Promise<number> {
   return 0;
 }
 
+/** Commits the open transaction; on failure rolls it back and rethrows. */
+async function commit(conn: DuckDBConnection): Promise<void> {
+  try {
+    await conn.run("COMMIT");
+  } catch (err) {
+    await conn.run("ROLLBACK");
+    throw err;
+  }
+}
+
 /**
  * Projects every event after the last projected position, in batches: each batch's rows and the
  * new position commit in one transaction, so a crash never projects an event twice or skips it.
+ * DuckDB commits a batch on its own threads while the next batch is read and decoded; that batch
+ * waits for the commit before it opens its transaction.
  *
  * @example
  * ```ts
@@ -74,14 +86,16 @@ export async function catchUp(
   store: EventStore<NewEvent>,
   options: { readonly batchSize?: number } = {},
 ): Promise<CatchUpResult> {
-  const batchSize = options.batchSize ?? 20_000;
+  const batchSize = options.batchSize ?? 50_000;
   const from = await ensureSchema(conn);
   let position = from;
   let events = 0;
   let rows = 0;
   let pending = 0;
   let buffers = new Map<TableName, unknown[][]>();
+  let committing: Promise<void> = Promise.resolve();
   const flush = async () => {
+    await committing;
     await conn.run("BEGIN TRANSACTION");
     try {
       await appendRows(conn, buffers);
@@ -89,26 +103,35 @@ export async function catchUp(
         position,
         STATE,
       ]);
-      await conn.run("COMMIT");
     } catch (err) {
       await conn.run("ROLLBACK");
       throw err;
     }
+    committing = commit(conn);
+    // Marked handled here, rethrown by the next `await committing`: a commit that fails while
+    // the next batch is read must not surface as an unhandled rejection.
+    committing.catch(() => {});
     buffers = new Map();
     pending = 0;
   };
-  for await (const event of store.readAll({ from: from + 1 })) {
-    for (const [table, row] of eventRows(event)) {
-      let buf = buffers.get(table);
-      if (!buf) buffers.set(table, buf = []);
-      buf.push(row as unknown[]);
-      rows++;
+  try {
+    for await (const event of store.readAll({ from: from + 1 })) {
+      for (const [table, row] of eventRows(event)) {
+        let buf = buffers.get(table);
+        if (!buf) buffers.set(table, buf = []);
+        buf.push(row as unknown[]);
+        rows++;
+      }
+      position = event.position;
+      events++;
+      if (++pending >= batchSize) await flush();
     }
-    position = event.position;
-    events++;
-    if (++pending >= batchSize) await flush();
+    if (pending > 0) await flush();
+    await committing;
+  } finally {
+    // A read that fails mid-way still leaves the connection idle when this returns.
+    await committing.catch(() => {});
   }
-  if (pending > 0) await flush();
   return Object.freeze({ kind: "catch-up", from, to: position, events, rows });
 }
 

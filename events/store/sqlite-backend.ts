@@ -10,7 +10,7 @@
  * const backend = await openSqliteBackend(".polyrl/events.sqlite", { create: true });
  * ```
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { dirname } from "node:path";
 import { Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
@@ -26,20 +26,41 @@ type Row = Record<string, unknown>;
 /** Ids per lookup statement (SQLite allows 32766 parameters). */
 const LOOKUP_CHUNK = 500;
 
-/** Maps a `node:sqlite` row of `events` to an EventRow. */
-function eventRow(r: Row): EventRow {
+/** The columns of `events` in the order `eventRow` reads them. */
+const EVENT_COLUMNS =
+  "position, id, stream, version, type, schema_version, data, tensors, hash, recorded_at";
+
+/** Maps a `node:sqlite` row of `events`, read as an array of EVENT_COLUMNS, to an EventRow. */
+function eventRow(r: readonly unknown[]): EventRow {
   return {
-    position: r.position as number,
-    id: r.id as string,
-    stream: r.stream as string,
-    version: r.version as number,
-    type: r.type as string,
-    schemaVersion: r.schema_version as number,
-    data: r.data as string,
-    tensors: r.tensors as Uint8Array,
-    hash: r.hash as string,
-    recordedAt: r.recorded_at as number,
+    position: r[0] as number,
+    id: r[1] as string,
+    stream: r[2] as string,
+    version: r[3] as number,
+    type: r[4] as string,
+    schemaVersion: r[5] as number,
+    data: r[6] as string,
+    tensors: r[7] as Uint8Array,
+    hash: r[8] as string,
+    recordedAt: r[9] as number,
   };
+}
+
+/**
+ * Prepares a statement whose rows come back as arrays: `node:sqlite` builds row objects with
+ * one property definition per column, and reading those back cost more than the query itself
+ * (2.5 against 4 us per event on a full-log read). `setReturnArrays` is in Deno's runtime but not
+ * yet in its `node:sqlite` types.
+ */
+function prepareArrays(db: DatabaseSync, text: string): ArrayStatement {
+  const stmt = db.prepare(text) as StatementSync & { setReturnArrays(enabled: boolean): void };
+  stmt.setReturnArrays(true);
+  return stmt as unknown as ArrayStatement;
+}
+
+/** A prepared statement that returns its rows as arrays of column values. */
+interface ArrayStatement {
+  all(...params: SQLInputValue[]): unknown[][];
 }
 
 function headRow(r: Row | undefined): StreamHead | undefined {
@@ -124,6 +145,7 @@ class SqliteBackend implements Backend {
   #db: DatabaseSync;
   #queue: Promise<unknown> = Promise.resolve();
   #s: Record<string, StatementSync>;
+  #events: Record<"all" | "stream", ArrayStatement>;
 
   constructor(db: DatabaseSync, readonly target: string) {
     this.#db = db;
@@ -142,19 +164,29 @@ class SqliteBackend implements Backend {
           "ON CONFLICT (stream) DO UPDATE SET version = excluded.version, " +
           "hash = excluded.hash, position = excluded.position",
       ),
-      all: p("SELECT * FROM events WHERE position >= ? ORDER BY position LIMIT ?"),
-      stream: p("SELECT * FROM events WHERE stream = ? AND version >= ? ORDER BY version LIMIT ?"),
+    };
+    this.#events = {
+      all: prepareArrays(
+        db,
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE position >= ? ORDER BY position LIMIT ?`,
+      ),
+      stream: prepareArrays(
+        db,
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND version >= ? ORDER BY version ` +
+          "LIMIT ?",
+      ),
     };
   }
 
-  #lookups = new Map<number, StatementSync>();
+  #lookups = new Map<number, ArrayStatement>();
 
   // One statement per batch rather than one per event: a batch's id check costs one call.
-  #byIds(count: number): StatementSync {
+  #byIds(count: number): ArrayStatement {
     let stmt = this.#lookups.get(count);
     if (!stmt) {
-      stmt = this.#db.prepare(
-        `SELECT * FROM events WHERE id IN (${Array(count).fill("?").join(", ")})`,
+      stmt = prepareArrays(
+        this.#db,
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE id IN (${Array(count).fill("?").join(", ")})`,
       );
       this.#lookups.set(count, stmt);
     }
@@ -176,7 +208,7 @@ class SqliteBackend implements Backend {
       const rows: EventRow[] = [];
       for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
         const chunk = ids.slice(i, i + LOOKUP_CHUNK);
-        for (const r of this.#byIds(chunk.length).all(...chunk) as Row[]) rows.push(eventRow(r));
+        for (const r of this.#byIds(chunk.length).all(...chunk)) rows.push(eventRow(r));
       }
       return Promise.resolve(rows);
     },
@@ -216,13 +248,11 @@ class SqliteBackend implements Backend {
   }
 
   readAll(from: number, limit: number) {
-    return this.#exclusive(() => (this.#s.all.all(from, limit) as Row[]).map(eventRow));
+    return this.#exclusive(() => this.#events.all.all(from, limit).map(eventRow));
   }
 
   readStream(stream: string, fromVersion: number, limit: number) {
-    return this.#exclusive(() =>
-      (this.#s.stream.all(stream, fromVersion, limit) as Row[]).map(eventRow)
-    );
+    return this.#exclusive(() => this.#events.stream.all(stream, fromVersion, limit).map(eventRow));
   }
 
   head(stream: string) {
