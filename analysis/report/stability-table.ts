@@ -42,7 +42,12 @@ export function stabilityTable(groups: readonly RunGroup[], spikeMultiple: numbe
         r.gradNorms.filter((n) => n.wg === wg && n.norms.some(Number.isFinite))
           .map((n) => gradNormStability(n.norms, spikeMultiple))
       );
-      const avg = (f: (s: (typeof per)[number]) => number) => per.length ? mean(per.map(f)) : NaN;
+      // A run whose median norm is 0 (no signal in most steps) has no finite max/median; the
+      // mean is over the runs where a figure is finite, NaN when there is none.
+      const avg = (f: (s: (typeof per)[number]) => number) => {
+        const xs = per.map(f).filter(Number.isFinite);
+        return xs.length ? mean(xs) : NaN;
+      };
       return Object.freeze({
         kind: "stability-row",
         group: g.value,

@@ -1,3 +1,118 @@
-import { notBuiltYet } from "../../events/cli/command.ts";
+/**
+ * `deno task study`: runs the reproduction study declared in study/grid.json (every cell's config
+ * for every seed, into one store; finished runs are skipped, so a stopped study resumes), replays
+ * one run per cell, and writes the report (docs/study/README.md, study.json, SVG figures) from
+ * the event log alone. `--report-only` rebuilds the report from an existing store.
+ */
+import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/command.ts";
+import { DEVICES } from "../config/mod.ts";
+import { GridError, runStudy } from "../study/mod.ts";
 
-notBuiltYet("study", "issue 9 (reproduction study)");
+const USAGE = "deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
+  "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
+  "[--report-only]";
+
+const cli = defineCommand({
+  name: "study",
+  usage: USAGE,
+  summary: "Runs the study grid (configs under study/), replays one run per cell and writes the " +
+    "report with its figures, computed from the event log alone.",
+  options: {
+    grid: {
+      type: "string",
+      default: "study/grid.json",
+      help: "grid file (default study/grid.json)",
+    },
+    seeds: { type: "string", help: "seeds per cell, 0 .. N-1 (default: the grid's, 5)" },
+    steps: { type: "string", help: "override every cell's training steps" },
+    only: { type: "string", help: "run only these cells (comma-separated ids)" },
+    out: { type: "string", default: "docs/study", help: "report folder (default docs/study)" },
+    store: {
+      type: "string",
+      default: ".polyrl/study.sqlite",
+      help: "event store of the study's runs (default .polyrl/study.sqlite)",
+    },
+    device: {
+      type: "string",
+      help: "override every cell's runtime device: auto, cpu, wasm, webgpu",
+    },
+    jobs: {
+      type: "string",
+      help: "runs at a time, each single-threaded (default: the number of cores)",
+    },
+    "report-only": {
+      type: "boolean",
+      default: false,
+      help: "rebuild the report from the store without running anything",
+    },
+  },
+  allowPositionals: false,
+});
+
+function positive(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--${name} must be a positive integer; got ${value}`);
+  }
+  return n;
+}
+
+await runCommand(USAGE, async () => {
+  const { values } = cli.parse(Deno.args);
+  const device = values.device;
+  if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) {
+    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
+  }
+  const reportOnly = values["report-only"] === true;
+  if (reportOnly && values.only !== undefined) {
+    throw new UsageError("--only selects cells to run; the report always covers the whole grid");
+  }
+  const interrupt = new AbortController();
+  Deno.addSignalListener("SIGINT", () => {
+    if (interrupt.signal.aborted) Deno.exit(130);
+    console.error("study: stopping after the runs in progress (Ctrl-C again to quit now)");
+    interrupt.abort();
+  });
+  let outcome;
+  try {
+    outcome = await runStudy({
+      grid: values.grid,
+      seeds: positive("seeds", values.seeds),
+      steps: positive("steps", values.steps),
+      only: values.only,
+      device,
+      store: values.store,
+      out: values.out,
+      reportOnly,
+      jobs: positive("jobs", values.jobs) ?? navigator.hardwareConcurrency,
+      signal: interrupt.signal,
+      log: (line) => console.error(line),
+    });
+  } catch (err) {
+    if (err instanceof GridError) throw new UsageError(err.message);
+    throw err;
+  }
+  const count = (action: string) => outcome.runs.filter((r) => r.action === action).length;
+  if (!reportOnly) {
+    console.log(
+      `runs: ${count("trained")} trained, ${count("resumed")} resumed, ${count("skipped")} ` +
+        `already complete, ${outcome.runs.filter((r) => !r.ok).length} failed or not started`,
+    );
+    console.log(
+      `replays: ${outcome.replays.filter((r) => r.ok).length} of ${outcome.replays.length} ` +
+        `identical`,
+    );
+  }
+  for (const run of outcome.runs.filter((r) => r.error !== null)) {
+    console.error(`run ${run.runId} failed:\n${run.error}`);
+  }
+  if (outcome.results) {
+    const claims = outcome.results.comparisons.flatMap((c) => c.claims);
+    const verdicts = [...new Set(claims.map((c) => c.verdict))]
+      .map((v) => `${claims.filter((c) => c.verdict === v).length} ${v}`);
+    console.log(`report: ${outcome.files.join(", ")}`);
+    console.log(`claims: ${verdicts.length ? verdicts.join(", ") : "none declared"}`);
+  }
+  return outcome.failures > 0 || outcome.results === null ? ExitCode.failedCheck : ExitCode.ok;
+});

@@ -1,0 +1,88 @@
+/**
+ * A cell's setup in words, from the config its runs recorded: what the report's setup table
+ * states for each cell (workflow, estimator, weights, models, sizes).
+ */
+import type { NormalizedConfig } from "../config/mod.ts";
+
+/** The setup columns of one cell. */
+export interface CellSetup {
+  readonly workflow: string;
+  readonly estimator: string;
+  readonly weights: string;
+  readonly models: string;
+  readonly trainable: string;
+  readonly lr: string;
+  readonly steps: number;
+  readonly batch: string;
+  readonly sampling: string;
+  readonly tasks: string;
+  readonly evaluation: string;
+}
+
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
+
+function workflowText(w: NormalizedConfig["workflow"]): string {
+  switch (w.kind) {
+    case "refine":
+      return `refine (max ${w.max_loops} loops)`;
+    case "search":
+      return `search (max ${w.max_turns} turns, top ${w.top_k})`;
+    case "debate":
+      return `debate (${w.generators} generators, ${w.critics} critics, ${w.rounds} rounds)`;
+    case "custom":
+      return `custom (${w.module})`;
+  }
+}
+
+function trainableText(t: NormalizedConfig["agents"][number]["trainable"]): string {
+  if (t.kind === "lora") {
+    return `LoRA r${t.rank} α${t.alpha}${t.dropout ? ` dropout ${t.dropout}` : ""} on ` +
+      t.targets.join(", ");
+  }
+  return t.kind;
+}
+
+function tasksText(t: NormalizedConfig["tasks"]): string {
+  switch (t.kind) {
+    case "synthetic-math":
+      return `synthetic math, difficulty ${t.difficulty}; ${t.splits.train} train, ` +
+        `${t.splits.validation} validation, ${t.splits.test} test problems`;
+    case "synthetic-search":
+      return `synthetic search, ${t.documents} documents, ${t.max_hops} hops`;
+    case "math-files":
+      return `math files (${t.train})`;
+  }
+}
+
+/**
+ * Describes a recorded config.
+ *
+ * @example
+ * ```ts
+ * cellSetup(parseConfig(presetInput("refine-grpo"))).weights; // "separate (2 worker groups)"
+ * ```
+ */
+export function cellSetup(config: NormalizedConfig): CellSetup {
+  const shared = config.worker_groups.filter((g) => g.agents.length > 1);
+  const models = distinct(config.agents.map((a) => a.model));
+  return {
+    workflow: workflowText(config.workflow),
+    estimator: `${config.estimator.kind} (${config.estimator.sigma} σ)`,
+    weights: shared.length === 0
+      ? `separate (${config.worker_groups.length} worker groups)`
+      : `shared (${shared.map((g) => g.agents.join("+")).join("; ")})`,
+    models: models.length === 1
+      ? models[0]
+      : config.agents.map((a) => `${a.id}: ${a.model}`).join(", "),
+    trainable: distinct(config.agents.map((a) => trainableText(a.trainable))).join("; "),
+    lr: distinct(config.agents.map((a) => String(a.optimizer.lr))).join(", "),
+    steps: config.steps,
+    batch: `${config.batch_size} prompts × ${config.group_size} samples`,
+    sampling: `≤ ${config.sampling.max_tokens} tokens, T = ${config.sampling.temperature}`,
+    tasks: tasksText(config.tasks),
+    evaluation: `${config.evaluation.benchmarks.join(", ")} × ${config.evaluation.n_samples} ` +
+      `samples per problem`,
+  };
+}

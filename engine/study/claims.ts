@@ -1,0 +1,87 @@
+/**
+ * Whether the study agrees with a paper's claim, decided from the data: a two-sided test of the
+ * claimed direction at the grid's significance level. Welch's t-test compares two cells' per-run
+ * values; a one-sample t-test compares one cell's per-run Lemma 4.2 multipliers with 1.
+ */
+import { tQuantileAt, twoSidedP, welchFromSamples } from "../../analysis/stats/mod.ts";
+import type { Expectation } from "./grid-schema.ts";
+
+/** A test of a difference: cell minus reference (the other cell's mean, or 1). */
+export interface DifferenceTest {
+  readonly diff: number;
+  readonly se: number;
+  readonly ci: readonly [number, number];
+  readonly t: number;
+  readonly df: number;
+  readonly p: number;
+}
+
+/**
+ * The verdict of one claim. `pending`: a cell has no completed runs yet; `not testable`: too few
+ * runs, or no variance in either cell and equal means.
+ */
+export type Verdict = "agrees" | "disagrees" | "inconclusive" | "not testable" | "pending";
+
+/**
+ * Welch's test of mean(a) - mean(b); null when either side has fewer than 2 values.
+ *
+ * @example
+ * ```ts
+ * welchTest([0.5, 0.6, 0.7], [0.4, 0.5, 0.45])?.p;
+ * ```
+ */
+export function welchTest(a: readonly number[], b: readonly number[]): DifferenceTest | null {
+  if (a.length < 2 || b.length < 2) return null;
+  const w = welchFromSamples(a, b);
+  return { diff: w.diff, se: w.se, ci: w.ci, t: w.t, df: w.df, p: w.p };
+}
+
+/**
+ * One-sample t-test of mean(xs) - mu0; null with fewer than 2 values. Zero spread gives t = ±∞
+ * (p = 0) when the mean differs from mu0, NaN otherwise, as the Welch test does.
+ *
+ * @example
+ * ```ts
+ * oneSampleTest([1.2, 1.4, 1.3], 1)?.p; // about 0.02
+ * ```
+ */
+export function oneSampleTest(xs: readonly number[], mu0: number): DifferenceTest | null {
+  if (xs.length < 2) return null;
+  const n = xs.length;
+  const m = xs.reduce((s, x) => s + x, 0) / n;
+  const se = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (n - 1) / n);
+  const diff = m - mu0;
+  const t = diff / se;
+  const half = se === 0 ? 0 : tQuantileAt(0.975, n - 1) * se;
+  return { diff, se, ci: [diff - half, diff + half], t, df: n - 1, p: twoSidedP(t, n - 1) };
+}
+
+/**
+ * The verdict of `expect` given a test of cell minus reference at level `alpha`: a significant
+ * difference in the claimed direction agrees and in the other disagrees; otherwise inconclusive,
+ * except that "not-lower" (the paper reports no loss) agrees unless the cell is significantly
+ * lower.
+ *
+ * @example
+ * ```ts
+ * verdictOf("higher", { diff: 0.05, p: 0.01 }, 0.05); // "agrees"
+ * ```
+ */
+export function verdictOf(
+  expect: Expectation,
+  test: Pick<DifferenceTest, "diff" | "p"> | null,
+  alpha: number,
+): Verdict {
+  if (test === null || Number.isNaN(test.p)) return "not testable";
+  const significant = test.p < alpha;
+  switch (expect) {
+    case "higher":
+      return significant ? (test.diff > 0 ? "agrees" : "disagrees") : "inconclusive";
+    case "lower":
+      return significant ? (test.diff < 0 ? "agrees" : "disagrees") : "inconclusive";
+    case "not-lower":
+      return significant && test.diff < 0 ? "disagrees" : "agrees";
+    case "not-one":
+      return significant ? "agrees" : "inconclusive";
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The study grid file (`study/grid.json`): the cells (one experiment config each, run for every
+ * seed), the comparisons the report makes between them, and the papers' claims each comparison
+ * checks. Keys are snake_case as in experiment configs; cross-references are checked in
+ * load-grid.ts.
+ */
+import { z } from "zod";
+
+const ID_PATTERN = /^[a-z][a-z0-9-]{0,47}$/;
+const id = z.string().regex(ID_PATTERN, {
+  error: "an id: a lowercase letter, then up to 47 of a-z 0-9 -",
+});
+const text = z.string().min(1, { error: "a non-empty text" });
+
+/**
+ * What a claim measures, per run, before the runs of two cells are compared: accuracy at the last
+ * evaluation (avg@k, pass@k with k the samples per problem), per-agent gradient-norm stability
+ * (max/median, spike count), the per-agent Lemma 4.2 multiplier (mean over steps) and the final
+ * debate round's critic improvement rate.
+ */
+export const CLAIM_METRICS = [
+  "avg@k",
+  "pass@k",
+  "grad-norm-max-over-median",
+  "grad-norm-spikes",
+  "lemma-multiplier",
+  "critic-improvement",
+] as const;
+
+/** Metrics measured once per agent rather than once per run. */
+export const AGENT_METRICS: readonly ClaimMetric[] = [
+  "grad-norm-max-over-median",
+  "grad-norm-spikes",
+  "lemma-multiplier",
+];
+
+/**
+ * The paper's direction for `cell` against `against`: higher, lower, not lower (no significant
+ * drop), or, for the Lemma 4.2 multiplier of one cell, different from 1.
+ */
+export const EXPECTATIONS = ["higher", "lower", "not-lower", "not-one"] as const;
+
+/** Figures a comparison draws besides the study-wide accuracy chart. */
+export const CHART_KINDS = ["grad-norm", "lemma-multiplier", "critic-improvement"] as const;
+
+const claim = z.strictObject({
+  /** The cell whose runs are tested. */
+  cell: id,
+  /** The cell it is compared with; default the comparison's baseline (unused by not-one). */
+  against: id.optional(),
+  metric: z.enum(CLAIM_METRICS),
+  expect: z.enum(EXPECTATIONS),
+  /** What the paper reports, quoted in the report beside the study's own number. */
+  paper: text,
+});
+
+const comparison = z.strictObject({
+  id,
+  title: text,
+  baseline: id,
+  /** The cells compared with the baseline. */
+  cells: z.array(id).min(1),
+  claims: z.array(claim).default([]),
+  charts: z.array(z.enum(CHART_KINDS)).default([]),
+  /** What the reader should know about how this comparison differs from the paper's. */
+  note: text.optional(),
+});
+
+const cell = z.strictObject({
+  id,
+  title: text,
+  /** Experiment config file, relative to the grid file. */
+  config: text,
+});
+
+/** The whole grid file. */
+export const gridSchema = z.strictObject({
+  title: text,
+  /** Seeds per cell unless `--seeds` says otherwise; seeds are 0 .. seeds-1. */
+  seeds: z.number().int().min(1).max(100).default(5),
+  /** Significance level of the agree/disagree verdicts. */
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** A gradient norm above this multiple of the running median is a spike. */
+  spike_multiple: z.number().gt(1).default(10),
+  /** Model directories that agents use besides "embedded", and the command that produces each. */
+  models: z.record(z.string().min(1), text).default({}),
+  cells: z.array(cell).min(1),
+  comparisons: z.array(comparison).default([]),
+});
+
+/** What a grid file may contain. */
+export type GridInput = z.input<typeof gridSchema>;
+/** A parsed grid with defaults filled in. */
+export type GridFile = z.output<typeof gridSchema>;
+/** One cell as written in the grid file. */
+export type GridCellSpec = GridFile["cells"][number];
+/** One comparison. */
+export type Comparison = GridFile["comparisons"][number];
+/** One claim of a comparison. */
+export type Claim = Comparison["claims"][number];
+/** A claim's metric. */
+export type ClaimMetric = (typeof CLAIM_METRICS)[number];
+/** A claim's expected direction. */
+export type Expectation = (typeof EXPECTATIONS)[number];
+/** A chart kind. */
+export type ChartKind = (typeof CHART_KINDS)[number];

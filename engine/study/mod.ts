@@ -1,0 +1,37 @@
+/**
+ * The reproduction study behind `deno task study`: a grid of experiment configs (study/grid.json)
+ * run for several seeds into one store, one replay spot-check per cell, and a report with figures
+ * computed from the event log alone. This folder sits above the engine and the analysis layer:
+ * it runs training and replay through their CLIs and reads results through the projections;
+ * nothing else in engine/ imports it.
+ *
+ * @example
+ * ```ts
+ * import { runStudy } from "./engine/study/mod.ts";
+ * const outcome = await runStudy({
+ *   grid: "study/grid.json", store: ".polyrl/study.sqlite", out: "docs/study",
+ *   reportOnly: true, jobs: 2, log: console.error,
+ * });
+ * ```
+ *
+ * @module
+ */
+export { GridError } from "./grid-error.ts";
+export {
+  CHART_KINDS,
+  CLAIM_METRICS,
+  EXPECTATIONS,
+  type GridFile,
+  type GridInput,
+  gridSchema,
+} from "./grid-schema.ts";
+export { type Grid, type GridCell, loadGrid, selectCells } from "./load-grid.ts";
+export { MissingModelError, missingModels } from "./model-check.ts";
+export { type PlannedRun, planRuns, runIdFor } from "./plan-runs.ts";
+export { runStudy, type StudyOptions, type StudyOutcome } from "./run-study.ts";
+export { StudyError } from "./study-error.ts";
+export { type StudyResults, studyResults } from "./study-results.ts";
+export { renderStudy } from "./render-study.ts";
+export { type ChartFile, studyCharts } from "./study-charts.ts";
+export { barChartSvg } from "./bar-chart-svg.ts";
+export { lineChartSvg } from "./line-chart-svg.ts";

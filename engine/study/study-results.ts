@@ -1,0 +1,448 @@
+/**
+ * Every number of the study report, computed from the completed runs (read from the event log's
+ * projections) and the replay records: per cell its setup, accuracy (avg@k and pass@k via the
+ * report module's `buildReport`), per-agent gradient-norm stability and Lemma 4.2 multiplier,
+ * critic effect per debate round, cost and wall time; per comparison each paper claim with its
+ * test and verdict. Serialized as `study.json` and rendered as the Markdown report and charts.
+ */
+import { relative } from "node:path";
+import { AVERAGE, buildReport, type Report, type RunSummary } from "../../analysis/report/mod.ts";
+import type { StreamHead } from "../../events/mod.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+import { agentStability } from "./agent-stability.ts";
+import { type CellSetup, cellSetup } from "./cell-setup.ts";
+import {
+  type DifferenceTest,
+  oneSampleTest,
+  type Verdict,
+  verdictOf,
+  welchTest,
+} from "./claims.ts";
+import {
+  AGENT_METRICS,
+  type ChartKind,
+  type Claim,
+  type ClaimMetric,
+  type Comparison,
+  type Expectation,
+} from "./grid-schema.ts";
+import type { Hardware } from "./hardware.ts";
+import type { Grid, GridCell } from "./load-grid.ts";
+import type { PlannedRun } from "./plan-runs.ts";
+import type { ReplayRecord } from "./replay-records.ts";
+import { type SampleStat, sampleStat } from "./sample-stat.ts";
+import type { AgentSeries, StudyRun } from "./study-data.ts";
+
+/** The config key under which runs are grouped by cell for the report module. */
+export const CELL_KEY = "study.cell";
+
+/** One run's values over steps, for the charts. */
+export interface RunSeries {
+  readonly seed: number;
+  readonly steps: readonly number[];
+  readonly values: readonly number[];
+}
+
+/** One agent of one cell, over the cell's runs. */
+export interface AgentResult {
+  readonly agent: string;
+  readonly steps: number;
+  readonly zeroSteps: number;
+  readonly nonFinite: number;
+  readonly spikes: number;
+  readonly median: SampleStat;
+  /** Per-run max/median, over runs where it is finite. */
+  readonly maxOverMedian: SampleStat;
+  readonly spikesPerRun: SampleStat;
+  /** Per-run mean of the finite per-step multipliers. */
+  readonly multiplier: SampleStat;
+  /** Prompt groups (totals over runs) where the multiplier is unbounded (global σ = 0). */
+  readonly unboundedMultipliers: number;
+  readonly gradNorms: readonly RunSeries[];
+  readonly multipliers: readonly RunSeries[];
+}
+
+/** One debate critic round of one cell (round 1 = first critic round). */
+export interface CriticRoundResult {
+  readonly round: number;
+  readonly improvement: SampleStat;
+  readonly degradation: SampleStat;
+  readonly accuracy: SampleStat;
+}
+
+/** One cell over its completed runs. */
+export interface CellResult {
+  readonly id: string;
+  readonly title: string;
+  readonly configFile: string;
+  readonly setup: CellSetup;
+  readonly plannedRuns: number;
+  readonly runs: readonly {
+    readonly runId: string;
+    readonly seed: number;
+    readonly avg: number;
+    readonly pass: number;
+    readonly seconds: number;
+  }[];
+  /** Planned runs not complete in the store. */
+  readonly pending: readonly string[];
+  /** Samples per evaluated problem (the k of avg@k and pass@k). */
+  readonly k: number;
+  readonly accuracy: { readonly avg: SampleStat; readonly pass: SampleStat };
+  readonly agents: readonly AgentResult[];
+  readonly critic: readonly CriticRoundResult[];
+  readonly tokensPerQuestion: number | null;
+  readonly turnsPerTrajectory: number | null;
+  readonly trainableParameters: number | null;
+  readonly seconds: SampleStat;
+}
+
+/** One claim (per agent for agent metrics), tested. */
+export interface ClaimResult {
+  readonly cell: string;
+  /** The compared cell; null for a one-cell test against 1. */
+  readonly against: string | null;
+  readonly agent: string | null;
+  readonly metric: ClaimMetric;
+  readonly expect: Expectation;
+  readonly paper: string;
+  readonly value: SampleStat | null;
+  readonly reference: SampleStat | null;
+  readonly test: DifferenceTest | null;
+  readonly verdict: Verdict;
+}
+
+/** One comparison of the grid. */
+export interface ComparisonResult {
+  readonly id: string;
+  readonly title: string;
+  readonly note: string | null;
+  readonly baseline: string;
+  readonly cells: readonly string[];
+  readonly charts: readonly ChartKind[];
+  readonly claims: readonly ClaimResult[];
+}
+
+/** A cell's replay spot-check as the report states it. */
+export interface ReplayResult {
+  readonly cell: string;
+  /** identical: checked and matching; stale: the run changed since its check. */
+  readonly status: "identical" | "diverged" | "error" | "stale" | "not checked";
+  readonly record: ReplayRecord | null;
+}
+
+/** Wall time, from the runs' logged start and completion times. */
+export interface TimeResult {
+  readonly runs: number;
+  readonly summedSeconds: number;
+  /** From the first run's start to the last run's completion. */
+  readonly spanSeconds: number;
+  readonly firstStart: string | null;
+  readonly lastEnd: string | null;
+  readonly replaySeconds: number;
+}
+
+/** The software the runs recorded, each field's distinct values. */
+export interface SoftwareResult {
+  readonly deno: readonly string[];
+  readonly onnxruntime: readonly string[];
+  readonly executionProvider: readonly string[];
+  readonly threads: readonly string[];
+  readonly platform: readonly string[];
+  readonly codeVersion: readonly string[];
+}
+
+/** Everything the report prints. */
+export interface StudyResults {
+  readonly kind: "study-results";
+  readonly title: string;
+  readonly gridFile: string;
+  readonly store: string;
+  readonly seeds: number;
+  readonly stepsOverride: number | null;
+  readonly alpha: number;
+  readonly spikeMultiple: number;
+  readonly cells: readonly CellResult[];
+  readonly comparisons: readonly ComparisonResult[];
+  readonly replays: readonly ReplayResult[];
+  readonly time: TimeResult;
+  readonly software: SoftwareResult;
+  readonly hardware: Hardware;
+}
+
+/** What the results are computed from. */
+export interface ResultInputs {
+  readonly grid: Grid;
+  /** The runs of every cell of the grid (the report covers the whole grid). */
+  readonly plan: readonly PlannedRun[];
+  /** The completed runs among them, as read from the store. */
+  readonly runs: readonly StudyRun[];
+  readonly replays: readonly ReplayRecord[];
+  /** The store's stream heads, to tell current replay records from stale ones. */
+  readonly heads: ReadonlyMap<string, StreamHead>;
+  readonly hardware: Hardware;
+  readonly store: string;
+  readonly seeds: number;
+  readonly steps?: number;
+}
+
+function labelled(summary: RunSummary, cell: string): RunSummary {
+  return { ...summary, config: { ...summary.config, [CELL_KEY]: cell } };
+}
+
+function finite(xs: readonly number[]): number[] {
+  return xs.filter(Number.isFinite);
+}
+
+function runSeries(run: StudyRun, list: readonly AgentSeries[], agent: string): RunSeries[] {
+  const s = list.find((x) => x.agent === agent);
+  return s ? [{ seed: run.seed, steps: s.steps, values: s.values }] : [];
+}
+
+function agentResults(runs: readonly StudyRun[], spikeMultiple: number): AgentResult[] {
+  const agents = [...new Set(runs.flatMap((r) => r.gradNorms.map((g) => g.agent)))].sort();
+  return agents.map((agent) => {
+    const per = runs.flatMap((r) =>
+      r.gradNorms.filter((g) => g.agent === agent).map((g) =>
+        agentStability(agent, g.values, spikeMultiple)
+      )
+    );
+    const multipliers = runs.flatMap((r) => {
+      const xs = finite(r.multipliers.find((m) => m.agent === agent)?.values ?? []);
+      return xs.length ? [xs.reduce((s, x) => s + x, 0) / xs.length] : [];
+    });
+    return {
+      agent,
+      steps: per.reduce((s, x) => s + x.steps, 0),
+      zeroSteps: per.reduce((s, x) => s + x.zeroSteps, 0),
+      nonFinite: per.reduce((s, x) => s + x.nonFinite, 0),
+      spikes: per.reduce((s, x) => s + x.spikes, 0),
+      median: sampleStat(finite(per.map((x) => x.median))),
+      maxOverMedian: sampleStat(finite(per.map((x) => x.maxOverMedian))),
+      spikesPerRun: sampleStat(per.filter((x) => Number.isFinite(x.median)).map((x) => x.spikes)),
+      multiplier: sampleStat(multipliers),
+      unboundedMultipliers: runs.reduce((s, r) => s + (r.unboundedMultipliers[agent] ?? 0), 0),
+      gradNorms: runs.flatMap((r) => runSeries(r, r.gradNorms, agent)),
+      multipliers: runs.flatMap((r) => runSeries(r, r.multipliers, agent)),
+    };
+  });
+}
+
+function criticResults(runs: readonly StudyRun[]): CriticRoundResult[] {
+  const rounds = [...new Set(runs.flatMap((r) => r.avg.critic.map((c) => c.round)))]
+    .sort((a, b) => a - b);
+  return rounds.map((round) => {
+    const effects = runs.flatMap((r) => r.avg.critic.filter((c) => c.round === round));
+    return {
+      round,
+      improvement: sampleStat(effects.map((e) => e.improvementRate)),
+      degradation: sampleStat(effects.map((e) => e.degradationRate)),
+      accuracy: sampleStat(effects.map((e) => e.accuracy)),
+    };
+  });
+}
+
+function accuracyStat(report: Report | null, cell: string): SampleStat {
+  const c = report?.accuracy.find((a) => a.group === cell && a.benchmark === AVERAGE);
+  return sampleStat(c ? c.samples : []);
+}
+
+function cellResult(
+  cell: GridCell,
+  planned: readonly PlannedRun[],
+  runs: readonly StudyRun[],
+  reports: { readonly avg: Report | null; readonly pass: Report | null },
+  spikeMultiple: number,
+): CellResult {
+  const config = (runs[0]?.config ?? planned[0].config) as unknown as NormalizedConfig;
+  const cost = reports.avg?.cost.find((c) => c.group === cell.id);
+  const accuracy = {
+    avg: accuracyStat(reports.avg, cell.id),
+    pass: accuracyStat(reports.pass, cell.id),
+  };
+  return {
+    id: cell.id,
+    title: cell.title,
+    configFile: relative(Deno.cwd(), cell.configPath),
+    setup: cellSetup(config),
+    plannedRuns: planned.length,
+    runs: runs.map((r, i) => ({
+      runId: r.runId,
+      seed: r.seed,
+      avg: accuracy.avg.samples[i],
+      pass: accuracy.pass.samples[i],
+      seconds: r.seconds,
+    })),
+    pending: planned.filter((p) => !runs.some((r) => r.runId === p.runId)).map((p) => p.runId),
+    k: config.evaluation.n_samples,
+    accuracy,
+    agents: agentResults(runs, spikeMultiple),
+    // The turns view numbers rounds for every workflow (a refine solver's revision is round 1);
+    // only a debate's critic rounds are critic rounds.
+    critic: config.workflow.kind === "debate" && config.workflow.critics > 0
+      ? criticResults(runs)
+      : [],
+    tokensPerQuestion: cost?.tokensPerQuestion ?? null,
+    turnsPerTrajectory: cost?.turnsPerTrajectory ?? null,
+    trainableParameters: cost?.trainableParameters ?? null,
+    seconds: sampleStat(runs.map((r) => r.seconds)),
+  };
+}
+
+/** The per-run values a claim tests in `cell` (for agent metrics, of `agent`). */
+function claimSamples(cell: CellResult, metric: ClaimMetric, agent: string | null): SampleStat {
+  const a = cell.agents.find((x) => x.agent === agent);
+  switch (metric) {
+    case "avg@k":
+      return cell.accuracy.avg;
+    case "pass@k":
+      return cell.accuracy.pass;
+    case "critic-improvement":
+      return cell.critic.at(-1)?.improvement ?? sampleStat([]);
+    case "grad-norm-max-over-median":
+      return a?.maxOverMedian ?? sampleStat([]);
+    case "grad-norm-spikes":
+      return a?.spikesPerRun ?? sampleStat([]);
+    case "lemma-multiplier":
+      return a?.multiplier ?? sampleStat([]);
+  }
+}
+
+function claimResults(
+  claim: Claim,
+  comparison: Comparison,
+  cells: ReadonlyMap<string, CellResult>,
+  alpha: number,
+): ClaimResult[] {
+  const cell = cells.get(claim.cell)!;
+  const oneCell = claim.expect === "not-one";
+  const against = oneCell ? null : cells.get(claim.against ?? comparison.baseline)!;
+  const agents = AGENT_METRICS.includes(claim.metric)
+    ? [
+      ...new Set(
+        [cell, ...(against ? [against] : [])].flatMap((c) => c.agents.map((a) => a.agent)),
+      ),
+    ]
+      .sort()
+    : [null];
+  const pending = cell.runs.length === 0 || (against !== null && against.runs.length === 0);
+  return agents.map((agent) => {
+    const value = claimSamples(cell, claim.metric, agent);
+    const reference = against ? claimSamples(against, claim.metric, agent) : null;
+    const test = reference === null
+      ? oneSampleTest(value.samples, 1)
+      : welchTest(value.samples, reference.samples);
+    return {
+      cell: cell.id,
+      against: against?.id ?? null,
+      agent,
+      metric: claim.metric,
+      expect: claim.expect,
+      paper: claim.paper,
+      value,
+      reference,
+      test,
+      verdict: pending ? "pending" : verdictOf(claim.expect, test, alpha),
+    };
+  });
+}
+
+function replayResult(
+  cell: CellResult,
+  records: readonly ReplayRecord[],
+  heads: ReadonlyMap<string, StreamHead>,
+): ReplayResult {
+  const ids = new Set(cell.runs.map((r) => r.runId));
+  const mine = records.filter((r) => r.cell === cell.id);
+  const current = mine.find((r) => {
+    const head = heads.get(r.runId);
+    return ids.has(r.runId) && head?.version === r.version && head.hash === r.headHash;
+  });
+  if (current) {
+    return {
+      cell: cell.id,
+      status: current.error !== null ? "error" : current.ok ? "identical" : "diverged",
+      record: current,
+    };
+  }
+  return { cell: cell.id, status: mine.length > 0 ? "stale" : "not checked", record: null };
+}
+
+function distinctText(runs: readonly StudyRun[], f: (r: StudyRun) => unknown): string[] {
+  return [...new Set(runs.map((r) => String(f(r))))].sort();
+}
+
+/**
+ * Computes the study's results.
+ *
+ * @example
+ * ```ts
+ * const results = studyResults({ grid, plan, runs, replays, heads, hardware, store, seeds: 5 });
+ * results.comparisons[0].claims.map((c) => c.verdict);
+ * ```
+ */
+export function studyResults(inputs: ResultInputs): StudyResults {
+  const { grid, plan, runs } = inputs;
+  const summaries = (pick: (r: StudyRun) => RunSummary) =>
+    runs.map((r) => labelled(pick(r), r.cell));
+  const report = (pick: (r: StudyRun) => RunSummary, metric: "avg@k" | "pass@k") =>
+    runs.length === 0 ? null : buildReport(summaries(pick), {
+      groupBy: CELL_KEY,
+      spikeMultiple: grid.spike_multiple,
+      metric,
+    });
+  const reports = { avg: report((r) => r.avg, "avg@k"), pass: report((r) => r.pass, "pass@k") };
+  const cells = new Map(grid.cells.map((cell) => [
+    cell.id,
+    cellResult(
+      cell,
+      plan.filter((p) => p.cell.id === cell.id),
+      runs.filter((r) => r.cell === cell.id),
+      reports,
+      grid.spike_multiple,
+    ),
+  ]));
+  const comparisons = grid.comparisons.map((c): ComparisonResult => ({
+    id: c.id,
+    title: c.title,
+    note: c.note ?? null,
+    baseline: c.baseline,
+    cells: c.cells,
+    charts: c.charts,
+    claims: c.claims.flatMap((claim) => claimResults(claim, c, cells, grid.alpha)),
+  }));
+  const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const starts = runs.map((r) => r.startedMs);
+  const ends = runs.map((r) => r.endedMs);
+  const replays = [...cells.values()].map((c) => replayResult(c, inputs.replays, inputs.heads));
+  return {
+    kind: "study-results",
+    title: grid.title,
+    gridFile: relative(Deno.cwd(), grid.file),
+    store: inputs.store,
+    seeds: inputs.seeds,
+    stepsOverride: inputs.steps ?? null,
+    alpha: grid.alpha,
+    spikeMultiple: grid.spike_multiple,
+    cells: [...cells.values()],
+    comparisons,
+    replays,
+    time: {
+      runs: runs.length,
+      summedSeconds: runs.reduce((s, r) => s + r.seconds, 0),
+      spanSeconds: runs.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : 0,
+      firstStart: runs.length ? iso(Math.min(...starts)) : null,
+      lastEnd: runs.length ? iso(Math.max(...ends)) : null,
+      replaySeconds: replays.reduce((s, r) => s + (r.record?.seconds ?? 0), 0),
+    },
+    software: {
+      deno: distinctText(runs, (r) => r.runtime.deno),
+      onnxruntime: distinctText(runs, (r) => r.runtime.onnxruntime),
+      executionProvider: distinctText(runs, (r) => r.runtime.executionProvider),
+      threads: distinctText(runs, (r) => r.runtime.threads),
+      platform: distinctText(runs, (r) => `${r.runtime.os}/${r.runtime.arch}`),
+      codeVersion: distinctText(runs, (r) => r.codeVersion),
+    },
+    hardware: inputs.hardware,
+  };
+}

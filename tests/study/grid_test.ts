@@ -1,0 +1,286 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { mergeConfig, presetInput } from "../../engine/config/mod.ts";
+import { oneSampleTest, verdictOf, welchTest } from "../../engine/study/claims.ts";
+import { GridError } from "../../engine/study/grid-error.ts";
+import { loadGrid, selectCells } from "../../engine/study/load-grid.ts";
+import { MissingModelError, missingModels } from "../../engine/study/model-check.ts";
+import { planRuns, runIdFor } from "../../engine/study/plan-runs.ts";
+
+const COMMITTED = new URL("../../study/grid.json", import.meta.url).pathname;
+const STUDY_CLI = new URL("../../engine/cli/study.ts", import.meta.url).pathname;
+const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
+
+async function tempGrid(
+  grid: Record<string, unknown>,
+  configs: Record<string, unknown> = {},
+): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-grid-" });
+  for (const [name, body] of Object.entries(configs)) {
+    await Deno.writeTextFile(join(dir, name), JSON.stringify(body));
+  }
+  const file = join(dir, "grid.json");
+  await Deno.writeTextFile(file, JSON.stringify(grid));
+  return file;
+}
+
+/** The keys of a GridError's issues, for compact assertions. */
+async function issueKeys(file: string): Promise<string[]> {
+  try {
+    await loadGrid(file);
+  } catch (err) {
+    assert.ok(err instanceof GridError, String(err));
+    return err.issues.map((i) => i.key);
+  }
+  assert.fail("expected a GridError");
+}
+
+const SMOKE = { extends: "smoke" };
+const DEBATE = { extends: "debate-mada" };
+
+Deno.test("the committed grid loads: cells, comparisons, sizes within the budget", async () => {
+  const grid = await loadGrid(COMMITTED);
+  assert.equal(grid.seeds, 5);
+  assert.deepEqual(grid.cells.map((c) => c.id), [
+    "refine-grpo",
+    "refine-drmas",
+    "refine-grpo-shared",
+    "refine-drmas-shared",
+    "refine-drmas-hetero",
+    "debate-mada",
+    "debate-grpo",
+    "debate-mada-r1",
+    "debate-mada-r3",
+  ]);
+  assert.equal(grid.comparisons.length, 5);
+  const cell = (id: string) => grid.cells.find((c) => c.id === id)!.config;
+  assert.equal(cell("refine-grpo").estimator.kind, "grpo");
+  assert.equal(cell("refine-drmas").estimator.kind, "dr-mas");
+  assert.equal(cell("refine-drmas-shared").worker_groups.length, 1);
+  assert.equal(cell("refine-drmas").worker_groups.length, 2);
+  assert.equal(cell("debate-mada").workflow.kind, "debate");
+  assert.deepEqual(
+    ["debate-mada-r1", "debate-mada", "debate-mada-r3"].map((id) => {
+      const w = cell(id).workflow;
+      return w.kind === "debate" ? [w.rounds, w.critics] : null;
+    }),
+    [[1, 0], [2, 3], [3, 3]],
+  );
+  // Every cell evaluates avg@16 / pass@16 on held-out problems.
+  for (const c of grid.cells) assert.equal(c.config.evaluation.n_samples, 16, c.id);
+});
+
+Deno.test("the heterogeneous cell differs from refine-drmas only in the solver's model", async () => {
+  const grid = await loadGrid(COMMITTED);
+  const base = grid.cells.find((c) => c.id === "refine-drmas")!.config;
+  const hetero = grid.cells.find((c) => c.id === "refine-drmas-hetero")!.config;
+  assert.equal(hetero.agents.find((a) => a.id === "solver")!.model, "study/models/small");
+  const strip = (c: typeof base) =>
+    JSON.parse(
+      JSON.stringify(mergeConfig(c, { name: null })),
+      (k, v) => k === "model" ? undefined : v,
+    );
+  assert.deepEqual(strip(hetero), strip(base));
+  // The preset's prompts, so the pretrained models see what they were trained on.
+  const preset = presetInput("refine-drmas").agents as { prompt: string }[];
+  assert.deepEqual(hetero.agents.map((a) => a.prompt), preset.map((a) => a.prompt));
+  assert.equal(
+    grid.models["study/models/small"],
+    "deno task pretrain --size small --out study/models/small",
+  );
+});
+
+Deno.test("grid validation names every problem with its key", async (t) => {
+  await t.step("schema: unknown key with a hint, bad id, missing cells", async () => {
+    const file = await tempGrid({ title: "t", cell: [], comparisons: [{ id: "Bad" }] });
+    const keys = await issueKeys(file);
+    assert.ok(keys.includes("cell"), keys.join());
+    assert.ok(keys.includes("cells"), keys.join());
+    assert.ok(keys.includes("comparisons[0].id"), keys.join());
+    const err = await loadGrid(file).catch((e) => e);
+    assert.match(err.message, /did you mean cells\?/);
+  });
+
+  await t.step("cross-references: unknown cells, claims outside, wrong expectations", async () => {
+    const file = await tempGrid({
+      title: "t",
+      cells: [
+        { id: "a", title: "A", config: "a.json" },
+        { id: "b", title: "B", config: "b.json" },
+        { id: "a", title: "A again", config: "a.json" },
+      ],
+      comparisons: [{
+        id: "x",
+        title: "X",
+        baseline: "zz",
+        cells: ["b", "b"],
+        claims: [
+          { cell: "c", metric: "avg@k", expect: "higher", paper: "p" },
+          { cell: "b", metric: "avg@k", expect: "not-one", paper: "p" },
+          { cell: "b", metric: "lemma-multiplier", expect: "higher", paper: "p" },
+          { cell: "b", against: "b", metric: "pass@k", expect: "higher", paper: "p" },
+          { cell: "b", against: "a", metric: "critic-improvement", expect: "higher", paper: "p" },
+        ],
+      }],
+    }, { "a.json": SMOKE, "b.json": SMOKE });
+    const keys = await issueKeys(file);
+    for (
+      const key of [
+        "cells",
+        "comparisons[0].baseline",
+        "comparisons[0].claims[0].cell",
+        "comparisons[0].claims[1].expect",
+        "comparisons[0].claims[2].expect",
+        "comparisons[0].claims[3].against",
+        "comparisons[0].claims[4].against",
+        "comparisons[0].claims[4].metric",
+      ]
+    ) assert.ok(keys.includes(key), `${key} in ${keys.join(", ")}`);
+  });
+
+  await t.step("a cell's config errors are folded in under cells[i].config", async () => {
+    const file = await tempGrid({
+      title: "t",
+      cells: [
+        { id: "a", title: "A", config: "a.json" },
+        { id: "b", title: "B", config: "missing.json" },
+      ],
+    }, { "a.json": { ...SMOKE, group_sise: 3 } });
+    const err = await loadGrid(file).catch((e) => e);
+    assert.ok(err instanceof GridError);
+    assert.deepEqual(err.issues.map((i) => i.key), ["cells[0].config", "cells[1].config"]);
+    assert.match(err.message, /group_sise/);
+    assert.match(err.message, /missing\.json/);
+  });
+
+  await t.step("a model other than embedded must be declared with its command", async () => {
+    const file = await tempGrid({
+      title: "t",
+      cells: [{ id: "a", title: "A", config: "a.json" }],
+    }, {
+      "a.json": mergeConfig(presetInput("smoke"), {
+        agents: (presetInput("smoke").agents as object[]).map((a) => ({ ...a, model: "m/x" })),
+      }),
+    });
+    assert.deepEqual(await issueKeys(file), ['models["m/x"]']);
+  });
+
+  await t.step("critic-improvement needs debates with critics", async () => {
+    const file = await tempGrid({
+      title: "t",
+      cells: [
+        { id: "d", title: "D", config: "d.json" },
+        { id: "r", title: "R", config: "r.json" },
+      ],
+      comparisons: [{
+        id: "x",
+        title: "X",
+        baseline: "r",
+        cells: ["d"],
+        claims: [{ cell: "d", metric: "critic-improvement", expect: "higher", paper: "p" }],
+      }],
+    }, { "d.json": DEBATE, "r.json": SMOKE });
+    const err = await loadGrid(file).catch((e) => e);
+    assert.deepEqual(err.issues.map((i: { key: string }) => i.key), [
+      "comparisons[0].claims[0].metric",
+    ]);
+    assert.match(err.message, /cell r measures/);
+  });
+
+  await t.step("--only names grid cells", async () => {
+    const grid = await loadGrid(COMMITTED);
+    assert.deepEqual(selectCells(grid, "debate-grpo, refine-grpo").map((c) => c.id), [
+      "refine-grpo",
+      "debate-grpo",
+    ]);
+    assert.throws(() => selectCells(grid, "refine-grpo,nope"), GridError);
+    assert.throws(() => selectCells(grid, ","), GridError);
+  });
+});
+
+Deno.test("missing model directories are named with the command that makes them", async () => {
+  const grid = await loadGrid(COMMITTED);
+  const cwd = await Deno.makeTempDir();
+  const missing = await missingModels(grid, grid.cells, cwd);
+  assert.deepEqual(missing, [{
+    model: "study/models/small",
+    cells: ["refine-drmas-hetero"],
+    command: "deno task pretrain --size small --out study/models/small",
+  }]);
+  assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);
+  assert.deepEqual(await missingModels(grid, selectCells(grid, "refine-grpo"), cwd), []);
+  await Deno.mkdir(join(cwd, "study/models/small"), { recursive: true });
+  await Deno.writeTextFile(join(cwd, "study/models/small/config.json"), "{}");
+  assert.equal((await missingModels(grid, grid.cells, cwd)).length, 1, "weights still missing");
+  await Deno.writeTextFile(join(cwd, "study/models/small/model.safetensors"), "");
+  assert.deepEqual(await missingModels(grid, grid.cells, cwd), []);
+});
+
+Deno.test("run ids: a function of cell, seed and config, not of the store path", async () => {
+  const grid = await loadGrid(COMMITTED);
+  const cells = selectCells(grid, "refine-grpo,refine-drmas");
+  const a = await planRuns(cells, { seeds: 2, store: "a.sqlite" });
+  const b = await planRuns(cells, { seeds: 2, store: "/elsewhere/b.sqlite" });
+  assert.deepEqual(a.map((r) => r.runId), b.map((r) => r.runId));
+  assert.deepEqual(a.map((r) => [r.cell.id, r.seed]), [
+    ["refine-grpo", 0],
+    ["refine-drmas", 0],
+    ["refine-grpo", 1],
+    ["refine-drmas", 1],
+  ]);
+  assert.match(a[0].runId, /^refine-grpo-s0-[0-9a-f]{8}$/);
+  assert.equal(a[0].runId, runIdFor("refine-grpo", a[0].config));
+  assert.equal(new Set(a.map((r) => r.runId)).size, 4);
+  const shorter = await planRuns(cells, { seeds: 1, steps: 3, store: "a.sqlite" });
+  assert.notEqual(shorter[0].runId, a[0].runId, "--steps makes other runs");
+  assert.equal(shorter[0].config.steps, 3);
+});
+
+Deno.test("claim verdicts: direction, significance, not-lower, one-sample test", () => {
+  assert.equal(verdictOf("higher", { diff: 0.1, p: 0.01 }, 0.05), "agrees");
+  assert.equal(verdictOf("higher", { diff: -0.1, p: 0.01 }, 0.05), "disagrees");
+  assert.equal(verdictOf("higher", { diff: 0.1, p: 0.2 }, 0.05), "inconclusive");
+  assert.equal(verdictOf("lower", { diff: -2, p: 0.001 }, 0.05), "agrees");
+  assert.equal(verdictOf("not-lower", { diff: -0.01, p: 0.5 }, 0.05), "agrees");
+  assert.equal(verdictOf("not-lower", { diff: -0.2, p: 0.01 }, 0.05), "disagrees");
+  assert.equal(verdictOf("not-one", { diff: 0.3, p: 0.01 }, 0.05), "agrees");
+  assert.equal(verdictOf("higher", null, 0.05), "not testable");
+  assert.equal(verdictOf("higher", { diff: 0, p: NaN }, 0.05), "not testable");
+  // One-sample t: mean 1.3, sd 0.1, n 3 -> t = 0.3 / (0.1 / sqrt 3) = 5.196, df 2, p = 0.0351.
+  const t = oneSampleTest([1.2, 1.3, 1.4], 1)!;
+  assert.ok(Math.abs(t.diff - 0.3) < 1e-12);
+  assert.ok(Math.abs(t.t - 5.196152422706632) < 1e-9);
+  assert.equal(t.df, 2);
+  assert.ok(Math.abs(t.p - 0.035098) < 1e-5, String(t.p));
+  assert.equal(oneSampleTest([1.5], 1), null);
+  assert.equal(welchTest([1], [2, 3]), null);
+});
+
+Deno.test("study CLI: usage errors exit 2, a missing model stops it before anything runs", async () => {
+  const run = async (args: string[], cwd?: string) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, ...args],
+      cwd,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  };
+  for (
+    const args of [["--seeds", "0"], ["--only", "nope"], ["--report-only", "--only", "a"], [
+      "--device",
+      "tpu",
+    ]]
+  ) {
+    const r = await run(["--grid", COMMITTED, ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, /usage: deno task study/);
+  }
+  const cwd = await Deno.makeTempDir();
+  const store = join(cwd, "study.sqlite");
+  const r = await run(["--grid", COMMITTED, "--store", store, "--out", join(cwd, "out")], cwd);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /study\/models\/small/);
+  assert.match(r.stderr, /deno task pretrain --size small --out study\/models\/small/);
+  await assert.rejects(Deno.stat(store), Deno.errors.NotFound);
+});
