@@ -55,7 +55,7 @@ const cli = defineCommand({
   usage: USAGE,
   summary: "Pretrains the embedded base model on synthetic arithmetic and saves it with its log.",
   options: {
-    steps: { type: "string", default: "2000", help: "optimizer steps (default 2000)" },
+    steps: { type: "string", default: "1500", help: "optimizer steps (default 1500)" },
     rows: { type: "string", default: "16", help: "packed rows per step (default 16)" },
     "row-length": { type: "string", default: "512", help: "tokens per row (default 512)" },
     seed: { type: "string", default: "1", help: "seed of init and data (default 1)" },

@@ -135,13 +135,3 @@ export async function runCommand(
     Deno.exit(ExitCode.failedCheck);
   }
 }
-
-/** For a task whose feature is not built yet: one line on stderr, exit 1. */
-export function notBuiltYet(task: string, issue: string): never {
-  if (Deno.args.includes("--help")) {
-    console.log(`deno task ${task}: not built yet (tracked in ${issue}).`);
-    Deno.exit(ExitCode.ok);
-  }
-  console.error(`deno task ${task}: not built yet (tracked in ${issue}).`);
-  Deno.exit(ExitCode.failedCheck);
-}
