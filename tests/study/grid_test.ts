@@ -86,7 +86,7 @@ Deno.test("the heterogeneous cell differs from refine-drmas only in the solver's
   assert.deepEqual(hetero.agents.map((a) => a.prompt), preset.map((a) => a.prompt));
   assert.equal(
     grid.models["study/models/small"],
-    "deno task pretrain --size small --out study/models/small",
+    "deno task pretrain --size small --steps 800 --threads 1 --out study/models/small",
   );
 });
 
@@ -205,7 +205,7 @@ Deno.test("missing model directories are named with the command that makes them"
   assert.deepEqual(missing, [{
     model: "study/models/small",
     cells: ["refine-drmas-hetero"],
-    command: "deno task pretrain --size small --out study/models/small",
+    command: "deno task pretrain --size small --steps 800 --threads 1 --out study/models/small",
   }]);
   assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);
   assert.deepEqual(await missingModels(grid, selectCells(grid, "refine-grpo"), cwd), []);
@@ -281,6 +281,9 @@ Deno.test("study CLI: usage errors exit 2, a missing model stops it before anyth
   const r = await run(["--grid", COMMITTED, "--store", store, "--out", join(cwd, "out")], cwd);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /study\/models\/small/);
-  assert.match(r.stderr, /deno task pretrain --size small --out study\/models\/small/);
+  assert.match(
+    r.stderr,
+    /deno task pretrain --size small --steps 800 --threads 1 --out study\/models\/small/,
+  );
   await assert.rejects(Deno.stat(store), Deno.errors.NotFound);
 });
