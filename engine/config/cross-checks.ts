@@ -96,6 +96,19 @@ function checkRewards(config: ExperimentConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = weights
     .filter(([, w]) => !Number.isFinite(w))
     .map(([name, w]) => ({ key: `rewards.weights.${name}`, value: w, allowed: "a finite number" }));
+  if (config.estimator.kind === "mada") {
+    // MADA-RL's reward is `accuracy * acc + length * len` per answer; other parts have no place in it.
+    for (const [name, w] of weights) {
+      if (name !== "accuracy" && name !== "length") {
+        issues.push({
+          key: `rewards.weights.${name}`,
+          value: w,
+          allowed:
+            "only accuracy and length weights under estimator mada (its reward is a·acc + l·len)",
+        });
+      }
+    }
+  }
   if (weights.length === 0) {
     issues.push({ key: "rewards.weights", value: {}, allowed: "at least one weighted component" });
   }

@@ -124,7 +124,8 @@ function meanByAgent(rewards: readonly { agent: string; reward: number }[]) {
 /**
  * MADA-RL: each generator's answers across the group's debates form its sampling group (Kimi
  * length and the normalization are taken there); each critic's answers likewise for the length
- * reward, with `acc_G` the generators' accuracy in the critic's own debate.
+ * reward, with `acc_G` the generators' accuracy in the critic's own debate. The reward is the
+ * config's `accuracy * acc + length * len` (the debate-mada preset: the paper's 2 and 1).
  */
 function madaCredit<E extends TurnTokens>(
   gold: string,
@@ -138,6 +139,10 @@ function madaCredit<E extends TurnTokens>(
   // advantage and reward of (sample, turn index in episode)
   const perTurn = episodes.map((e) => e.turns.map(() => ({ reward: 0, advantage: 0 })));
   const agentIds = [...new Set(episodes.flatMap((e) => e.turns.map((t) => t.agent)))].sort();
+  const weights = {
+    accuracy: settings.weights.accuracy ?? 0,
+    length: settings.weights.length ?? 0,
+  };
   const agentStats: GroupAdvantages["agents"][number][] = [];
   for (const agent of agentIds) {
     const slots = episodes.flatMap((e, s) =>
@@ -148,7 +153,7 @@ function madaCredit<E extends TurnTokens>(
       correct: turnCorrect[s][j],
     }));
     if (slots[0].t.role === "generator") {
-      const result = madaGeneratorAdvantages(responses, settings.options);
+      const result = madaGeneratorAdvantages(responses, settings.options, weights);
       slots.forEach(({ s, j }, i) => {
         perTurn[s][j] = { reward: result.rewards[i], advantage: result.advantages[i] };
       });
@@ -156,6 +161,7 @@ function madaCredit<E extends TurnTokens>(
     } else {
       const result = madaCriticAdvantages(
         responses.map((r, i) => ({ ...r, generatorAccuracy: accG[slots[i].s] })),
+        weights,
       );
       slots.forEach(({ s, j }, i) => {
         perTurn[s][j] = { reward: result.rewards[i], advantage: result.advantages[i] };

@@ -76,6 +76,11 @@ Deno.test("debate critics must match rounds; mada needs a debate", () => {
   assertIssue(noCritics, "workflow.critics", 0, /at least 1 when rounds > 1/);
   const mada = issuesOf({ ...minimalConfig(), estimator: { kind: "mada" } });
   assertIssue(mada, "estimator.kind", "mada", /needs workflow.kind "debate"/);
+  const madaFormat = issuesOf({
+    ...presetInput("debate-mada"),
+    rewards: { weights: { accuracy: 2, format: 1 } },
+  });
+  assertIssue(madaFormat, "rewards.weights.format", 1, /only accuracy and length weights/);
 });
 
 Deno.test("agent_to_wg: separate, shared by model, or an explicit map", () => {

@@ -85,7 +85,11 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
       finalAnswer: "4",
     },
   ];
-  const credit = assignCredit("4", episodes, { ...drMas, estimator: "mada" });
+  const credit = assignCredit("4", episodes, {
+    ...drMas,
+    estimator: "mada",
+    weights: { accuracy: 2, length: 1 },
+  });
   const byKey = Object.fromEntries(
     credit.advantages.actions.map((a) => [`${a.sample}:${a.agent}`, [a.reward, a.advantage]]),
   );
@@ -103,6 +107,15 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
   close(byKey["0:c1"][1], 1.5);
   close(byKey["1:c1"][1], 1.5);
   assert.deepEqual(credit.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
+
+  // The config's weights, not the paper's: accuracy 1 and no length part gives A_C = acc - acc_G.
+  const plain = assignCredit("4", episodes, {
+    ...drMas,
+    estimator: "mada",
+    weights: { accuracy: 1 },
+  });
+  const critic = plain.advantages.actions.filter((a) => a.agent === "c1");
+  assert.deepEqual(critic.map((a) => [a.reward, a.advantage]), [[1, 0.5], [1, 1]]);
 });
 
 Deno.test("all-equal rewards give zero advantages, never NaN", () => {
