@@ -19,7 +19,7 @@ import { DEFAULT_GRADE_OPTIONS } from "../tasks/math/options.ts";
 
 const usage =
   "deno task grade (--gold G --pred P | FILE.jsonl) [--float-rounding N] [--strict|--no-strict] " +
-  "[--allow-set-relation] [--plain-only] [--timeout-ms MS] [--json]";
+  "[--allow-set-relation] [--plain-only | --latex-only] [--timeout-ms MS] [--json]";
 
 const cli = defineCommand({
   name: "grade",
@@ -39,6 +39,11 @@ const cli = defineCommand({
       help: "let a predicted relation (-2 <= x <= 7) match a gold set ([-2, 7])",
     },
     "plain-only": { type: "boolean", help: "extract plain numbers only (1 000, 2,74)" },
+    "latex-only": {
+      type: "boolean",
+      help:
+        "extract LaTeX only ($...$, \\(...\\), \\boxed{}), as Math-Verify's LatexExtractionConfig",
+    },
     "timeout-ms": { type: "string", help: "per-item time limit in milliseconds (default 5000)" },
     json: { type: "boolean", help: "single mode: print the result as JSON" },
   },
@@ -73,12 +78,16 @@ await runCommand(usage, async () => {
   const noStrict = args.length !== Deno.args.length;
   const { values, positionals } = cli.parse(args);
   if (noStrict && values.strict) throw new UsageError("--strict and --no-strict conflict");
+  if (values["plain-only"] && values["latex-only"]) {
+    throw new UsageError("--plain-only and --latex-only conflict: choose one extractor");
+  }
   const rounding = integerOption("float-rounding", values["float-rounding"], 0, 15);
   // Only options given on the command line override a batch line's own options.
   const overrides: Partial<GradeOptions> = {
     ...(noStrict ? { strict: false } : {}),
     ...(values["allow-set-relation"] ? { allowSetRelation: true } : {}),
     ...(values["plain-only"] ? { plainOnly: true } : {}),
+    ...(values["latex-only"] ? { latexOnly: true } : {}),
     ...(rounding === undefined ? {} : { floatRounding: rounding }),
   };
   const timeoutMs = integerOption("timeout-ms", values["timeout-ms"], 1, 3_600_000) ?? 5000;

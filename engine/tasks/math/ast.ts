@@ -52,6 +52,11 @@ export type MathNode =
   }
   | { readonly kind: "ellipsis" };
 
+/** A relation chain node (`a < x \le b`, `x = 3`). */
+export type Relation = Extract<MathNode, { kind: "relation" }>;
+/** An interval node (`(a, b]`). */
+export type Interval = Extract<MathNode, { kind: "interval" }>;
+
 /** Freezes a node (shallow: children are frozen when they are built). */
 export function node<N extends MathNode>(n: N): N {
   return Object.freeze(n);
@@ -61,6 +66,10 @@ export function node<N extends MathNode>(n: N): N {
 export function num(value: number): MathNode {
   return node({ kind: "num", value });
 }
+
+/** Infinity and minus infinity, the open ends of one-sided intervals. */
+export const INF: MathNode = node({ kind: "const", name: "inf" });
+export const NEG_INF: MathNode = node({ kind: "neg", arg: INF });
 
 /** Functions the evaluator knows; any other applied name is an uninterpreted function. */
 export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([

@@ -1,8 +1,10 @@
 /**
- * Equivalence of two parsed answers in the spirit of Math-Verify: numbers up to `floatRounding`
- * decimals, expressions by evaluation at fixed generic points, sets and lists ignoring order and
- * repeats, intervals with their end types, relations up to scaling (`x < 1` ~ `-x > -1`),
- * assignments by their value (`k = 1` ~ `1`), inequalities against intervals.
+ * Equivalence of two parsed answers in the spirit of Math-Verify (grader.py `sympy_expr_eq`):
+ * numbers up to `floatRounding` decimals, expressions by evaluation at fixed generic points, sets
+ * and lists ignoring order and repeats, sets against tuples by their elements, intervals with
+ * their end types, relations up to scaling (`x < 1` ~ `-x > -1`), assignments by their value
+ * (`k = 1` ~ `1`, `a = 1, b = 2` ~ `(1, 2)`), inequalities against intervals (`1 < x < 3` ~
+ * `(1, 3)`).
  *
  * @example
  * ```ts
@@ -10,8 +12,10 @@
  * // { equal: true, reason: "equal at 4 sample points" }
  * ```
  */
-import { KNOWN_FUNCTIONS, type MathNode, node, type RelationOp, show } from "./ast.ts";
+import { INF, type Interval, type MathNode, NEG_INF, node, type Relation, show } from "./ast.ts";
+import { assignment } from "./assignment.ts";
 import { evaluate, freeSymbols, NotNumericError, type Value } from "./evaluate.ts";
+import { relationToSet } from "./inequality-set.ts";
 import type { GradeOptions } from "./options.ts";
 
 /** The outcome of one comparison with a short explanation. */
@@ -22,11 +26,7 @@ export interface Comparison {
 
 const SAMPLE_POINTS = 4;
 const MAX_PM_VARIANTS = 16;
-const INF: MathNode = node({ kind: "const", name: "inf" });
-const NEG_INF: MathNode = node({ kind: "neg", arg: INF });
-
-type Relation = Extract<MathNode, { kind: "relation" }>;
-type Interval = Extract<MathNode, { kind: "interval" }>;
+type SetNode = Extract<MathNode, { kind: "set" }>;
 
 /** Compares a gold answer with a predicted one. Asymmetric: see the module comment. */
 export function compareAnswers(gold: MathNode, pred: MathNode, options: GradeOptions): Comparison {
@@ -67,16 +67,12 @@ class Comparer {
   compare(goldIn: MathNode, predIn: MathNode): boolean {
     const gold = prepare(goldIn);
     const pred = prepare(predIn);
-    if (gold.kind === "set" || pred.kind === "set") {
-      const g = gold.kind === "set" ? gold.items : [gold];
-      const p = pred.kind === "set" ? pred.items : [pred];
-      if (g.length === 1 && p.length === 1) return this.compare(g[0], p[0]);
-      return this.sameElements(g, p);
-    }
+    // Relations first, as grader.py unwraps assignments and equations before comparing sets:
+    // `(m, n) = (1, 2)` against `m = 1, n = 2` compares `(1, 2)` with that list.
     if (gold.kind === "relation" && pred.kind === "relation") return this.relations(gold, pred);
     if (gold.kind === "relation") {
-      const value = assignmentValue(gold);
-      if (value) return this.compare(value, pred);
+      const assigned = assignment(gold);
+      if (assigned) return this.compare(assigned.value, pred);
       if (isSetLike(pred)) {
         const asSet = relationToSet(gold);
         if (asSet) return this.compare(asSet, pred);
@@ -98,6 +94,11 @@ class Comparer {
       }
       return this.no(`predicted relation ${show(pred)} against ${describe(gold)}`);
     }
+    if (gold.kind === "set" && pred.kind === "set") {
+      return this.sameElements(gold.items, pred.items);
+    }
+    if (gold.kind === "set") return this.setAgainst(gold, pred, "gold");
+    if (pred.kind === "set") return this.setAgainst(pred, gold, "pred");
     if (gold.kind === "union" || pred.kind === "union") {
       const g = gold.kind === "union" ? gold.parts : [gold];
       const p = pred.kind === "union" ? pred.parts : [pred];
@@ -123,12 +124,41 @@ class Comparer {
     return this.values(gold, pred);
   }
 
+  /** `compare` without touching this comparer's reasons. */
+  private agrees(gold: MathNode, pred: MathNode): boolean {
+    return new Comparer(this.options).compare(gold, pred);
+  }
+
+  /**
+   * A set against another answer (not a set), as Math-Verify's `sympy_compare_sets` has it. A set
+   * and a tuple (the open interval `(a, b)` is a tuple here) match when they have as many
+   * elements: in any order when the set is the gold answer, in the written order when it is
+   * predicted (`sympy_deep_compare_set_and_tuple` sorts a gold set but keeps a predicted one as
+   * written). A one-element set is its element against anything else.
+   */
+  private setAgainst(set: SetNode, other: MathNode, setSide: "gold" | "pred"): boolean {
+    if (other.kind === "tuple") {
+      if (set.items.length !== other.items.length) {
+        return this.no(`set ${show(set)} and tuple ${show(other)} differ in size`);
+      }
+      if (setSide === "gold") return this.sameElements(set.items, other.items);
+      return other.items.every((g, i) => this.compare(g, set.items[i])) &&
+        this.ok("same elements in the same order");
+    }
+    if (set.items.length === 1) {
+      const [only] = set.items;
+      return setSide === "gold" ? this.compare(only, other) : this.compare(other, only);
+    }
+    return setSide === "gold"
+      ? this.sameElements(set.items, [other])
+      : this.sameElements([other], set.items);
+  }
+
   /** Every gold element matches some predicted one and vice versa (order and repeats ignored). */
   private sameElements(gold: readonly MathNode[], pred: readonly MathNode[]): boolean {
-    const quiet = (a: MathNode, b: MathNode) => new Comparer(this.options).compare(a, b);
-    const missing = gold.find((g) => !pred.some((p) => quiet(g, p)));
+    const missing = gold.find((g) => !pred.some((p) => this.agrees(g, p)));
     if (missing) return this.no(`gold element ${show(missing)} has no match in the prediction`);
-    const extra = pred.find((p) => !gold.some((g) => quiet(g, p)));
+    const extra = pred.find((p) => !gold.some((g) => this.agrees(g, p)));
     if (extra) return this.no(`predicted element ${show(extra)} is not in the gold answer`);
     return this.ok("same elements");
   }
@@ -147,9 +177,13 @@ class Comparer {
     const gEq = gold.ops.every((o) => o === "=");
     const pEq = pred.ops.every((o) => o === "=");
     if (gEq && pEq) {
-      const g = assignmentValue(gold);
-      const p = assignmentValue(pred);
-      if (g && p) return this.compare(g, p);
+      // Two assignments agree when they name the same thing and give it the same value:
+      // `x = 3` is not `y = 3` (Math-Verify compares them as equations, `x - 3` vs `y - 3`).
+      const g = assignment(gold);
+      const p = assignment(pred);
+      const sameTarget = g && p &&
+        (this.agrees(g.target, p.target) || sameFunctionOfDummies(g.target, p.target));
+      if (sameTarget && this.compare(g.value, p.value)) return true;
       return this.proportional(
         difference(gold, 0, gold.sides.length - 1),
         difference(pred, 0, pred.sides.length - 1),
@@ -289,7 +323,10 @@ function expandPm(n: MathNode): MathNode[] {
     const minus = pm.left
       ? node({ kind: "add", terms: [pm.left, node({ kind: "neg", arg: pm.right })] })
       : node({ kind: "neg", arg: pm.right });
-    queue.push(path.replace(plus), path.replace(minus));
+    // Written order, as latex2sympy2's `convert_element` lists them: `\pm 2` is -2, 2 and
+    // `1 \pm 2` is 1 + 2, 1 - 2 (a predicted list is compared in its written order).
+    if (pm.left) queue.push(path.replace(plus), path.replace(minus));
+    else queue.push(path.replace(minus), path.replace(plus));
   }
   return done.length > 0 ? done : [n];
 }
@@ -332,27 +369,14 @@ function findPm(n: MathNode): PmPath | null {
   }
 }
 
-/** A symbol, an unknown function applied to arguments, a tuple or ratio of those. */
-function isSymbolLike(n: MathNode): boolean {
-  switch (n.kind) {
-    case "sym":
-      return true;
-    case "call":
-      return !KNOWN_FUNCTIONS.has(n.name);
-    case "tuple":
-      return n.items.every(isSymbolLike);
-    case "div":
-      return isSymbolLike(n.num) && isSymbolLike(n.den);
-    default:
-      return false;
-  }
-}
-
-/** `x = 5 + 5 + 1 = 1/3` assigns 1/3: an equality chain with a symbol before its last side. */
-function assignmentValue(r: Relation): MathNode | null {
-  if (!r.ops.every((o) => o === "=")) return null;
-  const last = r.sides.length - 1;
-  return r.sides.slice(0, last).some(isSymbolLike) ? r.sides[last] : null;
+/**
+ * `W(n)` and `W(x)`: one named function of bare variables. Its arguments are dummies, so
+ * `W(n) = 1` names what `W(x) = 1` names (test_numina_cases: `W(n) = 1 and W(n) = -1` matches
+ * `W(x)=1 or W(x)=-1`).
+ */
+function sameFunctionOfDummies(a: MathNode, b: MathNode): boolean {
+  return a.kind === "call" && b.kind === "call" && a.name === b.name &&
+    a.args.length === b.args.length && [...a.args, ...b.args].every((x) => x.kind === "sym");
 }
 
 function isReals(n: MathNode): boolean {
@@ -397,57 +421,6 @@ function inequalityPairs(r: Relation): { diff: MathNode; strict: boolean }[] | n
     } else return null;
   }
   return out;
-}
-
-const FLIP: Record<RelationOp, RelationOp> = {
-  "=": "=",
-  "!=": "!=",
-  "<": ">",
-  "<=": ">=",
-  ">": "<",
-  ">=": "<=",
-};
-
-function interval(lo: MathNode, hi: MathNode, loClosed: boolean, hiClosed: boolean): Interval {
-  return node({ kind: "interval", lo, hi, loClosed, hiClosed });
-}
-
-/** The solution set of a one-variable inequality chain (`1 \le |z| \le 3/2` included). */
-export function relationToSet(r: Relation): MathNode | null {
-  const center = r.sides.findIndex((s) =>
-    s.kind === "sym" || (s.kind === "call" && s.name === "abs" && s.args[0].kind === "sym")
-  );
-  if (center < 0 || r.sides.some((s, i) => i !== center && freeSymbols(s).length > 0)) return null;
-  let set: Interval | null = null;
-  if (r.sides.length === 2) {
-    const op = center === 0 ? r.ops[0] : FLIP[r.ops[0]];
-    const bound = r.sides[1 - center];
-    if (op === "<" || op === "<=") set = interval(NEG_INF, bound, false, op === "<=");
-    else if (op === ">" || op === ">=") set = interval(bound, INF, op === ">=", false);
-    else return null;
-  } else if (r.sides.length === 3 && center === 1) {
-    const [a, b] = r.ops;
-    const up = (o: RelationOp) => o === "<" || o === "<=";
-    const down = (o: RelationOp) => o === ">" || o === ">=";
-    if (up(a) && up(b)) set = interval(r.sides[0], r.sides[2], a === "<=", b === "<=");
-    else if (down(a) && down(b)) set = interval(r.sides[2], r.sides[0], b === ">=", a === ">=");
-    else return null;
-  } else return null;
-  const c = r.sides[center];
-  if (c.kind !== "call") return set;
-  // |x| in [lo, hi]  <=>  x in [-hi, -lo] U [lo, hi]  (or (-hi, hi) when lo <= 0).
-  let lo: number;
-  try {
-    lo = evaluate(set.lo, new Map()) as number;
-  } catch {
-    return null;
-  }
-  const negHi = node({ kind: "neg", arg: set.hi });
-  if (!(lo > 0)) return interval(negHi, set.hi, set.hiClosed, set.hiClosed);
-  return node({
-    kind: "union",
-    parts: [interval(negHi, node({ kind: "neg", arg: set.lo }), set.hiClosed, set.loClosed), set],
-  });
 }
 
 /** Renames free symbols to `_v0`, `_v1`... in order of appearance (non-strict comparison). */

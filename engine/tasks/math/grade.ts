@@ -9,7 +9,7 @@
  * r.pred.extracted; // "1/3"
  * ```
  */
-import { type MathNode, show } from "./ast.ts";
+import { type MathNode, node, num, show } from "./ast.ts";
 import { compareAnswers } from "./equivalence.ts";
 import { type AnswerSource, extractAnswer } from "./extract.ts";
 import { stringKey } from "./latex-normalize.ts";
@@ -39,7 +39,10 @@ function side(text: string, options: GradeOptions): { side: ExtractedSide; tree:
   const found = extractAnswer(text, options);
   if (!found) return { side: { extracted: null, source: null, parsed: null }, tree: null };
   try {
-    const tree = parseAnswer(found.answer);
+    const parsed = parseAnswer(found.answer);
+    // `28 percent` and `$28$ %`: the percent stood outside the answer text (Math-Verify's
+    // `convert_to_pct`), so the text stays `28` and the value is 28/100.
+    const tree = found.percent ? node({ kind: "div", num: parsed, den: num(100) }) : parsed;
     return { side: { extracted: found.answer, source: found.source, parsed: show(tree) }, tree };
   } catch (err) {
     const parseError = err instanceof Error ? err.message : String(err);

@@ -1,7 +1,8 @@
 /**
  * String-level clean-up of an extracted answer before tokenizing: spacing commands, `\left`/
- * `\right`, fraction variants, units of angle/percent/currency, thousands separators. Each rule
- * here exists because model outputs write the same value in several spellings.
+ * `\right`, fraction variants, units of angle and currency, thousands separators. Each rule
+ * here exists because model outputs write the same value in several spellings. A percent stays,
+ * spelled `\%`, for the parser to read as a hundredth.
  *
  * @example
  * ```ts
@@ -41,10 +42,15 @@ export function normalizeLatex(input: string): string {
   s = s.replace(/\\frac\s*([a-zA-Z\d])\s*\{/g, "\\frac{$1}{");
   s = s.replace(/\\frac\s*(\{[^{}]*\})\s*([a-zA-Z\d])/g, "\\frac$1{$2}");
   s = s.replace(/\\sqrt\s*(\d)/g, "\\sqrt{$1}");
-  // Degrees, percent and currency do not change the compared value.
+  // Degrees and currency do not change the compared value.
   s = s.replace(/\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree/g, "");
-  s = s.replace(/\\%|%/g, "").replace(/(\d)\s*(?:percent|pct)\b/g, "$1");
   s = s.replace(/\\\$|\$/g, "");
+  // A percent is a hundredth (latex2sympy2's PERCENT_NUMBER): the words become `\%` as in
+  // Math-Verify's normalization (`percent`, `percentage`, `pct`, `\text{percent}`).
+  s = s.replace(/\\text\{(?:percentage|percent|pct)\}/g, "\\%");
+  s = s.replace(/\s*\b(?:percentage|percent|pct)\b/g, "\\%");
+  // `0,111` alone is the decimal 0.111, not 111 (latex2sympy2's `convert_number`).
+  s = s.replace(/^\s*0,(\d{3})\s*$/, "0.$1");
   // Thousands: `14{,}916`, `14 {, }916`, `12,000,023` (not a pair like `(1,100)`).
   s = s.replace(/(\d)\s*\{\s*,\s*\}\s*(?=\d)/g, "$1");
   s = s.replace(

@@ -11,7 +11,12 @@
  */
 export { type MathNode, show } from "./ast.ts";
 export { compareAnswers, type Comparison } from "./equivalence.ts";
-export { type AnswerSource, extractAnswer, type Extraction } from "./extract.ts";
+export {
+  type AnswerSource,
+  extractAnswer,
+  type Extraction,
+  type ExtractOptions,
+} from "./extract.ts";
 export { type ExtractedSide, gradeAnswer, type GradeResult } from "./grade.ts";
 export {
   type BatchError,

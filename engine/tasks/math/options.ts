@@ -1,6 +1,6 @@
 /**
  * Grading options, in the shape used by `shared/conformance/math-equivalence.jsonl`
- * (`float_rounding`, `strict`, `allow_set_relation_comp`, `plain_only`).
+ * (`float_rounding`, `strict`, `allow_set_relation_comp`, `plain_only`, `latex_only`).
  *
  * @example
  * ```ts
@@ -16,8 +16,18 @@ export interface GradeOptions {
   readonly strict: boolean;
   /** Lets a predicted relation (`-2 \le x \le 7`) match a gold set (`[-2, 7]`). Default false. */
   readonly allowSetRelation: boolean;
-  /** Extract plain numbers only (no LaTeX), with `1 000`, `1,000.5` and `2,74` spellings. */
+  /**
+   * Extract plain numbers only (no LaTeX), with `1 000`, `1,000.5`, `2,74` and `.5` spellings:
+   * Math-Verify's `parse(..., extraction_config=[ExprExtractionConfig()])`. Default false.
+   */
   readonly plainOnly: boolean;
+  /**
+   * Extract from LaTeX only (`\boxed{}`, `$..$`, `\(..\)`, `\[..\]`), never a plain-text number,
+   * so `.5` or `0,5` written outside math is no answer: Math-Verify's
+   * `parse(..., extraction_config=[LatexExtractionConfig()])`, as open-r1's accuracy reward
+   * parses predictions. Default false: both extractors, Math-Verify's `parse` default.
+   */
+  readonly latexOnly: boolean;
 }
 
 /** The defaults (Math-Verify's defaults). */
@@ -26,6 +36,7 @@ export const DEFAULT_GRADE_OPTIONS: GradeOptions = Object.freeze({
   strict: true,
   allowSetRelation: false,
   plainOnly: false,
+  latexOnly: false,
 });
 
 /** Raised for an options object with an unknown key or a value of the wrong type. */
@@ -41,6 +52,7 @@ const KEYS: Record<string, keyof GradeOptions> = {
   strict: "strict",
   allow_set_relation_comp: "allowSetRelation",
   plain_only: "plainOnly",
+  latex_only: "latexOnly",
 };
 
 /** Validates a raw options object (conformance-file keys) and fills in defaults. */
@@ -63,6 +75,9 @@ export function gradeOptions(raw: unknown): GradeOptions {
       throw new GradeOptionsError(key, value, "true or false");
     }
     out[field] = value as number | boolean;
+  }
+  if (out.plainOnly && out.latexOnly) {
+    throw new GradeOptionsError("latex_only", true, "false when plain_only is true");
   }
   return Object.freeze(out) as unknown as GradeOptions;
 }

@@ -1,7 +1,10 @@
 /**
  * Recursive-descent parser from an answer string (LaTeX or plain) to a `MathNode`. Top-level
  * comma lists become sets, `(a, b]` intervals, `(a, b)` tuples (compared as open intervals where
- * an interval is expected), `a \le x < b` relation chains, `x \in S` membership.
+ * an interval is expected), `a \le x < b` relation chains, `x \in S` membership, `50\%` the
+ * value 50/100. Top-level `;` separates solutions: `p=5,q=2;p=7,q=2` is the set of the two
+ * tuples (latex2sympy2's `convert_elements_to_set_or_tuple`). Symbol names are lowercase, as
+ * latex2sympy2 makes them (`lowercase_symbols`): `X` is `x`; function names keep their case.
  *
  * @example
  * ```ts
@@ -94,12 +97,16 @@ class Parser {
   constructor(private readonly tokens: Token[], private readonly input: string) {}
 
   parseTop(): MathNode {
-    const items = this.parseList(() => false);
+    const groups: MathNode[][] = [];
+    do {
+      const group = this.parseList((t) => t.type === "punct" && t.value === ";");
+      if (group.length > 0) groups.push(group);
+    } while (this.acceptPunct(";"));
     if (this.pos < this.tokens.length) {
       this.fail(`unexpected ${JSON.stringify(this.tokens[this.pos].value)}`);
     }
-    if (items.length === 0) this.fail("no expression");
-    return items.length === 1 ? items[0] : node({ kind: "set", items: Object.freeze(items) });
+    if (groups.length === 0) this.fail("no expression");
+    return solutions(groups);
   }
 
   private fail(message: string): never {
@@ -131,6 +138,12 @@ class Parser {
     return t !== undefined && t.type === "punct" && t.value === value;
   }
 
+  private acceptPunct(value: string): boolean {
+    if (!this.isPunct(value)) return false;
+    this.pos++;
+    return true;
+  }
+
   private isCmd(...names: string[]): boolean {
     const t = this.peek();
     return t !== undefined && t.type === "cmd" && names.includes(t.value);
@@ -155,7 +168,7 @@ class Parser {
   private parseList(stop: (t: Token) => boolean): MathNode[] {
     const items: MathNode[] = [];
     for (;;) {
-      while (this.isSeparator()) this.pos++;
+      while (this.isSeparator() && !stop(this.peek()!)) this.pos++;
       const t = this.peek();
       if (!t || stop(t)) return items;
       items.push(this.parseItem());
@@ -320,6 +333,8 @@ class Parser {
       if (this.isPunct("!")) {
         this.pos++;
         p = node({ kind: "factorial", arg: p });
+      } else if (this.acceptPunct("%")) {
+        p = node({ kind: "div", num: p, den: num(100) });
       } else if (this.isPunct("'") && (p.kind === "sym" || p.kind === "call")) {
         this.pos++;
         p = p.kind === "sym"
@@ -388,11 +403,13 @@ class Parser {
       this.expectPunct(")");
       return node({ kind: "call", name, args: Object.freeze(args) });
     }
-    return node({ kind: "sym", name });
+    return symbol(name);
   }
 
   private textValue(value: string): MathNode {
-    if (/^[a-zA-Z]$/.test(value)) return this.identifier(value);
+    // latex2sympy2 reads `\text{(B)}` as the symbol B: spaces and parentheses in text drop out.
+    const letter = value.replace(/[\s()]/g, "");
+    if (/^[a-zA-Z]$/.test(letter)) return this.identifier(letter);
     if (isValueText(value)) return parseAnswer(value);
     return node({ kind: "text", value });
   }
@@ -478,7 +495,7 @@ class Parser {
     }
     if (DECORATIONS.has(name)) {
       const inner = this.parseScript();
-      return inner.kind === "sym" ? node({ kind: "sym", name: `${name}(${inner.name})` }) : inner;
+      return inner.kind === "sym" ? symbol(`${name}(${inner.name})`) : inner;
     }
     const fn = functionName(name);
     if (KNOWN_FUNCTIONS.has(fn)) return this.functionCall(fn);
@@ -490,9 +507,9 @@ class Parser {
   private identifierNamed(name: string): MathNode {
     if (this.isPunct("_")) {
       this.pos++;
-      return node({ kind: "sym", name: `${name}_${this.subscriptName()}` });
+      return symbol(`${name}_${this.subscriptName()}`);
     }
-    return node({ kind: "sym", name });
+    return symbol(name);
   }
 
   private delimited(closeCmd: string, fn: string): MathNode {
@@ -599,6 +616,23 @@ class Parser {
         return this.fail(`unexpected ${JSON.stringify(open)}`);
     }
   }
+}
+
+/** A symbol; its name in lowercase, as latex2sympy2 names symbols. */
+function symbol(name: string): MathNode {
+  return node({ kind: "sym", name: name.toLowerCase() });
+}
+
+/**
+ * One answer from its `;`-separated groups: one group is its item or the set of its items;
+ * single-item groups are the set of those items; otherwise each group is one tuple.
+ */
+function solutions(groups: MathNode[][]): MathNode {
+  const set = (items: MathNode[]) => node({ kind: "set", items: Object.freeze(items) });
+  if (groups.length === 1) return groups[0].length === 1 ? groups[0][0] : set(groups[0]);
+  return set(
+    groups.map((g) => g.length === 1 ? g[0] : node({ kind: "tuple", items: Object.freeze(g) })),
+  );
 }
 
 function mul(a: MathNode, b: MathNode): MathNode {

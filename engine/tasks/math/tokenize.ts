@@ -85,6 +85,11 @@ export function tokenize(s: string): Token[] {
         i += 2;
         continue;
       }
+      if (next === "%") {
+        out.push({ type: "punct", value: "%" });
+        i += 2;
+        continue;
+      }
       const m = /^[a-zA-Z]+/.exec(s.slice(i + 1));
       if (!m) {
         i += 2; // an escaped symbol we do not need, e.g. `\#`
@@ -124,7 +129,7 @@ export function tokenize(s: string): Token[] {
       i++;
       continue;
     }
-    if ("+-*/^_()[]{},;|!:&'".includes(c)) {
+    if ("+-*/^_()[]{},;|!:&'%".includes(c)) {
       out.push({ type: "punct", value: c });
       i++;
       continue;
