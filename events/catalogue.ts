@@ -242,31 +242,44 @@ export const rewardAssigned = defineEvent({
 /** The advantages of one prompt group and the baseline statistics they used. */
 export const advantagesComputed = defineEvent({
   type: "advantages.computed",
-  schemaVersion: 2,
+  schemaVersion: 3,
   schema: z.strictObject({
     step: count,
     prompt: count,
-    /** "grpo", "dr_mas", "mada_rl", ... */
+    /** the config's estimator.kind: "grpo", "dr-mas", "reinforce++", "mada", ... */
     estimator: name,
+    /**
+     * what the statistics ranged over: this prompt group, the step's whole batch (then
+     * `baseline.batch` holds them), or this group with a rule per role (MADA-RL)
+     */
+    scope: z.enum(["group", "batch", "role"]),
     /** population: divide by n (the papers); unbiased: divide by n - 1 (the Dr. MAS code) */
     sigmaConvention: z.enum(["population", "unbiased"]),
     eps: float,
     baseline: z.strictObject({
+      /** over the group's trajectory scores, each trajectory once */
       global: baselineStats,
       /**
        * Agent k's action-weighted statistics and the Dr. MAS Lemma 4.2 multiplier
-       * (sigma_k^2 + (mu_k - mu)^2) / sigma^2 (null where sigma is 0, or in pre-v2 logs).
+       * (sigma_k^2 + (mu_k - mu)^2) / sigma^2 (null where sigma is 0, under MADA-RL, or in
+       * pre-v2 logs).
        */
       perAgent: z.record(
         z.string(),
         z.strictObject({ mu: float, sigma: float, n: count, multiplier: float.nullable() }),
       ),
+      /** batch-scope statistics (n counts response tokens); null for other scopes and pre-v3 */
+      batch: baselineStats.nullable(),
     }),
     advantages: z.array(z.strictObject({
       trajectory: z.string().min(1),
       sample: count,
       agent: name,
       turn: count,
+      /** the action's own reward (after any penalty); null in pre-v3 logs */
+      reward: float.nullable(),
+      /** the value normalized: its reward, or its trajectory's score; null in pre-v3 logs */
+      score: float.nullable(),
       advantage: float,
     })),
   }),
@@ -276,12 +289,17 @@ export const advantagesComputed = defineEvent({
 /** One optimizer update of one worker group (skipped when the gradient was not finite). */
 export const gradientStepApplied = defineEvent({
   type: "gradient_step.applied",
-  schemaVersion: 1,
+  schemaVersion: 2,
   schema: z.strictObject({
     step: count,
     workerGroup: name,
-    /** index of this update within the step (several with mini-batches or PPO epochs) */
+    /** index of this update within the step: epoch * miniBatches + miniBatch */
     update: count,
+    /** the PPO epoch and the mini-batch within it of this update */
+    epoch: count,
+    miniBatch: count,
+    /** the turns this update trained on, as (prompt, sample, turn); null in pre-v2 logs */
+    rows: z.array(z.strictObject({ prompt: count, sample: count, turn: count })).nullable(),
     agents: z.array(name),
     /** loss parts: policy, kl, entropy, total, ... */
     losses: floatRecord,
@@ -290,9 +308,21 @@ export const gradientStepApplied = defineEvent({
     /** per-agent gradient norms, when measured */
     agentGradNorms: floatRecord,
     clipFraction: float,
+    /** token mean of old logprob - new logprob (k1 estimate of KL(old || new)) */
     kl: float,
     entropy: float,
     lr: float,
+    /** the ratio's clip range [1 - low, 1 + high]; null in pre-v2 logs */
+    clipLow: float.nullable(),
+    clipHigh: float.nullable(),
+    /** the sampling temperature the logprobs were taken at; null in pre-v2 logs (then 1) */
+    temperature: float.nullable(),
+    /** the LoRA dropout rate applied in this update (0 without LoRA dropout); null pre-v2 */
+    loraDropout: float.nullable(),
+    /** where the old logprobs came from: recomputed before the first update, or the rollout's */
+    oldLogprobs: z.enum(["recompute", "rollout"]),
+    /** max |recomputed - rollout| old logprob over the group's tokens; null when not recomputed */
+    oldLogprobDrift: float.nullable(),
     tokens: count,
     skippedNonFinite: z.boolean(),
     /** sha256 of the parameters after the update */
@@ -378,7 +408,7 @@ export const runEventDefinitions = [
   runFailed,
 ] as const;
 
-/** Upcasters of older run event versions: v1 logs stay readable, with the new fields null. */
+/** Upcasters of older run event versions: old logs stay readable, with the new fields null. */
 export const runEventUpcasters: readonly Upcaster[] = [
   {
     type: "turn.generated",
@@ -395,6 +425,41 @@ export const runEventUpcasters: readonly Upcaster[] = [
       );
       return { ...data, baseline: { ...data.baseline, perAgent } };
     },
+  },
+  {
+    // Before v3 every estimator ran per prompt group (REINFORCE++'s batch statistics included).
+    type: "advantages.computed",
+    fromVersion: 2,
+    up: (d) => {
+      const data = d as {
+        estimator: string;
+        baseline: Record<string, unknown>;
+        advantages: Record<string, unknown>[];
+      };
+      return {
+        ...data,
+        scope: data.estimator === "mada" ? "role" : "group",
+        baseline: { ...data.baseline, batch: null },
+        advantages: data.advantages.map((a) => ({ ...a, reward: null, score: null })),
+      };
+    },
+  },
+  {
+    // Before v2 a step had one update per worker group, on the rollout's logprobs at T = 1.
+    type: "gradient_step.applied",
+    fromVersion: 1,
+    up: (d) => ({
+      ...(d as Record<string, unknown>),
+      epoch: 0,
+      miniBatch: 0,
+      rows: null,
+      clipLow: null,
+      clipHigh: null,
+      temperature: null,
+      loraDropout: null,
+      oldLogprobs: "rollout",
+      oldLogprobDrift: null,
+    }),
   },
 ];
 

@@ -9,7 +9,8 @@
  *   causal + padding mask, softmax, output projection;
  * - mlp: SwiGLU, down(silu(gate(x)) * up(x));
  * - head: lm_head, or the embedding matrix when tied.
- * LoRA, when the spec has it, adds `scale * (x A^T) B^T` to each targeted projection.
+ * LoRA, when the spec has it, adds `scale * (x A^T) B^T` to each targeted projection; in the train
+ * step, with dropout masks, `scale * ((mask * x) A^T) B^T` (PEFT's `lora_B(lora_A(dropout(x)))`).
  *
  * Positions come from the attention mask (position = number of real tokens before this one), so
  * left-padded generation batches and right-padded training batches give every token the same
@@ -76,6 +77,11 @@ export interface DecoderInputs {
   readonly attentionMask: Value;
   /** Decode only: each layer's cache from the previous run. */
   readonly past?: readonly KvPair[];
+  /**
+   * Train step only: LoRA dropout masks by module name (HF, without `.weight`), float32
+   * [batch, seq, in] holding 0 or 1 / (1 - p), multiplied into that module's LoRA branch input.
+   */
+  readonly loraDropoutMasks?: Readonly<Record<string, Value>>;
 }
 
 /** What the decoder produces. */
@@ -106,7 +112,7 @@ export function decoder(
   const c = spec.config;
   const { tokens, attentionMask } = inputs;
   const p = paramReader(inputs.params);
-  const linear = linearLayer(spec, inputs.params);
+  const linear = linearLayer(spec, inputs.params, inputs.loraDropoutMasks ?? {});
   const [batch, seq] = tokens.shape;
   if (mode === "decode" && (seq !== 1 || inputs.past?.length !== c.numLayers)) {
     throw new ModelError("decoder", `decode takes tokens [batch, 1] and ${c.numLayers} past pairs`);
@@ -273,19 +279,37 @@ function paramReader(params: Readonly<Record<string, Value>>): (name: string) =>
   };
 }
 
-/** x [n, in] -> [n, out] through module `m`: W, optional bias, optional LoRA. */
+/**
+ * x [n, in] -> [n, out] through module `m`: W, optional bias, optional LoRA, whose input is
+ * multiplied by the module's dropout mask when there is one (n = batch * seq rows, as the mask's
+ * [batch, seq, in] flattens).
+ */
 function linearLayer(
   spec: DecoderSpec,
   params: Readonly<Record<string, Value>>,
+  dropoutMasks: Readonly<Record<string, Value>>,
 ): (x: Value, module: string) => Value {
   const p = paramReader(params);
   const lora = spec.lora;
-  const targets = new Set(lora === null ? [] : loraTargets(spec.config, lora).map((t) => t.module));
+  const targets = new Map(
+    lora === null ? [] : loraTargets(spec.config, lora).map((t) => [t.module, t.inFeatures]),
+  );
+  for (const module of Object.keys(dropoutMasks)) {
+    if (!targets.has(module)) {
+      throw new ModelError(
+        "loraDropoutMasks",
+        `names ${module}, which is not a LoRA target of this spec; masks go to LoRA targets only`,
+      );
+    }
+  }
   return (x, module) => {
     let y = gemm(x, p(`${module}.weight`), params[`${module}.bias`], { transB: true });
-    if (lora !== null && targets.has(module)) {
+    const inFeatures = targets.get(module);
+    if (lora !== null && inFeatures !== undefined) {
       const scale = loraScaling(lora);
-      const down = gemm(x, p(loraParamName(module, "A")), undefined, { transB: true });
+      const mask = dropoutMasks[module];
+      const branchInput = mask ? mul(x, reshape(mask, [-1, inFeatures])) : x;
+      const down = gemm(branchInput, p(loraParamName(module, "A")), undefined, { transB: true });
       y = add(
         y,
         gemm(down, p(loraParamName(module, "B")), undefined, { transB: true, alpha: scale }),

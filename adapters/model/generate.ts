@@ -3,11 +3,13 @@
  * decode run per new token, the cache staying on the device between runs. The host picks each
  * token from the logits through a caller-given `TokenChooser` (the engine passes temperature /
  * top-p sampling over Philox keyed draws, so every token is a pure function of its coordinates),
- * and records the token's log-probability under the model: log-softmax of the raw logits, the
- * number the train step recomputes for the same token.
+ * and records the token's log-probability under the policy that sampled it: log softmax(logits / T)
+ * at the request's temperature, the number the train step recomputes for the same token (veRL and
+ * TRL divide the logits by the sampling temperature the same way).
  */
 import type { DeviceTensor, Feed, Runtime, Session } from "../onnx/runtime/mod.ts";
 import { hostTensor } from "../onnx/runtime/mod.ts";
+import { logprobTemperature } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
 import { buildDecodeGraph, buildPrefillGraph, MODEL_IO } from "./graphs.ts";
 import type { DecoderSpec } from "./parameters.ts";
@@ -32,6 +34,11 @@ export interface GenerationRequest {
   /** New tokens per row at most. */
   readonly maxTokens: number;
   readonly choose: TokenChooser;
+  /**
+   * The temperature `choose` samples at: logprobs are of softmax(logits / T); 0 (greedy) records
+   * them at T = 1 (see `logprobTemperature`).
+   */
+  readonly temperature: number;
   /** Tokens that end a row (kept as its last token). */
   readonly stopTokenIds?: readonly number[];
   readonly stop?: StopStrings;
@@ -45,7 +52,7 @@ export type FinishReason = "stop-token" | "stop-string" | "length";
 /** One row's result. */
 export interface GeneratedRow {
   readonly tokens: readonly number[];
-  /** log p(token | prefix) under the model at temperature 1, one per token. */
+  /** log p(token | prefix) under softmax(logits / T) of the request's temperature, per token. */
   readonly logprobs: readonly number[];
   readonly finishReason: FinishReason;
 }
@@ -100,6 +107,7 @@ async function runGeneration(
   }
   const vocab = spec.config.vocabSize;
   const pad = request.padTokenId ?? 0;
+  const temperature = logprobTemperature(request.temperature);
   prompts.forEach((p, i) => {
     if (p.length === 0) throw new ModelError(`prompts[${i}]`, "is empty; give at least one token");
     const bad = p.find((t) => !Number.isInteger(t) || t < 0 || t >= vocab);
@@ -159,7 +167,7 @@ async function runGeneration(
           );
         }
         row.tokens.push(token);
-        row.logprobs.push(tokenLogprob(l, token));
+        row.logprobs.push(tokenLogprob(l, token, temperature));
         next[r] = token;
         if (stopIds.has(token)) row.finishReason = "stop-token";
         else if (request.stop && hasStopString(row.tokens, request.stop)) {
@@ -211,16 +219,22 @@ function cacheFeeds(cache: Record<string, DeviceTensor>, layers: number): Record
 }
 
 /**
- * log softmax(logits)[token] in float64 (max-shifted log-sum-exp).
+ * log softmax(logits / temperature)[token] in float64 (max-shifted log-sum-exp; the temperature
+ * is the logprob one, > 0). Temperature 1 divides exactly: the untempered value, bit for bit.
  *
- * @example tokenLogprob(new Float32Array([0, 0]), 1) // -Math.LN2
+ * @example tokenLogprob(new Float32Array([0, 0]), 1, 1) // -Math.LN2
+ * @example tokenLogprob(new Float32Array([0, 1]), 1, 0.5) // -log(1 + e^-2) ≈ -0.1269
  */
-export function tokenLogprob(logits: ArrayLike<number>, token: number): number {
+export function tokenLogprob(
+  logits: ArrayLike<number>,
+  token: number,
+  temperature: number,
+): number {
   let max = -Infinity;
   for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]);
   let sum = 0;
-  for (let i = 0; i < logits.length; i++) sum += Math.exp(logits[i] - max);
-  return logits[token] - max - Math.log(sum);
+  for (let i = 0; i < logits.length; i++) sum += Math.exp((logits[i] - max) / temperature);
+  return (logits[token] - max) / temperature - Math.log(sum);
 }
 
 /** True when the decoded tail of `tokens` contains a stop string (checked after every token). */

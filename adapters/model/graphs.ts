@@ -4,18 +4,16 @@
  * graphs of KV-cache generation. Parameters are graph inputs named like the train step's
  * (`param:<HF name>`), so one set of device tensors feeds every graph.
  */
+import { Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
+import { targetLogprobs, temperedLogSoftmax } from "../onnx/train-step-loss.ts";
 import {
-  gatherElements,
-  Graph,
-  reduceLogSumExp,
-  squeeze,
-  sub,
-  toOnnxModel,
-  unsqueeze,
-  type Value,
-} from "../onnx/mod.ts";
-import { IO, type PolicyFn, type TrainStepConfig } from "../onnx/train-step-spec.ts";
+  type DropoutMaskSpec,
+  IO,
+  type PolicyFn,
+  type TrainStepConfig,
+} from "../onnx/train-step-spec.ts";
 import { decoder, type KvPair } from "./decoder.ts";
+import { loraTargets } from "./lora.ts";
 import { allParams, type DecoderSpec, trainableParams } from "./parameters.ts";
 
 /** Graph input and output names of the model graphs (parameters use `IO.param`). */
@@ -23,8 +21,10 @@ export const MODEL_IO = Object.freeze({
   tokens: IO.tokens,
   targets: IO.targets,
   attentionMask: IO.attentionMask,
+  /** float scalar: logits are divided by it (`logprobTemperature` of the sampling temperature). */
+  temperature: IO.temperature,
   logits: "logits",
-  logprobs: "logprobs",
+  logprobs: IO.logprobs,
   pastKey: (layer: number) => `past_key:${layer}`,
   pastValue: (layer: number) => `past_value:${layer}`,
   presentKey: (layer: number) => `present_key:${layer}`,
@@ -40,28 +40,45 @@ export interface ModelGraph {
 }
 
 /**
- * The policy the train-step builder calls: logits [batch, seq, vocab] from its params and tokens.
+ * The policy the train-step builder calls: logits [batch, seq, vocab] from its params and tokens,
+ * with LoRA dropout where the train step feeds masks (named by module, see `loraDropoutMasks`).
  *
  * @example buildTrainStep({ ...trainStepConfig(spec) }, "fused")
  */
 export function policyFn(spec: DecoderSpec): PolicyFn {
-  return ({ params, tokens, attentionMask }) =>
-    decoder(spec, { params, tokens, attentionMask }, "full").logits;
+  return ({ params, tokens, attentionMask, dropoutMasks }) =>
+    decoder(spec, { params, tokens, attentionMask, loraDropoutMasks: dropoutMasks }, "full")
+      .logits;
 }
 
 /**
- * The structural part of a train-step config for `spec`: policy, every parameter, and which train
- * (LoRA matrices with a frozen base, or all base parameters).
+ * One dropout mask per LoRA target, named by its module, [batch, seq, inFeatures], when the spec's
+ * LoRA has dropout > 0; none otherwise, so a dropout-free adapter's graphs carry no mask input.
+ * Each module gets its own mask: PEFT builds one nn.Dropout per adapted layer.
+ *
+ * @example loraDropoutMasks(spec).map((m) => m.name) // ["model.layers.0.self_attn.q_proj", ...]
+ */
+export function loraDropoutMasks(spec: DecoderSpec): DropoutMaskSpec[] {
+  if (spec.lora === null || spec.lora.dropout === 0) return [];
+  return loraTargets(spec.config, spec.lora).map((t) =>
+    Object.freeze({ name: t.module, width: t.inFeatures })
+  );
+}
+
+/**
+ * The structural part of a train-step config for `spec`: policy, every parameter, which train
+ * (LoRA matrices with a frozen base, or all base parameters), and the LoRA dropout masks.
  *
  * @example buildTrainStep({ ...trainStepConfig(spec), kl: "k3" }, "fused")
  */
 export function trainStepConfig(
   spec: DecoderSpec,
-): Pick<TrainStepConfig, "policy" | "params" | "trainable"> {
+): Pick<TrainStepConfig, "policy" | "params" | "trainable" | "dropoutMasks"> {
   return {
     policy: policyFn(spec),
     params: allParams(spec),
     trainable: trainableParams(spec).map((p) => p.name),
+    dropoutMasks: loraDropoutMasks(spec),
   };
 }
 
@@ -81,8 +98,9 @@ function finish(g: Graph, keepOnDevice: readonly string[] = []): ModelGraph {
 }
 
 /**
- * Per-token log-probabilities of `targets` under the model, float32 [batch, seq]: the numbers the
- * train step's objective recomputes (log-softmax as x - ReduceLogSumExp(x), then the target pick).
+ * Per-token log-probabilities of `targets` under the model at a temperature, float32
+ * [batch, seq]: log softmax(logits / T) picked at the target, the numbers the train step's
+ * objective recomputes (the same `temperedLogSoftmax`), without dropout.
  *
  * @example const g = buildLogprobGraph(spec); const s = await runtime.load(g.model);
  */
@@ -92,9 +110,9 @@ export function buildLogprobGraph(spec: DecoderSpec): ModelGraph {
   const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", "seq"]);
   const targets = g.input(MODEL_IO.targets, "int32", ["batch", "seq"]);
   const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "seq"]);
+  const temperature = g.input(MODEL_IO.temperature, "float32", []);
   const logits = decoder(spec, { params, tokens, attentionMask }, "full").logits;
-  const logp = sub(logits, reduceLogSumExp(logits, [-1], true));
-  g.output(squeeze(gatherElements(logp, unsqueeze(targets, [2]), 2), [2]), MODEL_IO.logprobs);
+  g.output(targetLogprobs(temperedLogSoftmax(logits, temperature), targets), MODEL_IO.logprobs);
   return finish(g);
 }
 

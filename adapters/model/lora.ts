@@ -1,9 +1,10 @@
 /**
  * LoRA on a frozen base (Hu et al., 2021; PEFT's conventions): a targeted linear layer with weight
- * W [out, in] computes `x W^T + scale * (x A^T) B^T`, A [r, in], B [out, r], scale = alpha / r
- * (alpha / sqrt(r) with rsLoRA). Dropout is off: RL needs the sampling policy and the trained
- * policy to be the same function. Targets are module-name suffixes as in PEFT (`q_proj`,
- * `v_proj`, ...).
+ * W [out, in] computes `x W^T + scale * (dropout(x) A^T) B^T`, A [r, in], B [out, r],
+ * scale = alpha / r (alpha / sqrt(r) with rsLoRA). Dropout acts on the LoRA branch's input only,
+ * as PEFT's `lora.layer.Linear.forward` does (`lora_B(lora_A(dropout(x))) * scaling`), and only
+ * in the train step: rollout, evaluation and logprob graphs run the plain function, which is the
+ * policy that sampled. Targets are module-name suffixes as in PEFT (`q_proj`, `v_proj`, ...).
  */
 import { expectedTensors, type LoraAdapter, type ModelConfig, namedTensor } from "../hf/mod.ts";
 import { ModelError } from "./errors.ts";
@@ -16,20 +17,28 @@ export interface LoraSpec {
   /** Module-name suffixes, e.g. ["q_proj", "v_proj"]. */
   readonly targetModules: readonly string[];
   readonly useRslora: boolean;
+  /** Probability of dropping each element of a LoRA branch's input in training, in [0, 1). */
+  readonly dropout: number;
 }
 
 /**
  * Validates and freezes a LoRA spec.
  *
- * @example loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"] })
+ * @example loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"], dropout: 0.05 })
  */
 export function loraSpec(options: {
   rank: number;
   alpha: number;
   targetModules: readonly string[];
   useRslora?: boolean;
+  /** Default 0 (no dropout). */
+  dropout?: number;
 }): LoraSpec {
   const { rank, alpha, targetModules } = options;
+  const dropout = options.dropout ?? 0;
+  if (!(dropout >= 0 && dropout < 1)) {
+    throw new ModelError("lora.dropout", `must be in [0, 1), got ${dropout}`);
+  }
   if (!Number.isSafeInteger(rank) || rank < 1) {
     throw new ModelError("lora.rank", `must be a positive integer, got ${rank}`);
   }
@@ -45,6 +54,7 @@ export function loraSpec(options: {
     alpha,
     targetModules: Object.freeze([...targetModules]),
     useRslora: options.useRslora ?? false,
+    dropout,
   });
 }
 
@@ -125,7 +135,7 @@ export function loraAdapter(
     config: Object.freeze({
       r,
       alpha: spec.alpha,
-      dropout: 0,
+      dropout: spec.dropout,
       targetModules: spec.targetModules,
       useRslora: spec.useRslora,
       baseModel,

@@ -43,6 +43,7 @@ export {
   buildLogitsGraph,
   buildLogprobGraph,
   buildPrefillGraph,
+  loraDropoutMasks,
   MODEL_IO,
   type ModelGraph,
   policyFn,

@@ -6,7 +6,7 @@
  * runs the logprob graph on the current parameters to get those old logprobs (and the loss).
  */
 import type { HostTensor, Runtime, Session } from "../onnx/runtime/mod.ts";
-import { hostTensor } from "../onnx/runtime/mod.ts";
+import { hostTensor, scalar } from "../onnx/runtime/mod.ts";
 import type { PolicyBatch } from "../onnx/train-step-batch.ts";
 import { openTrainStep, type TrainStepRunner } from "../onnx/train-step-runner.ts";
 import { ModelError } from "./errors.ts";
@@ -117,6 +117,7 @@ export async function openSupervisedTrainer(
         [MODEL_IO.tokens]: hostTensor("int32", dims, batch.tokens),
         [MODEL_IO.targets]: hostTensor("int32", dims, batch.targets),
         [MODEL_IO.attentionMask]: hostTensor("float32", dims, batch.attentionMask),
+        [MODEL_IO.temperature]: scalar(1),
       });
       const lp = out.host[MODEL_IO.logprobs].data as Float32Array;
       let nll = 0;
@@ -127,7 +128,14 @@ export async function openSupervisedTrainer(
         nll -= lp[i];
         count++;
       }
-      const m = await runner.step(batch, { ...hyper, clipLow: 0.2, clipHigh: 0.2, klCoef: 0 });
+      // Next-token NLL is the policy at temperature 1.
+      const m = await runner.step(batch, {
+        ...hyper,
+        clipLow: 0.2,
+        clipHigh: 0.2,
+        klCoef: 0,
+        temperature: 1,
+      });
       return Object.freeze({
         loss: nll / count,
         gradNorm: m.gradNorm,

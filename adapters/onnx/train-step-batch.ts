@@ -1,9 +1,15 @@
 /**
  * Host-side batches for the train step: validation, whole-batch loss denominators, splitting
- * into micro-batches along the sequence axis 0, and conversion to graph feeds.
+ * into micro-batches along the sequence axis 0, and conversion to graph feeds (dropout masks
+ * included).
  */
 import { type HostTensor, hostTensor, scalar } from "./runtime/mod.ts";
-import { IO, type LossAggregation, TrainStepError } from "./train-step-spec.ts";
+import {
+  type DropoutMaskSpec,
+  IO,
+  type LossAggregation,
+  TrainStepError,
+} from "./train-step-spec.ts";
 
 /**
  * One batch, row-major [batch, seq]. Position t of every per-token array refers to the prediction
@@ -141,6 +147,38 @@ export function batchFeeds(
       throw new TrainStepError("the step has a KL estimator, so batch.refLogprobs is required");
     }
     feeds[IO.refLogprobs] = hostTensor("float32", dims, b.refLogprobs);
+  }
+  return feeds;
+}
+
+/**
+ * Fills dropout mask `name` of one batch row: `out` is float32 [seq, width] and `row` the row's
+ * index in the batch given to the runner, not in its micro-batch, so the split never changes a
+ * mask. Each value multiplies the masked input: 0 where dropped, 1 / (1 - p) where kept (inverted
+ * dropout, as torch.nn.Dropout scales).
+ */
+export type DropoutMaskFill = (name: string, row: number, out: Float32Array) => void;
+
+/**
+ * Mask feeds [rows, seq, width] of the (micro-)batch `part`, whose first row is row `first` of
+ * the whole batch. Built per micro-batch: a mask is as large as the activations it drops.
+ *
+ * @example dropoutMaskFeeds(config.dropoutMasks, fill, micro, 4)
+ */
+export function dropoutMaskFeeds(
+  specs: readonly DropoutMaskSpec[],
+  fill: DropoutMaskFill,
+  part: PolicyBatch,
+  first: number,
+): Record<string, HostTensor> {
+  const feeds: Record<string, HostTensor> = {};
+  for (const { name, width } of specs) {
+    const rowSize = part.seq * width;
+    const data = new Float32Array(part.batch * rowSize);
+    for (let r = 0; r < part.batch; r++) {
+      fill(name, first + r, data.subarray(r * rowSize, (r + 1) * rowSize));
+    }
+    feeds[IO.dropoutMask(name)] = hostTensor("float32", [part.batch, part.seq, width], data);
   }
   return feeds;
 }

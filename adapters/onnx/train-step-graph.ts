@@ -5,19 +5,21 @@
  * - `apply`: the guarded AdamW step on the accumulated gradient.
  * Running `accumulate` on every micro-batch and then `apply` gives the same update as `fused` on
  * the whole batch, because the loss denominators are fed for the whole batch.
+ * Two more share the forward: `gradient-norm` (the global norm of a gradient, no state change) and
+ * `logprobs` (log p(target) without dropout, the numbers the objective's ratio starts from).
  */
 import { globalNorm, optimizerStep } from "./optim/mod.ts";
 import { add, gradients, Graph, greater, toOnnxModel, type Value, where } from "./mod.ts";
-import { policyObjective } from "./train-step-loss.ts";
+import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./train-step-loss.ts";
 import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
 
-/** Which of the three graphs. */
 /**
  * `fused`: gradient and optimizer update in one graph; `accumulate` + `apply`: the same split over
  * micro-batches; `gradient-norm`: only the global norm of the gradient, no state changes (for the
- * norm of one agent's share of a shared worker group's gradient).
+ * norm of one agent's share of a shared worker group's gradient); `logprobs`: the train step's
+ * forward up to log p(target), with no dropout (old logprobs at the current weights).
  */
-export type TrainStepKind = "fused" | "accumulate" | "apply" | "gradient-norm";
+export type TrainStepKind = "fused" | "accumulate" | "apply" | "gradient-norm" | "logprobs";
 
 /** A built graph with its serialized model and the names the runner binds. */
 export interface TrainStepGraph {
@@ -60,6 +62,16 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
   const params: Record<string, Value> = {};
   for (const p of specs) params[p.name] = f32(IO.param(p.name), p.shape);
 
+  if (kind === "logprobs") {
+    const tokens = g.input(IO.tokens, "int32", [BATCH, SEQ]);
+    const targets = g.input(IO.targets, "int32", [BATCH, SEQ]);
+    const attentionMask = f32(IO.attentionMask, [BATCH, SEQ]);
+    const logits = config.policy({ params, tokens, attentionMask });
+    checkLogits(logits);
+    g.output(targetLogprobs(temperedLogSoftmax(logits, f32(IO.temperature)), targets), IO.logprobs);
+    return finish(kind, g, bindings, metrics);
+  }
+
   let grads: Value[];
   if (kind === "apply") {
     grads = trainable.map((name) => f32(IO.gradAcc(name), params[name].shape));
@@ -77,7 +89,12 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     const clipLow = f32(IO.clipLow);
     const clipHigh = f32(IO.clipHigh);
     const klCoef = f32(IO.klCoef);
-    const logits = config.policy({ params, tokens, attentionMask });
+    const temperature = f32(IO.temperature);
+    const dropoutMasks: Record<string, Value> = {};
+    for (const m of config.dropoutMasks ?? []) {
+      dropoutMasks[m.name] = f32(IO.dropoutMask(m.name), [BATCH, SEQ, m.width]);
+    }
+    const logits = config.policy({ params, tokens, attentionMask, dropoutMasks });
     checkLogits(logits);
     const objective = policyObjective(
       {
@@ -92,6 +109,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
         clipLow,
         clipHigh,
         klCoef,
+        temperature,
       },
       config.aggregation ?? "token-mean",
       kl,
@@ -142,6 +160,16 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     publish(result.gradNorm, IO.gradNorm);
     publish(result.skipped, IO.skipped);
   }
+  return finish(kind, g, bindings, metrics);
+}
+
+/** Serializes a built graph with the state bindings and metrics the runner needs. */
+function finish(
+  kind: TrainStepKind,
+  g: Graph,
+  bindings: { state: string; output: string }[],
+  metrics: string[],
+): TrainStepGraph {
   return Object.freeze({
     kind,
     graph: g,

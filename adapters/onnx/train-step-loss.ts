@@ -2,7 +2,8 @@
  * The clipped policy objective (PPO, GRPO, DAPO's asymmetric clip) on logits, with an optional
  * KL penalty to a reference policy, plus the diagnostics every step reports. Per-token values are
  * weighted so that summing a micro-batch's contribution over all micro-batches gives the loss of
- * the whole batch: the denominators are inputs computed over the whole batch.
+ * the whole batch: the denominators are inputs computed over the whole batch. Every distribution
+ * here (ratio, KL, entropy) is the tempered one the rollout sampled from, softmax(logits / T).
  */
 import {
   add,
@@ -40,6 +41,8 @@ export interface ObjectiveInputs {
   readonly clipLow: Value;
   readonly clipHigh: Value;
   readonly klCoef: Value;
+  /** float scalar: the logprob temperature (`logprobTemperature` of the sampling one). */
+  readonly temperature: Value;
 }
 
 /** Scalars of the objective; all but `loss` are diagnostics that carry no gradient. */
@@ -55,6 +58,20 @@ export interface ObjectiveOutputs {
 }
 
 /**
+ * log softmax(logits / T) over the vocabulary, [batch, seq, vocab]: the log-policy that sampled at
+ * temperature T (veRL dp_actor._forward_micro_batch divides the logits by the temperature before
+ * logprobs and entropy alike). T = 1 divides exactly, so the untempered case is bit-identical.
+ */
+export function temperedLogSoftmax(logits: Value, temperature: Value): Value {
+  return logSoftmax(div(logits, temperature), -1);
+}
+
+/** log p(target) [batch, seq] picked from log-probabilities [batch, seq, vocab]. */
+export function targetLogprobs(logpAll: Value, targets: Value): Value {
+  return squeeze(gatherElements(logpAll, unsqueeze(targets, [2]), 2), [2]);
+}
+
+/**
  * Emits the objective. Values at masked positions must be finite (they are multiplied by 0).
  *
  * @example
@@ -66,8 +83,8 @@ export function policyObjective(
   aggregation: LossAggregation,
   kl: KlEstimator | null,
 ): ObjectiveOutputs {
-  const logpAll = logSoftmax(x.logits, -1);
-  const logp = squeeze(gatherElements(logpAll, unsqueeze(x.targets, [2]), 2), [2]);
+  const logpAll = temperedLogSoftmax(x.logits, x.temperature);
+  const logp = targetLogprobs(logpAll, x.targets);
   const ratio = exp(sub(logp, x.oldLogprobs));
   const unclipped = mul(neg(x.advantages), ratio);
   const clipped = mul(neg(x.advantages), clip(ratio, sub(1, x.clipLow), add(x.clipHigh, 1)));

@@ -18,6 +18,8 @@ import {
   batchFeeds,
   checkBatch,
   countLossTokens,
+  dropoutMaskFeeds,
+  type DropoutMaskFill,
   lossDenominator,
   type PolicyBatch,
   splitBatch,
@@ -25,6 +27,7 @@ import {
 import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
 import {
   IO,
+  logprobTemperature,
   LOSS_METRICS,
   trainableNames,
   type TrainStepConfig,
@@ -40,6 +43,12 @@ export interface TrainStepHyper {
   readonly weightDecay: number;
   /** +Infinity disables clipping. */
   readonly maxGradNorm: number;
+  /**
+   * The temperature the batch was sampled at: the ratio, KL and entropy are of
+   * softmax(logits / T), the policy that sampled; 0 (greedy) takes logprobs at T = 1 (see
+   * `logprobTemperature`). The batch's old and reference logprobs must be taken at the same T.
+   */
+  readonly temperature: number;
 }
 
 /** What one optimizer step reports (for the gradient-step event). */
@@ -80,14 +89,33 @@ export interface TrainStepRunner {
   readonly frozen: Readonly<Record<string, DeviceTensor>>;
   /** Parameters, moments (`IO.adamM(name)`, `IO.adamV(name)`), `IO.adamStep`, accumulators. */
   readonly state: DeviceState;
-  /** One optimizer step on `batch` (micro-batched when the runner was opened so). */
-  step(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
+  /**
+   * One optimizer step on `batch` (micro-batched when the runner was opened so). `masks` fills
+   * the config's dropout masks; required exactly when the config has some.
+   */
+  step(
+    batch: PolicyBatch,
+    hyper: TrainStepHyper,
+    masks?: DropoutMaskFill,
+  ): Promise<TrainStepMetrics>;
   /**
    * Global norm of the part of `batch`'s loss gradient that comes from `rows` (the loss keeps the
    * whole batch's denominators, so the parts of disjoint row sets sum to the full gradient), at
-   * the current parameters; nothing is updated. The graph is built on first use.
+   * the current parameters; nothing is updated. The same `masks` as a step's give that step's
+   * gradient. The graph is built on first use.
    */
-  gradientNorm(batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]): Promise<number>;
+  gradientNorm(
+    batch: PolicyBatch,
+    hyper: TrainStepHyper,
+    rows: readonly number[],
+    masks?: DropoutMaskFill,
+  ): Promise<number>;
+  /**
+   * log p(target) [batch * seq] at the current parameters and logprob temperature of
+   * `temperature`, without dropout: the step's own forward (same graph ops, same micro-batch
+   * split), so a step fed these as old logprobs starts at ratio 1. The graph is built on first use.
+   */
+  logprobs(batch: PolicyBatch, temperature: number): Promise<Float32Array>;
   /** Copies a trainable parameter to the host. */
   readParam(name: string): Promise<HostTensor>;
   /** Frees sessions, state and owned frozen parameters. */
@@ -109,6 +137,7 @@ async function load(runtime: Runtime, config: TrainStepConfig, kind: TrainStepKi
 
 function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
   return {
+    [IO.temperature]: scalar(logprobTemperature(h.temperature)),
     [IO.lr]: scalar(h.lr),
     [IO.clipLow]: scalar(h.clipLow),
     [IO.clipHigh]: scalar(h.clipHigh),
@@ -124,7 +153,7 @@ function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
  * @example
  * const runner = await openTrainStep({ runtime, config, initial: weights });
  * const metrics = await runner.step(batch, { lr: 1e-5, clipLow: 0.2, clipHigh: 0.28,
- *   klCoef: 0, weightDecay: 0.01, maxGradNorm: 1 });
+ *   klCoef: 0, weightDecay: 0.01, maxGradNorm: 1, temperature: 1 });
  */
 export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
   const { runtime, config } = options;
@@ -178,7 +207,35 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     }
   }
   const withReference = (config.kl ?? null) !== null;
+  const maskSpecs = config.dropoutMasks ?? [];
   let normSession: Promise<Loaded> | null = null;
+  let logprobSession: Promise<Loaded> | null = null;
+  const aggregation = config.aggregation ?? "token-mean";
+  const wholeBatch = (batch: PolicyBatch) => ({
+    lossDenominator: lossDenominator(aggregation, batch, config.aggregationConstant),
+    tokenCount: countLossTokens(batch).tokens,
+  });
+  const maskFeeds = (
+    masks: DropoutMaskFill | undefined,
+    part: PolicyBatch,
+    first: number,
+  ): Record<string, HostTensor> => {
+    if (maskSpecs.length === 0) {
+      if (masks) {
+        throw new TrainStepError(
+          "a DropoutMaskFill was given but the config has no dropoutMasks; pass none",
+        );
+      }
+      return {};
+    }
+    if (!masks) {
+      throw new TrainStepError(
+        `the config has ${maskSpecs.length} dropout masks (${maskSpecs[0].name}, ...); pass a ` +
+          "DropoutMaskFill to step and gradientNorm",
+      );
+    }
+    return dropoutMaskFeeds(maskSpecs, masks, part, first);
+  };
 
   const run = (loaded: Loaded, feeds: Record<string, Feed>) => {
     const inputs = new Set(loaded.session.inputNames);
@@ -193,17 +250,13 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     trainable,
     frozen: Object.freeze(frozen),
     state,
-    step: async (batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics> => {
+    step: async (
+      batch: PolicyBatch,
+      hyper: TrainStepHyper,
+      masks?: DropoutMaskFill,
+    ): Promise<TrainStepMetrics> => {
       checkBatch(batch);
-      const { tokens } = countLossTokens(batch);
-      const whole = {
-        lossDenominator: lossDenominator(
-          config.aggregation ?? "token-mean",
-          batch,
-          config.aggregationConstant,
-        ),
-        tokenCount: tokens,
-      };
+      const whole = wholeBatch(batch);
       const hp = hyperFeeds(hyper);
       const sums: Record<string, number> = {};
       const add = (out: Readonly<Record<string, HostTensor>>) => {
@@ -212,13 +265,18 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       let last: Readonly<Record<string, HostTensor>>;
       const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
       if (micro === undefined) {
-        last = await run(sessions[0], { ...batchFeeds(batch, whole, withReference), ...hp });
+        last = await run(sessions[0], {
+          ...batchFeeds(batch, whole, withReference),
+          ...maskFeeds(masks, batch, 0),
+          ...hp,
+        });
         add(last);
       } else {
         for (const [i, part] of parts.entries()) {
           add(
             await run(sessions[0], {
               ...batchFeeds(part, whole, withReference),
+              ...maskFeeds(masks, part, i * micro),
               ...hp,
               [IO.accumulate]: scalar(i === 0 ? 0 : 1),
             }),
@@ -238,19 +296,17 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
         skipped: last[IO.skipped].data[0] !== 0,
         appliedSteps: applied,
         microBatches: parts.length,
-        lossTokens: tokens,
+        lossTokens: whole.tokenCount,
       });
     },
-    gradientNorm: async (batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]) => {
+    gradientNorm: async (
+      batch: PolicyBatch,
+      hyper: TrainStepHyper,
+      rows: readonly number[],
+      masks?: DropoutMaskFill,
+    ) => {
       checkBatch(batch);
-      const whole = {
-        lossDenominator: lossDenominator(
-          config.aggregation ?? "token-mean",
-          batch,
-          config.aggregationConstant,
-        ),
-        tokenCount: countLossTokens(batch).tokens,
-      };
+      const whole = wholeBatch(batch);
       const keep = new Float32Array(batch.lossMask.length);
       for (const row of rows) {
         if (!(Number.isInteger(row) && row >= 0 && row < batch.batch)) {
@@ -268,9 +324,31 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       normSession ??= load(runtime, config, "gradient-norm");
       const out = await run(await normSession, {
         ...batchFeeds(part, whole, withReference),
+        ...maskFeeds(masks, part, 0),
         ...hyperFeeds(hyper),
       });
       return out[IO.gradNorm].data[0];
+    },
+    logprobs: async (batch: PolicyBatch, temperature: number) => {
+      checkBatch(batch);
+      const feedTemperature = scalar(logprobTemperature(temperature));
+      logprobSession ??= load(runtime, config, "logprobs");
+      const loaded = await logprobSession;
+      const out = new Float32Array(batch.batch * batch.seq);
+      const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
+      let at = 0;
+      for (const part of parts) {
+        const dims = [part.batch, part.seq];
+        const result = await run(loaded, {
+          [IO.tokens]: hostTensor("int32", dims, part.tokens),
+          [IO.targets]: hostTensor("int32", dims, part.targets),
+          [IO.attentionMask]: hostTensor("float32", dims, part.attentionMask),
+          [IO.temperature]: feedTemperature,
+        });
+        out.set(result[IO.logprobs].data as Float32Array, at);
+        at += part.batch * part.seq;
+      }
+      return out;
     },
     readParam: (name: string) => {
       if (!trainable.includes(name)) {
@@ -284,6 +362,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       for (const t of owned) t.dispose();
       for (const { session } of sessions) await session.release();
       if (normSession) await (await normSession).session.release();
+      if (logprobSession) await (await logprobSession).session.release();
     },
   });
 }

@@ -16,7 +16,9 @@ export interface ParamSpec {
  * How per-token losses become one number.
  * - `token-mean`: sum over all loss tokens / number of loss tokens in the whole batch.
  * - `seq-mean-token-mean`: mean over tokens within each sequence, then mean over sequences.
- * - `seq-sum-const` (Dr. GRPO): each sequence's token sum / a constant, then mean over sequences.
+ * - `seq-sum-const` (Dr. GRPO): each sequence's token sum / a constant, then mean over sequences,
+ *   i.e. sum / (sequences * constant) as TRL's GRPOTrainer computes loss_type "dr_grpo"
+ *   (`(per_token_loss * mask).sum() / (batch size * max_completion_length)`).
  */
 export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-sum-const";
 
@@ -26,6 +28,16 @@ export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-sum-co
  */
 export type KlEstimator = "k1" | "k3";
 
+/**
+ * A dropout mask the policy multiplies into one of its values during training: a float32 graph
+ * input [batch, seq, width] named `IO.dropoutMask(name)`, fed per (micro-)batch by the caller's
+ * `DropoutMaskFill` (the randomness is the caller's, keyed so replay is bit-exact).
+ */
+export interface DropoutMaskSpec {
+  readonly name: string;
+  readonly width: number;
+}
+
 /** What the policy builder receives: every parameter (trainable or frozen) and the batch. */
 export interface PolicyInputs {
   readonly params: Readonly<Record<string, Value>>;
@@ -33,6 +45,11 @@ export interface PolicyInputs {
   readonly tokens: Value;
   /** float32 [batch, seq], 1 for real tokens and 0 for padding. */
   readonly attentionMask: Value;
+  /**
+   * The config's dropout masks by name, float32 [batch, seq, width], in the graphs that train
+   * (fused, accumulate, gradient-norm); absent in `logprobs`, which runs without dropout.
+   */
+  readonly dropoutMasks?: Readonly<Record<string, Value>>;
 }
 
 /** Builds logits float32 [batch, seq, vocab] on the graph; the model plugs in here. */
@@ -52,6 +69,8 @@ export interface TrainStepConfig {
   readonly kl?: KlEstimator | null;
   /** Adam beta1, beta2, eps (torch defaults). */
   readonly adam?: AdamConstants;
+  /** Dropout masks of the training forward (LoRA dropout); none (default) builds no mask input. */
+  readonly dropoutMasks?: readonly DropoutMaskSpec[];
 }
 
 /** A train-step configuration could not be used; the message names the field and the fix. */
@@ -70,6 +89,8 @@ export const IO = Object.freeze({
   lossMask: "loss_mask",
   advantages: "advantages",
   oldLogprobs: "old_logprobs",
+  /** float scalar: logits are divided by it before every softmax (see logprobTemperature). */
+  temperature: "temperature",
   refLogprobs: "ref_logprobs",
   /** float scalar: denominator of the aggregated loss over the WHOLE batch (see lossDenominator). */
   lossDenominator: "loss_denominator",
@@ -93,6 +114,9 @@ export const IO = Object.freeze({
   entropy: "entropy",
   gradNorm: "grad_norm",
   skipped: "skipped",
+  /** float32 [batch, seq]: log p(target) of the `logprobs` graph. */
+  logprobs: "logprobs",
+  dropoutMask: (name: string) => `dropout_mask:${name}`,
   param: (name: string) => `param:${name}`,
   paramNext: (name: string) => `param_next:${name}`,
   adamM: (name: string) => `adam_m:${name}`,
@@ -135,4 +159,23 @@ export function trainableNames(config: TrainStepConfig): readonly string[] {
     throw new TrainStepError('trainable is empty; name at least one param or use "all"');
   }
   return all.filter((name) => config.trainable!.includes(name));
+}
+
+/**
+ * The temperature the logprobs of a policy sampled at `sampling` are taken at: the policy that
+ * sampled is softmax(logits / T) (veRL's dp_actor._forward_micro_batch `logits.div_(temperature)`,
+ * TRL's GRPOTrainer._get_per_token_logps_and_entropies `logits.div_(self.temperature)`), so T
+ * itself. T = 0 samples greedily (the argmax), which has no tempered distribution to take
+ * logprobs of; they are then those of the model itself, T = 1.
+ *
+ * @example logprobTemperature(0.7) // 0.7
+ * @example logprobTemperature(0) // 1
+ */
+export function logprobTemperature(sampling: number): number {
+  if (!(Number.isFinite(sampling) && sampling >= 0)) {
+    throw new TrainStepError(
+      `temperature must be a finite number >= 0 (the sampling temperature), got ${sampling}`,
+    );
+  }
+  return sampling === 0 ? 1 : sampling;
 }

@@ -9,8 +9,10 @@
  * const metrics = await runner.step(batch, hyper);
  */
 export {
+  type DropoutMaskSpec,
   IO,
   type KlEstimator,
+  logprobTemperature,
   LOSS_METRICS,
   type LossAggregation,
   type ParamSpec,
@@ -20,12 +22,20 @@ export {
   type TrainStepConfig,
   TrainStepError,
 } from "./train-step-spec.ts";
-export { type ObjectiveInputs, type ObjectiveOutputs, policyObjective } from "./train-step-loss.ts";
+export {
+  type ObjectiveInputs,
+  type ObjectiveOutputs,
+  policyObjective,
+  targetLogprobs,
+  temperedLogSoftmax,
+} from "./train-step-loss.ts";
 export { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
 export {
   batchFeeds,
   checkBatch,
   countLossTokens,
+  dropoutMaskFeeds,
+  type DropoutMaskFill,
   lossDenominator,
   type PolicyBatch,
   splitBatch,

@@ -9,6 +9,7 @@ import {
   storeOption,
   UsageError,
 } from "../../events/cli/command.ts";
+import { SPIKE_MULTIPLE } from "../stats/mod.ts";
 import { openAnalysis } from "../queries/open-analysis.ts";
 import { resolveRuns, UnknownRunError } from "../queries/resolve-runs.ts";
 import { loadRunSummaries } from "../queries/run-summaries.ts";
@@ -43,8 +44,8 @@ const cli = defineCommand({
     out: { type: "string", help: "write the report to this file instead of stdout" },
     "spike-multiple": {
       type: "string",
-      default: "10",
-      help: "grad-norm spike threshold, × running median",
+      default: String(SPIKE_MULTIPLE),
+      help: `grad-norm spike threshold, × running median (default ${SPIKE_MULTIPLE})`,
     },
   },
 });

@@ -136,39 +136,79 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
     case "advantages.computed": {
       const d = e.data;
       const g = d.baseline.global;
+      const b = d.baseline.batch;
       return [
-        ["advantage_groups", [run, d.step, d.prompt, d.estimator, d.sigmaConvention, d.eps]],
-        ["baselines", [run, d.step, d.prompt, null, g.mu, g.sigma, g.n]],
+        ["advantage_groups", [
+          run,
+          d.step,
+          d.prompt,
+          d.estimator,
+          d.scope,
+          d.sigmaConvention,
+          d.eps,
+          b?.mu ?? null,
+          b?.sigma ?? null,
+          b?.n ?? null,
+        ]],
+        ["baselines", [run, d.step, d.prompt, null, g.mu, g.sigma, g.n, null]],
         ...Object.entries(d.baseline.perAgent).sort(([a], [b]) => a < b ? -1 : 1).map((
           [agent, s],
-        ): TableRow => ["baselines", [run, d.step, d.prompt, agent, s.mu, s.sigma, s.n]]),
+        ): TableRow => [
+          "baselines",
+          [run, d.step, d.prompt, agent, s.mu, s.sigma, s.n, s.multiplier],
+        ]),
         ...d.advantages.map((a): TableRow => [
           "advantage_rows",
-          [run, d.step, d.prompt, a.trajectory, a.sample, a.agent, a.turn, a.advantage],
+          [
+            run,
+            d.step,
+            d.prompt,
+            a.trajectory,
+            a.sample,
+            a.agent,
+            a.turn,
+            a.advantage,
+            a.reward,
+            a.score,
+          ],
         ]),
       ];
     }
     case "gradient_step.applied": {
       const d = e.data;
-      return [["grad_steps", [
-        run,
-        d.step,
-        d.workerGroup,
-        d.update,
-        d.agents.join(","),
-        d.losses.total ?? null,
-        floatsJson(d.losses),
-        d.gradNormBeforeClip,
-        d.gradNormAfterClip,
-        floatsJson(d.agentGradNorms),
-        d.clipFraction,
-        d.kl,
-        d.entropy,
-        d.lr,
-        d.tokens,
-        d.skippedNonFinite,
-        d.parameterHash,
-      ]]];
+      return [
+        ["grad_steps", [
+          run,
+          d.step,
+          d.workerGroup,
+          d.update,
+          d.epoch,
+          d.miniBatch,
+          d.agents.join(","),
+          d.losses.total ?? null,
+          floatsJson(d.losses),
+          d.gradNormBeforeClip,
+          d.gradNormAfterClip,
+          floatsJson(d.agentGradNorms),
+          d.clipFraction,
+          d.kl,
+          d.entropy,
+          d.lr,
+          d.clipLow,
+          d.clipHigh,
+          d.temperature,
+          d.loraDropout,
+          d.oldLogprobs,
+          d.oldLogprobDrift,
+          d.tokens,
+          d.skippedNonFinite,
+          d.parameterHash,
+        ]],
+        ...(d.rows ?? []).map((r): TableRow => [
+          "grad_step_rows",
+          [run, d.step, d.workerGroup, d.update, d.epoch, d.miniBatch, r.prompt, r.sample, r.turn],
+        ]),
+      ];
     }
     case "checkpoint.saved": {
       const d = e.data;

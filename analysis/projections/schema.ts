@@ -14,7 +14,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 6;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -136,8 +136,15 @@ export const TABLES = Object.freeze({
     ["step", "BIGINT"],
     ["prompt", "BIGINT"],
     ["estimator", "VARCHAR"],
+    // What the statistics ranged over: group, batch (the step's whole batch) or role (MADA-RL).
+    ["scope", "VARCHAR"],
     ["sigma_convention", "VARCHAR"],
     ["eps", "DOUBLE"],
+    // Batch-scope statistics (n = response tokens of the step's batch), equal on every prompt
+    // group of the step; NULL for other scopes and logs before advantages.computed v3.
+    ["batch_mu", "DOUBLE"],
+    ["batch_sigma", "DOUBLE"],
+    ["batch_n", "BIGINT"],
   ]),
   baselines: table("baselines", [
     ["run_id", "VARCHAR"],
@@ -147,6 +154,8 @@ export const TABLES = Object.freeze({
     ["mu", "DOUBLE"],
     ["sigma", "DOUBLE"],
     ["n", "BIGINT"],
+    // Lemma 4.2 multiplier as the engine recorded it (NULL on the global row).
+    ["multiplier", "DOUBLE"],
   ]),
   advantage_rows: table("advantage_rows", [
     ["run_id", "VARCHAR"],
@@ -157,12 +166,19 @@ export const TABLES = Object.freeze({
     ["agent", "VARCHAR"],
     ["turn", "BIGINT"],
     ["advantage", "DOUBLE"],
+    // The action's own reward (after penalty) and the value normalized (its reward or its
+    // trajectory's score); NULL in logs before advantages.computed v3.
+    ["reward", "DOUBLE"],
+    ["score", "DOUBLE"],
   ]),
   grad_steps: table("grad_steps", [
     ["run_id", "VARCHAR"],
     ["step", "BIGINT"],
     ["wg", "VARCHAR"],
     ["update", "BIGINT"],
+    // update = epoch * mini-batches + mini_batch; 0 and 0 in logs before gradient_step.applied v2.
+    ["epoch", "BIGINT"],
+    ["mini_batch", "BIGINT"],
     ["agents", "VARCHAR"],
     ["loss", "DOUBLE"],
     ["losses_json", "VARCHAR"],
@@ -173,9 +189,28 @@ export const TABLES = Object.freeze({
     ["kl", "DOUBLE"],
     ["entropy", "DOUBLE"],
     ["lr", "DOUBLE"],
+    // NULL in logs before gradient_step.applied v2 (old_logprobs reads "rollout" there).
+    ["clip_low", "DOUBLE"],
+    ["clip_high", "DOUBLE"],
+    ["temperature", "DOUBLE"],
+    ["lora_dropout", "DOUBLE"],
+    ["old_logprobs", "VARCHAR"],
+    ["old_logprob_drift", "DOUBLE"],
     ["tokens", "BIGINT"],
     ["skipped_non_finite", "BOOLEAN"],
     ["parameter_hash", "VARCHAR"],
+  ]),
+  // The turns each update trained on (none for logs before gradient_step.applied v2).
+  grad_step_rows: table("grad_step_rows", [
+    ["run_id", "VARCHAR"],
+    ["step", "BIGINT"],
+    ["wg", "VARCHAR"],
+    ["update", "BIGINT"],
+    ["epoch", "BIGINT"],
+    ["mini_batch", "BIGINT"],
+    ["prompt", "BIGINT"],
+    ["sample", "BIGINT"],
+    ["turn", "BIGINT"],
   ]),
   checkpoints: table("checkpoints", [
     ["run_id", "VARCHAR"],
@@ -302,9 +337,10 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
     "advantages",
     `CREATE OR REPLACE VIEW advantages AS
       SELECT a.run_id, a.step, a.prompt, a.trajectory, a.sample, a.agent, a.turn, a.advantage,
-        g.estimator, g.sigma_convention, g.eps,
+        a.reward, a.score, g.estimator, g.scope, g.sigma_convention, g.eps,
         gb.mu AS global_mu, gb.sigma AS global_sigma, gb.n AS global_n,
-        ab.mu AS agent_mu, ab.sigma AS agent_sigma, ab.n AS agent_n
+        ab.mu AS agent_mu, ab.sigma AS agent_sigma, ab.n AS agent_n,
+        g.batch_mu, g.batch_sigma, g.batch_n
       FROM advantage_rows a
       JOIN advantage_groups g USING (run_id, step, prompt)
       LEFT JOIN baselines gb ON gb.run_id = a.run_id AND gb.step = a.step
@@ -314,14 +350,20 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
   ],
   [
     "lemma_multipliers",
-    // Dr. MAS Lemma 4.2 per prompt group and agent; undefined (NULL) when sigma = 0.
+    // Dr. MAS Lemma 4.2 per prompt group and agent: the multiplier the engine recorded (its one
+    // definition is engine/advantages; NULL where it recorded none: global sigma = 0, MADA-RL,
+    // logs before advantages.computed v2). Unbounded: global sigma = 0 while agent k's rewards
+    // differ from the group's, so a global baseline divides a nonzero difference by eps; NULL
+    // under MADA-RL (estimator mada or scope role), where the lemma does not apply.
     `CREATE OR REPLACE VIEW lemma_multipliers AS
-      SELECT ab.run_id, ab.step, ab.prompt, ab.agent,
-        (ab.sigma * ab.sigma + (ab.mu - gb.mu) * (ab.mu - gb.mu)) / nullif(gb.sigma * gb.sigma, 0)
-          AS multiplier,
+      SELECT ab.run_id, ab.step, ab.prompt, ab.agent, ab.multiplier,
+        CASE WHEN g.estimator = 'mada' OR g.scope = 'role' THEN NULL
+             ELSE gb.sigma = 0 AND (ab.sigma > 0 OR abs(ab.mu - gb.mu) > 1e-12) END AS unbounded,
         ab.mu AS agent_mu, ab.sigma AS agent_sigma, gb.mu AS global_mu, gb.sigma AS global_sigma
       FROM baselines ab JOIN baselines gb ON gb.run_id = ab.run_id AND gb.step = ab.step
         AND gb.prompt = ab.prompt AND gb.agent IS NULL
+      LEFT JOIN advantage_groups g ON g.run_id = ab.run_id AND g.step = ab.step
+        AND g.prompt = ab.prompt
       WHERE ab.agent IS NOT NULL`,
   ],
   [
@@ -344,9 +386,11 @@ export const EXPORTED = Object.freeze([
   "turns",
   "trajectories",
   "rewards",
+  "advantage_groups",
   "advantages",
   "lemma_multipliers",
   "grad_steps",
+  "grad_step_rows",
   "checkpoints",
   "evals",
   "eval_summary",

@@ -49,16 +49,45 @@ export interface AnalysisDb {
     run_id: string;
     step: number;
     wg: string;
+    /** Index within the step: epoch * mini-batches + mini_batch. */
     update: number;
+    epoch: number;
+    mini_batch: number;
     grad_norm: number;
+    clip_low: number | null;
+    clip_high: number | null;
+    temperature: number | null;
+    lora_dropout: number | null;
+    old_logprobs: string;
+    old_logprob_drift: number | null;
+    tokens: number;
     skipped_non_finite: boolean;
+  };
+  /** The (prompt, sample, turn) of each rollout turn an update trained on. */
+  grad_step_rows: {
+    run_id: string;
+    step: number;
+    wg: string;
+    update: number;
+    epoch: number;
+    mini_batch: number;
+    prompt: number;
+    sample: number;
+    turn: number;
   };
   lemma_multipliers: {
     run_id: string;
     step: number;
     prompt: number;
     agent: string;
+    /** As the engine recorded it; NULL where it recorded none. */
     multiplier: number | null;
+    /** NULL under MADA-RL, where the lemma does not apply. */
+    unbounded: boolean | null;
+    agent_mu: number;
+    agent_sigma: number;
+    global_mu: number;
+    global_sigma: number;
   };
   eval_summary: {
     run_id: string;

@@ -6,9 +6,10 @@ import { criticImprovementOfRun } from "./critic-query.ts";
 /**
  * Reads what the report needs of each run from the projections: flattened config (plus the
  * runs view's estimator, workflow, seed and models, so they group even when the config names
- * them differently), avg@k or pass@k per benchmark at the run's last evaluated step, gradient norms per
- * worker group in step order, the per-step mean Lemma 4.2 multiplier per agent, critic effects
- * on eval debates, and cost figures.
+ * them differently), avg@k or pass@k per benchmark at the run's last evaluated step, gradient
+ * norms per worker group, one per optimizer update in the order applied (step, then update:
+ * several per step with PPO epochs and mini-batches), the per-step mean Lemma 4.2 multiplier per
+ * agent, critic effects on eval debates, and cost figures.
  *
  * @example
  * ```ts

@@ -1,3 +1,4 @@
+import { SPIKE_MULTIPLE } from "../stats/mod.ts";
 import { type AccuracyCell, accuracyTable, benchmarksOf } from "./accuracy-table.ts";
 import { againstBaseline, type Comparison, pairwiseMatrix } from "./comparison.ts";
 import { type CostRow, costTable } from "./cost-table.ts";
@@ -12,7 +13,7 @@ export interface ReportOptions {
   readonly groupBy: string;
   /** Group value to compare against; the first group in sorted order when absent. */
   readonly baseline?: string;
-  /** A grad-norm step above this multiple of the running median counts as a spike. */
+  /** The spike rule's multiple (`gradientSpikes`); SPIKE_MULTIPLE when absent. */
   readonly spikeMultiple?: number;
   /** Which accuracy the runs carry, for the report's wording (default avg@k). */
   readonly metric?: AccuracyMetric;
@@ -55,7 +56,7 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
       }`,
     );
   }
-  const spikeMultiple = options.spikeMultiple ?? 10;
+  const spikeMultiple = options.spikeMultiple ?? SPIKE_MULTIPLE;
   const benchmarks = benchmarksOf(runs);
   const accuracy = accuracyTable(groups, benchmarks);
   return Object.freeze({

@@ -88,8 +88,9 @@ function markdown(r: Report): string {
     "",
     `## Training stability: gradient norm per worker group`,
     "",
-    `Median, p99, max and max/median are means over runs; a spike is a step above ` +
-    `${r.spikeMultiple}× the running median; counts are totals over runs.`,
+    `Median, p99, max and max/median are means over runs; a spike is an update above ` +
+    `${r.spikeMultiple}× the running median of the earlier finite nonzero norms; counts are ` +
+    `totals over runs.`,
     "",
     markdownTable(
       [key, "wg", "runs", "median", "p99", "max", "max/median", "spikes", "non-finite"],

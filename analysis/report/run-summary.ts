@@ -6,7 +6,10 @@ export type AccuracyMetric = "avg@k" | "pass@k";
 /** A config value as flattened into the runs table. */
 export type ConfigValue = string | number | boolean | null;
 
-/** One worker group's gradient norms over steps, in step order (NaN/Infinity kept). */
+/**
+ * One worker group's gradient norms, one per optimizer update in the order applied (step, then
+ * update; several per step with PPO epochs and mini-batches), NaN/Infinity kept.
+ */
 export interface WorkerGroupNorms {
   readonly wg: string;
   readonly norms: readonly number[];

@@ -27,7 +27,8 @@ export interface LemmaRow {
 
 /**
  * Per group and worker group: grad-norm median, p99, max, max/median (each averaged over runs),
- * spike and non-finite step counts (summed over runs).
+ * spike and non-finite update counts (summed over runs; a step has several updates with PPO
+ * epochs or mini-batches).
  *
  * @example
  * ```ts

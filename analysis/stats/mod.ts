@@ -16,12 +16,8 @@ export {
   type DebateQuestion,
   majorityCorrect,
 } from "./critic-improvement.ts";
-export {
-  lemmaMultiplier,
-  lemmaMultiplierFromRewards,
-  populationMoments,
-} from "./lemma-multiplier.ts";
 export { quantile } from "./quantile.ts";
+export { gradientSpikes, SPIKE_MULTIPLE } from "./gradient-spikes.ts";
 export { type GradNormStability, gradNormStability } from "./grad-norm-stability.ts";
 export { gainPerParameter } from "./cost.ts";
 export { StatsInputError } from "./stats-input-error.ts";

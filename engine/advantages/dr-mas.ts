@@ -9,8 +9,11 @@ import {
 } from "./types.ts";
 
 /**
- * Dr. MAS: for each agent k, mu_k and sigma_k over k's actions in the group (a trajectory counted
- * once per action of k); k's action in trajectory i gets `(R_i - mu_k) / (sigma_k + eps)`.
+ * Dr. MAS: for each agent k, mu_k and sigma_k over k's action rewards in the group (a trajectory
+ * counted once per action of k); k's action gets `(r - mu_k) / (sigma_k + eps)` with r its own
+ * (penalized) reward. The Dr. MAS code's `group_by_agent_id=True` (`ray_trainer.py`
+ * compute_advantage groups by `uid_agent_id`; `core_algos.py` line 543 extends the group with
+ * every action's score).
  *
  * @example
  * ```ts
@@ -21,10 +24,8 @@ export function drMasAdvantages(
   trajectories: readonly GroupTrajectory[],
   options: EstimatorOptions = DEFAULT_ESTIMATOR_OPTIONS,
 ): GroupAdvantages {
-  return estimateGroup(
-    "dr-mas",
-    trajectories,
-    options,
-    ({ reward, agent }) => normalizedAdvantage(reward, agent, options.eps),
-  );
+  return estimateGroup("dr-mas", "group", trajectories, options, {
+    from: "action-reward",
+    advantage: ({ value, agent }) => normalizedAdvantage(value, agent, options.eps),
+  });
 }

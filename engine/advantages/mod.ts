@@ -1,13 +1,13 @@
 /**
- * Group-baseline advantage estimators (DESIGN.md "Estimator details that decide results"): GRPO's
- * global baseline, Dr. MAS's agent-wise baseline, Dr. GRPO, RLOO and REINFORCE++-baseline, each
+ * Advantage estimators, all listed in `registry.ts`: GRPO's global baseline, Dr. MAS's agent-wise
+ * baseline, Dr. GRPO, RLOO, REINFORCE++-baseline (batch scope) and MADA-RL (role scope), each
  * reporting the statistics it used and the Lemma 4.2 multiplier per agent, for the advantages
  * event.
  *
  * @example
  * ```ts
- * import { drMasAdvantages } from "../advantages/mod.ts";
- * const result = drMasAdvantages(group, { sigma: "population", eps: 1e-6 });
+ * import { estimateStep } from "../advantages/mod.ts";
+ * const perPrompt = estimateStep("dr-mas", [group0, group1], { sigma: "population", eps: 1e-6 });
  * ```
  */
 export { AdvantageInputError } from "./errors.ts";
@@ -18,15 +18,24 @@ export {
   type BaselineStatistics,
   DEFAULT_ESTIMATOR_OPTIONS,
   type EstimatorOptions,
+  type EstimatorScope,
   type GroupAdvantages,
   type GroupTrajectory,
   type SigmaConvention,
 } from "./types.ts";
 export { baselineStatistics, checkEstimatorOptions, normalizedAdvantage } from "./statistics.ts";
-export { lemmaMultiplier } from "./group.ts";
+export { lemmaMultiplier, trajectoryScore } from "./group.ts";
 export { grpoAdvantages } from "./grpo.ts";
 export { drMasAdvantages } from "./dr-mas.ts";
 export { drGrpoAdvantages } from "./dr-grpo.ts";
 export { rlooAdvantages } from "./rloo.ts";
 export { reinforcePlusPlusAdvantages } from "./reinforce-pp.ts";
-export { type BatchEstimatorName, estimateBatch, GROUP_ESTIMATORS } from "./estimators.ts";
+export { madaAdvantages } from "./mada.ts";
+export {
+  estimateStep,
+  ESTIMATOR_NAMES,
+  ESTIMATOR_REGISTRY,
+  type EstimatorEntry,
+  type EstimatorName,
+  type StepEstimator,
+} from "./registry.ts";

@@ -1,6 +1,12 @@
 /** Shapes shared by the group-baseline estimators. */
 
 /**
+ * What an estimator's statistics range over: one prompt group (`group`), the whole step's batch
+ * of groups (`batch`), or one group with a rule per workflow role (`role`).
+ */
+export type EstimatorScope = "group" | "batch" | "role";
+
+/**
  * How sigma divides: `population` (by n, the Dr. MAS paper's definition; the default) or
  * `unbiased` (by n - 1, the Dr. MAS code's torch.std convention).
  */
@@ -29,11 +35,21 @@ export interface ActionRef {
    * trajectory's reward.
    */
   readonly reward?: number;
+  /**
+   * Response tokens of the action (default 1): batch whitening weighs each action by them, as
+   * veRL's `masked_whiten` averages over the response mask.
+   */
+  readonly tokens?: number;
+  /** The workflow role ("generator", "critic", ...), for role-scope estimators (MADA-RL). */
+  readonly role?: string;
+  /** A counterfactual baseline of this action's reward (MADA-RL critics: `2 * acc_G`). */
+  readonly baseline?: number;
 }
 
 /**
- * One sampled trajectory of a group: its scalar reward (the one the global baseline averages,
- * each trajectory once) and the actions taken, in order.
+ * One sampled trajectory of a group: its scalar reward and the actions taken, in order. A global
+ * baseline averages the trajectories' scores, each trajectory once; a score is the mean of the
+ * trajectory's action rewards (`trajectoryScore`), the reward itself unless an action differs.
  */
 export interface GroupTrajectory {
   readonly sample: number;
@@ -65,8 +81,13 @@ export interface ActionAdvantage {
   readonly sample: number;
   readonly turn: number;
   readonly agent: string;
-  /** The reward the advantage was computed from (the action's own, else the trajectory's). */
+  /** The action's own reward (the trajectory's unless penalized or per-agent). */
   readonly reward: number;
+  /**
+   * The value the advantage was computed from: the action's own reward under an agent-wise
+   * baseline (Dr. MAS), its trajectory's score under a global one (GRPO, RLOO, ...).
+   */
+  readonly score: number;
   readonly advantage: number;
 }
 
@@ -74,6 +95,8 @@ export interface ActionAdvantage {
 export interface GroupAdvantages {
   readonly kind: "group-advantages";
   readonly estimator: string;
+  /** Where the estimator's statistics come from (see the registry). */
+  readonly scope: EstimatorScope;
   readonly options: EstimatorOptions;
   /** Over the group's trajectories, each counted once. */
   readonly global: BaselineStatistics;

@@ -122,6 +122,7 @@ async function greedyReplies(
           tokenizer.encodeChat([{ role: "user", content: p }])
         ),
         maxTokens,
+        temperature: 0,
         // Greedy: temperature 0 consumes no draws; the stream only names the purpose.
         choose: (logits, row, index) =>
           sampleLogits(

@@ -13,6 +13,7 @@ import {
 } from "../../events/cli/command.ts";
 import { DEFAULT_STORE, openStore } from "../../events/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import { ESTIMATOR_NAMES, ESTIMATOR_REGISTRY } from "../advantages/mod.ts";
 import { ConfigError, loadConfig, overridesFromFlags, presetNames } from "../config/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
@@ -24,7 +25,11 @@ const cli = defineCommand({
   usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
     "[--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] [--format table|json|csv] | " +
     "deno task train --resume RUN [--store PATH|postgres://URL]",
-  summary: "Runs a multi-agent RL experiment and records every step as events in the store.",
+  summary: "Runs a multi-agent RL experiment and records every step as events in the store.\n\n" +
+    "estimators (the config's estimator.kind):\n" +
+    ESTIMATOR_NAMES.map((name) =>
+      `  ${name.padEnd(12)} ${ESTIMATOR_REGISTRY[name].summary} [${ESTIMATOR_REGISTRY[name].scope}]`
+    ).join("\n"),
   options: {
     config: { type: "string", help: "experiment config file (JSON)" },
     preset: { type: "string", help: `a named preset: ${presetNames().join(", ")}` },

@@ -19,6 +19,7 @@ export {
   type ExperimentConfig,
   type ExperimentConfigInput,
   experimentConfigSchema,
+  LOSS_AGGREGATIONS,
   REWARD_COMPONENTS,
 } from "./schema.ts";
 export { type NormalizedConfig, parseConfig } from "./normalize.ts";

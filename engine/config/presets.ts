@@ -37,7 +37,10 @@ export const PRESET_PROMPTS = {
 
 const lora = () => ({ kind: "lora" as const, rank: 8, alpha: 16, targets: ["q_proj", "v_proj"] });
 
-const refine = (estimator: "dr-mas" | "grpo", name: string): ExperimentConfigInput => ({
+const refine = (
+  estimator: "dr-mas" | "grpo" | "dr-grpo",
+  name: string,
+): ExperimentConfigInput => ({
   name,
   seed: 0,
   // Sized so that the default `deno task train` finishes within minutes on 2 CPU cores: answers
@@ -71,6 +74,15 @@ const refine = (estimator: "dr-mas" | "grpo", name: string): ExperimentConfigInp
   batch_size: 4,
   steps: 20,
   sampling: { temperature: 1, top_p: 1, max_tokens: 48 },
+  // Dr. MAS's run_math.sh: veRL's token-mean loss, clip 0.2, no KL, one update per batch
+  // (ppo_mini_update_num=1) on recomputed old logprobs.
+  // Dr. GRPO's loss divides each sequence's token sum by a constant (sampling.max_tokens).
+  loss: {
+    clip_eps: 0.2,
+    kl_coef: 0,
+    aggregation: estimator === "dr-grpo" ? "seq-sum-const" : "token-mean",
+  },
+  updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute" },
   rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
   evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 0 },
 });
@@ -80,6 +92,8 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
   "refine-drmas": refine("dr-mas", "refine-drmas"),
   /** The same with GRPO's global baseline: the paper's comparison. */
   "refine-grpo": refine("grpo", "refine-grpo"),
+  /** The same with Dr. GRPO: no std in the advantage, a constant loss normalizer. */
+  "refine-drgrpo": refine("dr-grpo", "refine-drgrpo"),
   /** Dr. MAS search: verifier routes to searcher until evidence suffices, then answerer. */
   "search-drmas": {
     name: "search-drmas",
@@ -114,6 +128,9 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     batch_size: 4,
     steps: 20,
     sampling: { temperature: 1, top_p: 1, max_tokens: 64, stop: ["</search>", "</answer>"] },
+    // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean.
+    loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean" },
+    updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute" },
     rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
     evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
   },
@@ -155,7 +172,9 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     batch_size: 4,
     steps: 20,
     sampling: { temperature: 0.7, top_p: 1, max_tokens: 96 },
-    loss: { clip_eps: 0.2, kl_coef: 0.04 },
+    // Table 6: GRPO beta 0.04, epsilon 0.2, one update per batch.
+    loss: { clip_eps: 0.2, kl_coef: 0.04, aggregation: "token-mean" },
+    updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute" },
     rewards: { weights: { accuracy: 2, length: 1 }, invalid_action_penalty: 0 },
     evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 10 },
   },

@@ -5,9 +5,15 @@
  */
 import { z } from "zod";
 import { DEFAULT_STORE } from "../../events/cli/command.ts";
+import { ESTIMATOR_NAMES } from "../advantages/mod.ts";
 
-/** Bumped when the meaning of a key changes, so config hashes of old and new runs differ. */
-export const CONFIG_SCHEMA_VERSION = 1;
+/**
+ * Bumped when the meaning of a key changes, so config hashes of old and new runs differ.
+ * 2: global baselines normalize trajectory scores, REINFORCE++ whitens over the batch, logprobs
+ * are of the tempered policy, LoRA dropout is applied; `loss.aggregation`, the asymmetric clip
+ * and `updates` are new.
+ */
+export const CONFIG_SCHEMA_VERSION = 2;
 
 const ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, {
@@ -113,8 +119,11 @@ export const agentSchema = z.strictObject({
   optimizer: optimizerSchema.prefault({}),
 });
 
-/** Estimator names the engine knows (issue 5's list). */
-export const ESTIMATORS = ["grpo", "dr-mas", "mada", "dr-grpo", "rloo", "reinforce++"] as const;
+/** Estimator names the engine knows: the advantage registry's. */
+export const ESTIMATORS = ESTIMATOR_NAMES;
+
+/** How per-token losses become one number (adapters/onnx/train-step-spec.ts LossAggregation). */
+export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-sum-const"] as const;
 
 /** Reward components a task can compute and a config can weight. */
 export const REWARD_COMPONENTS = ["accuracy", "length", "format"] as const;
@@ -151,8 +160,36 @@ export const experimentConfigSchema = z.strictObject({
     stop: z.array(z.string().min(1)).default([]),
   }).prefault({}),
   loss: z.strictObject({
+    /** PPO's clip range: the ratio is clipped to [1 - low, 1 + high], both clip_eps by default. */
     clip_eps: z.number().gt(0).lt(1).default(0.2),
+    /** DAPO's clip-higher sets these apart (e.g. low 0.2, high 0.28). */
+    clip_eps_low: z.number().gt(0).lt(1).optional(),
+    clip_eps_high: z.number().gt(0).lte(10).optional(),
     kl_coef: z.number().min(0).default(0),
+    /**
+     * token-mean: over every loss token of the update (DAPO, veRL's default); seq-mean-token-mean:
+     * per sequence, then over sequences (the GRPO paper); seq-sum-const: each sequence's token sum
+     * over sampling.max_tokens, then the mean over sequences (Dr. GRPO).
+     */
+    aggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
+  }).prefault({}).transform((loss) => ({
+    ...loss,
+    clip_eps_low: loss.clip_eps_low ?? loss.clip_eps,
+    clip_eps_high: loss.clip_eps_high ?? loss.clip_eps,
+  })),
+  /**
+   * PPO updates per rollout batch: each worker group's turns are split into `mini_batches` parts
+   * (a seeded split, recorded) and passed over `epochs` times, one optimizer step per part.
+   */
+  updates: z.strictObject({
+    mini_batches: int(1, 1024).default(1),
+    epochs: int(1, 64).default(1),
+    /**
+     * recompute: the behaviour policy's logprobs are recomputed with the update's own forward
+     * before the first update, as veRL's actor does, so the first ratio is exactly 1; rollout: the
+     * logprobs recorded at generation.
+     */
+    old_logprobs: z.enum(["recompute", "rollout"]).default("recompute"),
   }).prefault({}),
   rewards: z.strictObject({
     weights: z.partialRecord(z.enum(REWARD_COMPONENTS), z.number()).prefault({ accuracy: 1 }),

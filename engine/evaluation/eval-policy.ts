@@ -113,11 +113,12 @@ export async function openEvalPolicy(
     id,
     spec,
     tokenizer,
-    generate: (prompts, maxTokens, choose) =>
+    generate: (prompts, sampling) =>
       generator.generate(feeds, {
         prompts,
-        maxTokens,
-        choose,
+        maxTokens: sampling.maxTokens,
+        temperature: sampling.temperature,
+        choose: sampling.choose,
         stopTokenIds: tokenizer.eosTokenIds,
         padTokenId: tokenizer.padTokenId ?? 0,
       }),

@@ -11,8 +11,8 @@ import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import { buildWorkflow } from "../workflows/mod.ts";
 import { codeVersion, runtimeRecord } from "../trainer/runtime-record.ts";
-import { createSpeaker } from "../trainer/speaker.ts";
-import { benchmarkName, evaluate, type Rollout } from "../trainer/train-loop.ts";
+import { benchmarkName, evaluate } from "../trainer/evaluate.ts";
+import { workflowRollouts } from "../trainer/rollouts.ts";
 import { loadQuestions } from "../trainer/task-source.ts";
 import { EvaluationInputError } from "./errors.ts";
 import { openEvalPolicy } from "./eval-policy.ts";
@@ -138,37 +138,14 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
         },
       }], { expectedVersion: 0 });
       options.onRunStarted?.(run, config.seed);
-      const speaker = createSpeaker(
-        new Map([[EVAL_WORKER_GROUP, loaded.policy]]),
-        config.agent_to_wg,
-        {
-          seed: config.seed,
-          temperature: config.sampling.temperature,
-          topP: config.sampling.top_p,
-          maxTokens: config.sampling.max_tokens,
-          stop: config.sampling.stop,
-          maxBatch: 64,
-        },
-      );
       const total = [...problems.values()].reduce((s, c) => s + c, 0) * options.n;
       let done = 0;
-      const rollouts = (
-        phase: "rollout" | "eval",
-        at: number,
-        questions: readonly Question[],
-        n: number,
-      ) =>
-        Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
-          question,
-          episodes: await Promise.all(Array.from({ length: n }, async (_, sample) => {
-            const episode = await workflow.run(
-              question,
-              speaker.speakFor({ phase, step: at, prompt, sample }),
-            );
-            options.onProgress?.({ seed: config.seed, run, done: ++done, total });
-            return episode;
-          })),
-        })));
+      const rollouts = workflowRollouts(
+        config,
+        workflow,
+        new Map([[EVAL_WORKER_GROUP, loaded.policy]]),
+        () => options.onProgress?.({ seed: config.seed, run, done: ++done, total }),
+      );
       try {
         const { events, metrics } = await evaluate(
           config,

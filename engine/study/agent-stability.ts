@@ -1,10 +1,10 @@
 /**
  * Gradient-norm stability of one agent in one run (the Dr. MAS claim is per agent). A step whose
  * gradient is exactly zero had no learning signal (every prompt group's rewards were equal, so
- * every advantage was 0): it is counted but left out of the median, max and spikes, which
- * otherwise would call the first informative step after a run of such steps a spike.
+ * every advantage was 0): it is counted but left out of the median and max, as the spike rule
+ * (`gradientSpikes` in analysis, the one the report and the dashboard use) leaves it out.
  */
-import { gradNormStability } from "../../analysis/stats/mod.ts";
+import { gradNormStability } from "../../analysis/mod.ts";
 
 /** One agent's stability figures in one run; the figures are NaN with no informative step. */
 export interface AgentStability {
@@ -17,7 +17,7 @@ export interface AgentStability {
   readonly median: number;
   readonly max: number;
   readonly maxOverMedian: number;
-  /** Steps above `spikeMultiple` times the running median of the earlier informative steps. */
+  /** Spikes by the analysis rule (`gradientSpikes`) with `spikeMultiple`. */
   readonly spikes: number;
 }
 

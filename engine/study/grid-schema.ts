@@ -5,6 +5,7 @@
  * load-grid.ts.
  */
 import { z } from "zod";
+import { SPIKE_MULTIPLE } from "../../analysis/mod.ts";
 
 const ID_PATTERN = /^[a-z][a-z0-9-]{0,47}$/;
 const id = z.string().regex(ID_PATTERN, {
@@ -80,8 +81,8 @@ export const gridSchema = z.strictObject({
   seeds: z.number().int().min(1).max(100).default(5),
   /** Significance level of the agree/disagree verdicts. */
   alpha: z.number().gt(0).lt(1).default(0.05),
-  /** A gradient norm above this multiple of the running median is a spike. */
-  spike_multiple: z.number().gt(1).default(10),
+  /** The multiple of the spike rule (analysis `gradientSpikes`), SPIKE_MULTIPLE by default. */
+  spike_multiple: z.number().gt(1).default(SPIKE_MULTIPLE),
   /** Model directories that agents use besides "embedded", and the command that produces each. */
   models: z.record(z.string().min(1), text).default({}),
   cells: z.array(cell).min(1),

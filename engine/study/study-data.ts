@@ -117,8 +117,7 @@ export async function loadStudyRuns(
     m: number | null;
     unbounded: number;
   }>`SELECT run_id, agent, step, avg(multiplier) AS m,
-        count(*) FILTER (WHERE global_sigma = 0
-          AND (agent_sigma > 0 OR abs(agent_mu - global_mu) > 1e-12)) AS unbounded
+        count(*) FILTER (WHERE unbounded) AS unbounded
       FROM lemma_multipliers WHERE run_id IN (${sql.join(ids)})
       GROUP BY run_id, agent, step ORDER BY run_id, agent, step`.execute(db).then((r) => r.rows);
   return runs.map((run, i) => {

@@ -1,18 +1,10 @@
 /**
- * Credit assignment for one prompt group: grade every trajectory, weigh its reward components,
- * give each action its reward (the trajectory's, minus the Dr. MAS invalid-action penalty; in a
- * debate each answer's own), and compute advantages with the configured estimator. MADA-RL
- * (`estimator.kind = "mada"`) normalizes generators per agent over the group and gives critics
- * the unnormalized counterfactual advantage `2 (acc - acc_G) + len`.
+ * Reward assignment for one prompt group: grade every trajectory, weigh its reward components,
+ * and give each action its reward (the trajectory's, minus the Dr. MAS invalid-action penalty; in
+ * a debate each answer's own, with the MADA-RL critic's counterfactual baseline). The estimator
+ * then sees the step's groups together (`estimateStep` in engine/advantages).
  */
-import {
-  type ActionRef,
-  baselineStatistics,
-  estimateBatch,
-  type EstimatorOptions,
-  type GroupAdvantages,
-  type GroupTrajectory,
-} from "../advantages/mod.ts";
+import type { ActionRef, GroupTrajectory } from "../advantages/mod.ts";
 import {
   actionReward,
   generatorAccuracy,
@@ -24,15 +16,15 @@ import {
 import { gradeAnswer } from "../tasks/mod.ts";
 import type { Episode, EpisodeTurn } from "../workflows/mod.ts";
 
-/** The token count of a turn, which rewards need (length reward, placement). */
+/** The token count of a turn, which rewards need (length reward, placement, batch whitening). */
 export interface TurnTokens {
   readonly responseTokens: { readonly length: number };
 }
 
 /** The reward settings of a config. */
-export interface CreditSettings {
-  readonly estimator: "grpo" | "dr-mas" | "dr-grpo" | "rloo" | "reinforce++" | "mada";
-  readonly options: EstimatorOptions;
+export interface RewardSettings {
+  /** MADA-RL's per-answer rewards (`mada`) or one trajectory reward shared by its actions. */
+  readonly scheme: "trajectory" | "mada";
   readonly weights: Readonly<Partial<Record<"accuracy" | "length" | "format", number>>>;
   readonly invalidActionPenalty: number;
 }
@@ -47,10 +39,10 @@ export interface TrajectoryCredit {
   readonly agentRewards: Readonly<Record<string, number>>;
 }
 
-/** The credit of a whole group, ready for the reward and advantage events. */
-export interface GroupCredit {
+/** A prompt group graded and rewarded: the reward events' content and the estimator's input. */
+export interface GroupRewards {
   readonly trajectories: readonly TrajectoryCredit[];
-  readonly advantages: GroupAdvantages;
+  readonly group: readonly GroupTrajectory[];
 }
 
 /** Whether an answer a workflow extracted (null: none) is equivalent to the gold answer. */
@@ -67,47 +59,48 @@ function turnTokens<E extends TurnTokens>(t: EpisodeTurn<E>): number {
  *
  * @example
  * ```ts
- * const credit = assignCredit("4", episodes, {
- *   estimator: "dr-mas", options: { sigma: "population", eps: 1e-6 },
- *   weights: { accuracy: 1 }, invalidActionPenalty: 0.1,
+ * const { trajectories, group } = rewardGroup("4", episodes, {
+ *   scheme: "trajectory", weights: { accuracy: 1 }, invalidActionPenalty: 0.1,
  * });
  * ```
  */
-export function assignCredit<E extends TurnTokens>(
+export function rewardGroup<E extends TurnTokens>(
   gold: string,
   episodes: readonly Episode<E>[],
-  settings: CreditSettings,
-): GroupCredit {
-  if (settings.estimator === "mada") return madaCredit(gold, episodes, settings);
+  settings: RewardSettings,
+): GroupRewards {
+  if (settings.scheme === "mada") return madaRewards(gold, episodes, settings);
   const correct = episodes.map((e) => isCorrectAnswer(gold, e.finalAnswer));
   const lengths = kimiLengthRewards(episodes.map((e, i) => ({
     length: Math.max(1, e.turns.reduce((n, t) => n + turnTokens(t), 0)),
     correct: correct[i],
   })));
-  const trajectories = episodes.map((episode, sample): TrajectoryCredit => {
+  const trajectories: TrajectoryCredit[] = [];
+  const group: GroupTrajectory[] = [];
+  episodes.forEach((episode, sample) => {
     const components = {
       accuracy: Number(correct[sample]),
       length: lengths.rewards[sample],
       format: episode.turns.filter((t) => t.valid).length / Math.max(1, episode.turns.length),
     };
     const total = weightedReward(components, settings.weights as Record<string, number>);
-    const agentRewards = meanByAgent(episode.turns.map((t) => ({
-      agent: t.agent,
-      reward: actionReward(total, t.valid, settings.invalidActionPenalty),
-    })));
-    return { sample, correct: correct[sample], components, total, agentRewards };
-  });
-  const group: GroupTrajectory[] = episodes.map((episode, sample) => ({
-    sample,
-    reward: trajectories[sample].total,
-    actions: episode.turns.map((t): ActionRef => ({
+    const actions = episode.turns.map((t): ActionRef => ({
       agent: t.agent,
       turn: t.turn,
-      reward: actionReward(trajectories[sample].total, t.valid, settings.invalidActionPenalty),
-    })),
-  }));
-  const [advantages] = estimateBatch(settings.estimator, [group], settings.options);
-  return { trajectories, advantages };
+      role: t.role,
+      tokens: turnTokens(t),
+      reward: actionReward(total, t.valid, settings.invalidActionPenalty),
+    }));
+    trajectories.push({
+      sample,
+      correct: correct[sample],
+      components,
+      total,
+      agentRewards: meanByAgent(actions.map((a) => ({ agent: a.agent, reward: a.reward! }))),
+    });
+    group.push({ sample, reward: total, actions });
+  });
+  return { trajectories, group };
 }
 
 function meanByAgent(rewards: readonly { agent: string; reward: number }[]) {
@@ -122,28 +115,30 @@ function meanByAgent(rewards: readonly { agent: string; reward: number }[]) {
 }
 
 /**
- * MADA-RL: each generator's answers across the group's debates form its sampling group (Kimi
- * length and the normalization are taken there); each critic's answers likewise for the length
- * reward, with `acc_G` the generators' accuracy in the critic's own debate. The reward is the
- * config's `accuracy * acc + length * len` (the debate-mada preset: the paper's 2 and 1).
+ * MADA-RL: each generator's answers across the group's debates form its sampling group (the Kimi
+ * length reward is taken there); each critic's answers likewise, with `acc_G` the generators'
+ * accuracy in the critic's own debate as its counterfactual baseline `accuracy * acc_G`. The
+ * reward is the config's `accuracy * acc + length * len` (the debate-mada preset: the paper's 2
+ * and 1). The trajectory's own reward is its final answer's correctness.
  */
-function madaCredit<E extends TurnTokens>(
+function madaRewards<E extends TurnTokens>(
   gold: string,
   episodes: readonly Episode<E>[],
-  settings: CreditSettings,
-): GroupCredit {
+  settings: RewardSettings,
+): GroupRewards {
   const turnCorrect = episodes.map((e) => e.turns.map((t) => isCorrectAnswer(gold, answerOf(t))));
   const accG = episodes.map((e, s) =>
     generatorAccuracy(e.turns.flatMap((t, j) => t.role === "generator" ? [turnCorrect[s][j]] : []))
   );
-  // advantage and reward of (sample, turn index in episode)
-  const perTurn = episodes.map((e) => e.turns.map(() => ({ reward: 0, advantage: 0 })));
+  // reward (and critic baseline) of (sample, turn index in episode)
+  const perTurn = episodes.map((e) =>
+    e.turns.map(() => ({ reward: 0, baseline: undefined as number | undefined }))
+  );
   const agentIds = [...new Set(episodes.flatMap((e) => e.turns.map((t) => t.agent)))].sort();
   const weights = {
     accuracy: settings.weights.accuracy ?? 0,
     length: settings.weights.length ?? 0,
   };
-  const agentStats: GroupAdvantages["agents"][number][] = [];
   for (const agent of agentIds) {
     const slots = episodes.flatMap((e, s) =>
       e.turns.flatMap((t, j) => t.agent === agent ? [{ s, j, t }] : [])
@@ -153,60 +148,42 @@ function madaCredit<E extends TurnTokens>(
       correct: turnCorrect[s][j],
     }));
     if (slots[0].t.role === "generator") {
-      const result = madaGeneratorAdvantages(responses, settings.options, weights);
-      slots.forEach(({ s, j }, i) => {
-        perTurn[s][j] = { reward: result.rewards[i], advantage: result.advantages[i] };
-      });
-      agentStats.push({ agent, ...result.baseline, multiplier: null });
+      const { rewards } = madaGeneratorAdvantages(responses, undefined, weights);
+      slots.forEach(({ s, j }, i) => perTurn[s][j] = { reward: rewards[i], baseline: undefined });
     } else {
-      const result = madaCriticAdvantages(
+      const { rewards, baselines } = madaCriticAdvantages(
         responses.map((r, i) => ({ ...r, generatorAccuracy: accG[slots[i].s] })),
         weights,
       );
-      slots.forEach(({ s, j }, i) => {
-        perTurn[s][j] = { reward: result.rewards[i], advantage: result.advantages[i] };
-      });
-      // Critic advantages are not normalized (their baseline is 2 acc_G per debate); the
-      // statistics recorded are those of the rewards themselves.
-      agentStats.push({
-        agent,
-        ...baselineStatistics(result.rewards, settings.options.sigma),
-        multiplier: null,
-      });
+      slots.forEach(({ s, j }, i) =>
+        perTurn[s][j] = { reward: rewards[i], baseline: baselines[i] }
+      );
     }
   }
-  const trajectories = episodes.map((episode, sample): TrajectoryCredit => {
+  const trajectories: TrajectoryCredit[] = [];
+  const group: GroupTrajectory[] = [];
+  episodes.forEach((episode, sample) => {
     const correct = isCorrectAnswer(gold, episode.finalAnswer);
-    const components = { accuracy: Number(correct), generator_accuracy: accG[sample] };
-    return {
+    const actions = episode.turns.map((t, j): ActionRef => ({
+      agent: t.agent,
+      turn: t.turn,
+      role: t.role,
+      tokens: turnTokens(t),
+      reward: perTurn[sample][j].reward,
+      ...(perTurn[sample][j].baseline === undefined
+        ? {}
+        : { baseline: perTurn[sample][j].baseline }),
+    }));
+    trajectories.push({
       sample,
       correct,
-      components,
+      components: { accuracy: Number(correct), generator_accuracy: accG[sample] },
       total: Number(correct),
-      agentRewards: meanByAgent(
-        episode.turns.map((t, j) => ({ agent: t.agent, reward: perTurn[sample][j].reward })),
-      ),
-    };
+      agentRewards: meanByAgent(actions.map((a) => ({ agent: a.agent, reward: a.reward! }))),
+    });
+    group.push({ sample, reward: Number(correct), actions });
   });
-  return {
-    trajectories,
-    advantages: {
-      kind: "group-advantages",
-      estimator: "mada",
-      options: settings.options,
-      global: baselineStatistics(trajectories.map((t) => t.total), settings.options.sigma),
-      agents: agentStats,
-      actions: episodes.flatMap((e, sample) =>
-        e.turns.map((t, j) => ({
-          sample,
-          turn: t.turn,
-          agent: t.agent,
-          reward: perTurn[sample][j].reward,
-          advantage: perTurn[sample][j].advantage,
-        }))
-      ),
-    },
-  };
+  return { trajectories, group };
 }
 
 function answerOf(t: EpisodeTurn): string | null {

@@ -58,3 +58,22 @@ export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {
     oldLogprobs,
   };
 }
+
+/**
+ * Splits per-token values laid out like `policyBatch(turns)` (e.g. logprobs a policy computed on
+ * that batch) back into one array per turn, over its response tokens.
+ *
+ * @example
+ * const perTurn = responseValues(batch, turns, await policy.logprobs(batch, 1));
+ * perTurn[0].length === turns[0].responseTokens.length; // true
+ */
+export function responseValues(
+  batch: Pick<PolicyBatch, "seq">,
+  turns: readonly TrainingTurn[],
+  values: Float32Array,
+): Float32Array[] {
+  return turns.map((t, row) => {
+    const first = row * batch.seq + t.promptTokens.length - 1;
+    return values.slice(first, first + t.responseTokens.length);
+  });
+}

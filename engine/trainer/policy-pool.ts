@@ -2,7 +2,8 @@
  * Worker groups on one onnxruntime backend (Dr. MAS `agent_to_wg`): each group owns a policy
  * (LoRA adapter on a frozen base, full weights, or frozen), its train-step runner with AdamW state
  * on the device, and a KV-cache generator. Groups on the same base model feed one uploaded copy of
- * the base, however many adapters sit on it.
+ * the base, however many adapters sit on it. LoRA dropout masks are drawn here, from the keyed
+ * generator, so an update's masks are a pure function of (seed, wg, step, update, row, module).
  */
 import { createHash } from "node:crypto";
 import {
@@ -34,8 +35,12 @@ import {
   trainStepConfig,
   uploadBase,
 } from "../../adapters/model/mod.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
-import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
+import {
+  IO,
+  logprobTemperature,
+  type LossAggregation,
+} from "../../adapters/onnx/train-step-spec.ts";
+import type { DropoutMaskFill, PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
 import {
   openTrainStep,
   type TrainStepHyper,
@@ -46,11 +51,34 @@ import {
   type HostTensor,
   hostTensor,
   type Runtime,
+  scalar,
   type Session,
 } from "../../adapters/onnx/runtime/mod.ts";
 import type { WorkerGroup } from "../config/mod.ts";
-import { fillNormal, randomStream } from "../random/mod.ts";
+import { fillNormal, randomStream, streamBlock } from "../random/mod.ts";
 import { decodeSafetensors } from "./safetensors-bytes.ts";
+
+/** How one batch of continuations is sampled. */
+export interface Sampling {
+  /** New tokens per row at most. */
+  readonly maxTokens: number;
+  /**
+   * The temperature `choose` samples at; the rows' logprobs are of softmax(logits / T), the
+   * policy that sampled (T = 0, greedy: logprobs at T = 1).
+   */
+  readonly temperature: number;
+  /** Picks row `row`'s token number `index` from its logits. */
+  readonly choose: (logits: Float32Array, row: number, index: number) => number;
+}
+
+/**
+ * Which optimizer update of a run a batch feeds: `update` counts the updates of one step (PPO
+ * mini-batches and epochs). Keys the LoRA dropout masks, so they do not depend on execution order.
+ */
+export interface UpdateKey {
+  readonly step: number;
+  readonly update: number;
+}
 
 /** One worker group's policy. */
 export interface GroupPolicy {
@@ -61,18 +89,34 @@ export interface GroupPolicy {
   readonly tokenizer: HfTokenizer;
   readonly parameterCount: number;
   readonly trainableParameterCount: number;
-  /** Samples continuations of every prompt with the group's current weights. */
-  generate(
-    prompts: readonly (readonly number[])[],
-    maxTokens: number,
-    choose: (logits: Float32Array, row: number, index: number) => number,
-  ): Promise<GeneratedRow[]>;
-  /** Per-token logprobs of the batch's targets under the base model: the KL reference. */
-  referenceLogprobs(batch: PolicyBatch): Promise<Float32Array>;
-  /** One optimizer step; frozen groups cannot be updated. */
-  update(batch: PolicyBatch, hyper: TrainStepHyper): Promise<TrainStepMetrics>;
-  /** Norm of the gradient part from `rows` of `batch`, without updating (TrainStepRunner). */
-  gradientNorm(batch: PolicyBatch, hyper: TrainStepHyper, rows: readonly number[]): Promise<number>;
+  /** LoRA dropout rate the train step applies (0 for full and frozen groups), for the record. */
+  readonly loraDropout: number;
+  /** Samples continuations of every prompt with the group's current weights (no dropout). */
+  generate(prompts: readonly (readonly number[])[], sampling: Sampling): Promise<GeneratedRow[]>;
+  /**
+   * Per-token logprobs of the batch's targets under the base model at the sampling temperature
+   * (veRL's reference compute_log_prob uses the rollout temperature): the KL reference.
+   */
+  referenceLogprobs(batch: PolicyBatch, temperature: number): Promise<Float32Array>;
+  /**
+   * Per-token logprobs of the batch's targets under the group's current weights at the sampling
+   * temperature, without dropout, by the train step's own forward (veRL recomputes old logprobs
+   * with actor.compute_log_prob before update_policy): fed back as old logprobs, the next update
+   * starts at ratio exactly 1 (without dropout). Frozen groups have none.
+   */
+  logprobs(batch: PolicyBatch, temperature: number): Promise<Float32Array>;
+  /** One optimizer step, with the LoRA dropout masks of `key`; frozen groups cannot be updated. */
+  update(batch: PolicyBatch, hyper: TrainStepHyper, key: UpdateKey): Promise<TrainStepMetrics>;
+  /**
+   * Norm of the gradient part from `rows` of `batch`, without updating (TrainStepRunner), under
+   * the dropout masks of `key`: with the key of an update, a part of that update's gradient.
+   */
+  gradientNorm(
+    batch: PolicyBatch,
+    hyper: TrainStepHyper,
+    rows: readonly number[],
+    key: UpdateKey,
+  ): Promise<number>;
   /** The trained parameters (all of them for full training, the adapter for LoRA) by HF name. */
   trainedTensors(): Promise<NamedTensor[]>;
   /** sha256 over the trained parameters' names, shapes and float32 bytes, in spec order. */
@@ -119,17 +163,71 @@ async function loadModel(name: string): Promise<HfModel> {
 }
 
 /**
+ * LoRA dropout masks of one update: element e of row `row` of module `m` is dropped when word
+ * e mod 4 of Philox block floor(e / 4) of the stream keyed (seed, "lora-dropout:" + m, step, wg,
+ * update, row) is below rate * 2^32, else kept at 1 / (1 - rate) (inverted dropout, as
+ * torch.nn.Dropout scales). DrawCoordinates has no update or batch-row field; the update takes
+ * `turn` and the row `sample`, whose episode meanings are free here, and the module goes into
+ * the purpose as init draws name their parameter. Keyed by row of the update's batch, the masks
+ * do not depend on the micro-batch split or on the order of anything else.
+ *
+ * @example runner.step(batch, hyper, loraDropoutFill(7, "solver", 0.05, { step: 3, update: 0 }))
+ */
+export function loraDropoutFill(
+  seed: number,
+  wg: string,
+  rate: number,
+  key: UpdateKey,
+): DropoutMaskFill {
+  const kept = Math.fround(1 / (1 - rate));
+  const threshold = Math.round(rate * 2 ** 32);
+  const block = new Uint32Array(4);
+  return (module, row, out) => {
+    const stream = randomStream({
+      seed,
+      purpose: `lora-dropout:${module}`,
+      step: key.step,
+      wg,
+      turn: key.update,
+      sample: row,
+    });
+    for (let e = 0; e < out.length; e += 4) {
+      streamBlock(stream, e / 4, 0, block);
+      for (let j = 0; j < 4 && e + j < out.length; j++) {
+        out[e + j] = block[j] < threshold ? 0 : kept;
+      }
+    }
+  };
+}
+
+/** What the pool needs of a run's config beyond its worker groups. */
+export interface PolicyPoolOptions {
+  readonly seed: number;
+  /** 0 loads no KL reference. */
+  readonly klCoef: number;
+  /** config.loss.aggregation. */
+  readonly aggregation: LossAggregation;
+  /** The constant of seq-sum-const: the generation budget, sampling.max_tokens (Dr. GRPO). */
+  readonly aggregationConstant: number;
+}
+
+/**
  * Opens every worker group of a config on `runtime`. Initial adapters are drawn from the
  * counter-based generator keyed by (seed, wg), so they do not depend on group order.
  *
  * @example
- * const pool = await openPolicyPool(runtime, config.worker_groups, { seed: config.seed });
- * const solver = pool.get("solver");
+ * const pool = await openPolicyPool(runtime, config.worker_groups, {
+ *   seed: config.seed,
+ *   klCoef: config.loss.kl_coef,
+ *   aggregation: config.loss.aggregation,
+ *   aggregationConstant: config.sampling.max_tokens,
+ * });
+ * const solver = pool.groups.get("solver");
  */
 export async function openPolicyPool(
   runtime: Runtime,
   groups: readonly WorkerGroup[],
-  options: { seed: number; klCoef: number },
+  options: PolicyPoolOptions,
 ): Promise<{ groups: ReadonlyMap<string, GroupPolicy>; release(): Promise<void> }> {
   const models = new Map<
     string,
@@ -149,6 +247,7 @@ export async function openPolicyPool(
         rank: wg.trainable.rank,
         alpha: wg.trainable.alpha,
         targetModules: wg.trainable.targets,
+        dropout: wg.trainable.dropout,
       })
       : null;
     const spec = decoderSpec(model.config, lora);
@@ -181,7 +280,8 @@ export async function openPolicyPool(
         runtime,
         config: {
           ...trainStepConfig(spec),
-          aggregation: "token-mean",
+          aggregation: options.aggregation,
+          aggregationConstant: options.aggregationConstant,
           kl: options.klCoef > 0 ? "k3" : null,
           adam: { beta1: wg.optimizer.beta1, beta2: wg.optimizer.beta2, eps: wg.optimizer.eps },
         },
@@ -198,7 +298,10 @@ export async function openPolicyPool(
       const r = reference;
       releases.push(() => r.release());
     }
-    policies.set(wg.id, groupPolicy(wg, model, spec, generator, runner, base ?? null, reference));
+    policies.set(
+      wg.id,
+      groupPolicy(wg, options.seed, model, spec, generator, runner, base ?? null, reference),
+    );
   }
   return {
     groups: policies,
@@ -215,6 +318,7 @@ function optimizerStateNames(params: readonly { name: string }[]): string[] {
 
 function groupPolicy(
   wg: WorkerGroup,
+  seed: number,
   model: HfModel,
   spec: DecoderSpec,
   generator: Generator,
@@ -224,6 +328,18 @@ function groupPolicy(
 ): GroupPolicy {
   const tokenizer = model.tokenizer!;
   const trained = trainableParams(spec);
+  // The rate the train step applies (its graphs take masks exactly when it is > 0).
+  const loraDropout = runner && spec.lora ? spec.lora.dropout : 0;
+  const masks = (key: UpdateKey) =>
+    loraDropout > 0 ? loraDropoutFill(seed, wg.id, loraDropout, key) : undefined;
+  const trainer = (method: string): TrainStepRunner => {
+    if (!runner) {
+      throw new PolicyPoolError(
+        `worker group ${wg.id} is frozen and cannot train; ${method} needs a lora or full group`,
+      );
+    }
+    return runner;
+  };
   let parked: Map<string, HostTensor> | null = null;
   const trainedTensors = async () => {
     if (!runner) return [...model.tensors.values()];
@@ -242,31 +358,21 @@ function groupPolicy(
     tokenizer,
     parameterCount: paramCount(allParams(spec)),
     trainableParameterCount: runner ? paramCount(trained) : 0,
-    generate: (prompts, maxTokens, choose) =>
+    loraDropout,
+    generate: (prompts, sampling) =>
       generator.generate(runner ? runnerFeeds(spec, runner) : base!.feeds, {
         prompts,
-        maxTokens,
-        choose,
+        maxTokens: sampling.maxTokens,
+        temperature: sampling.temperature,
+        choose: sampling.choose,
         stopTokenIds: tokenizer.eosTokenIds,
         padTokenId: tokenizer.padTokenId ?? 0,
       }),
-    update: (batch, hyper) => {
-      if (!runner) {
-        return Promise.reject(
-          new PolicyPoolError(`worker group ${wg.id} is frozen and cannot train`),
-        );
-      }
-      return runner.step(batch, hyper);
-    },
-    gradientNorm: (batch, hyper, rows) => {
-      if (!runner) {
-        return Promise.reject(
-          new PolicyPoolError(`worker group ${wg.id} is frozen and has no gradient`),
-        );
-      }
-      return runner.gradientNorm(batch, hyper, rows);
-    },
-    referenceLogprobs: async (batch) => {
+    update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
+    gradientNorm: async (batch, hyper, rows, key) =>
+      await trainer("gradientNorm").gradientNorm(batch, hyper, rows, masks(key)),
+    logprobs: async (batch, temperature) => await trainer("logprobs").logprobs(batch, temperature),
+    referenceLogprobs: async (batch, temperature) => {
       if (!reference || !base) {
         throw new PolicyPoolError("no KL reference was loaded: the config's loss.kl_coef is 0");
       }
@@ -276,6 +382,7 @@ function groupPolicy(
         [MODEL_IO.tokens]: hostTensor("int32", dims, batch.tokens),
         [MODEL_IO.targets]: hostTensor("int32", dims, batch.targets),
         [MODEL_IO.attentionMask]: hostTensor("float32", dims, batch.attentionMask),
+        [MODEL_IO.temperature]: scalar(logprobTemperature(temperature)),
       });
       return Float32Array.from(out.host[MODEL_IO.logprobs].data as Float32Array);
     },

@@ -9,7 +9,7 @@ import {
   type RecordedEvent,
   type StoredEvent,
 } from "../../events/mod.ts";
-import type { NormalizedConfig } from "../config/mod.ts";
+import { CONFIG_SCHEMA_VERSION, type NormalizedConfig } from "../config/mod.ts";
 
 /** A run's log in stream order. */
 export interface RunLog {
@@ -63,6 +63,17 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
       runId,
       `run ${runId}: the logged config hashes to ${actual} but run.started recorded configHash ` +
         `${started.data.configHash}; the config was altered after the run started`,
+    );
+  }
+  const version = (started.data.config as { schema_version?: unknown }).schema_version;
+  if (version !== CONFIG_SCHEMA_VERSION) {
+    throw new RunLogError(
+      runId,
+      `run ${runId} was recorded under config schema ${String(version)}, this code runs schema ` +
+        `${CONFIG_SCHEMA_VERSION} (estimators, logprob temperature and LoRA dropout changed ` +
+        `meaning; see CONFIG_SCHEMA_VERSION in engine/config/schema.ts), so it cannot be ` +
+        `resumed or replayed exactly; its events stay readable (verify, sql, report, web), and ` +
+        `the code that recorded it is its run.started codeVersion`,
     );
   }
   return Object.freeze({

@@ -84,11 +84,12 @@ export function createSpeaker(
       })
     );
     const options = { temperature: settings.temperature, topP: settings.topP };
-    const generated = await policy.generate(
-      prompts,
-      settings.maxTokens,
-      (logits, row, index) => sampleLogits(streams[row], index, logits, options),
-    );
+    // The recorded logprobs are of the distribution sampled from, softmax(logits / T).
+    const generated = await policy.generate(prompts, {
+      maxTokens: settings.maxTokens,
+      temperature: settings.temperature,
+      choose: (logits, row, index) => sampleLogits(streams[row], index, logits, options),
+    });
     return generated.map((g, i) => {
       let tokens = g.tokens;
       let logprobs = g.logprobs;

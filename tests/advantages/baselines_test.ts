@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import {
   AdvantageInputError,
   drGrpoAdvantages,
-  estimateBatch,
+  estimateStep,
+  ESTIMATOR_NAMES,
+  ESTIMATOR_REGISTRY,
   type GroupAdvantages,
   type GroupTrajectory,
   reinforcePlusPlusAdvantages,
@@ -60,16 +62,18 @@ Deno.test("REINFORCE++-baseline: group-mean centering, then one batch-wide norma
   assert.equal(a.estimator, "reinforce++");
 });
 
-Deno.test("estimateBatch dispatches by config name and rejects unknown names", () => {
-  const viaName = estimateBatch("dr-mas", [REFINE_GROUP, REFINE_GROUP], options);
+Deno.test("estimateStep dispatches by config name and rejects unknown names", () => {
+  const viaName = estimateStep("dr-mas", [REFINE_GROUP, REFINE_GROUP], options);
   assert.equal(viaName.length, 2);
   assert.equal(viaName[0].estimator, "dr-mas");
-  assert.equal(estimateBatch("reinforce++", [REFINE_GROUP], options)[0].batch!.n, 14);
-  for (const name of ["grpo", "dr-grpo", "rloo"]) {
-    assert.equal(estimateBatch(name, [REFINE_GROUP], options)[0].estimator, name);
+  assert.equal(estimateStep("reinforce++", [REFINE_GROUP], options)[0].batch!.n, 14);
+  for (const name of ESTIMATOR_NAMES) {
+    const [result] = estimateStep(name, [REFINE_GROUP], options);
+    assert.equal(result.estimator, name);
+    assert.equal(result.scope, ESTIMATOR_REGISTRY[name].scope);
   }
   assert.throws(
-    () => estimateBatch("mada", [REFINE_GROUP], options),
-    (e) => e instanceof AdvantageInputError && /madaGeneratorAdvantages/.test(e.message),
+    () => estimateStep("ppo-gae", [REFINE_GROUP], options),
+    (e) => e instanceof AdvantageInputError && /one of dr-mas, grpo/.test(e.message),
   );
 });

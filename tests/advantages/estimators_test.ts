@@ -186,12 +186,15 @@ Deno.test("an action's own reward (e.g. R minus an invalid-action penalty) repla
     { sample: 0, reward: 1, actions: [{ agent: "solver", turn: 0 }] },
     { sample: 1, reward: 0, actions: [{ agent: "solver", turn: 0, reward: -0.1 }] },
   ];
-  // GRPO: the global baseline stays over trajectories: mu 0.5, sigma 0.5;
-  //   s1: (-0.1 - 0.5) / 0.500001 = -1.1999976.
+  // GRPO: the global baseline is over the trajectories' scores (the mean of their actions'
+  //   rewards, as the Dr. MAS code's traj2avg), [1, -0.1]: mu 0.45, sigma 0.55; numerator and
+  //   statistics from the same values: s1 gets (-0.1 - 0.45) / 0.550001.
   const g = grpoAdvantages(group, population);
-  assert.deepEqual(g.global, { mu: 0.5, sigma: 0.5, n: 2 });
-  assertClose(advantageOf(g, 1, 0), -0.6 / 0.500001);
+  assertClose(g.global.mu, 0.45);
+  assertClose(g.global.sigma, 0.55);
+  assertClose(advantageOf(g, 1, 0), -0.55 / 0.550001);
   assert.equal(g.actions[1].reward, -0.1);
+  assert.equal(g.actions[1].score, -0.1);
   // Dr. MAS: solver rewards [1, -0.1]: mu 0.45, sigma 0.55; s0: 0.55/0.550001, s1: -0.55/0.550001.
   const d = drMasAdvantages(group, population);
   assertClose(agent(d, "solver").mu, 0.45);

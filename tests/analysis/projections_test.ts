@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import type { NewEvent } from "../../events/mod.ts";
+import { Kysely } from "kysely";
+import { type NewEvent, openStore } from "../../events/mod.ts";
+import { DuckDBDialect } from "../../analysis/duckdb/mod.ts";
 import { catchUp, rebuild } from "../../analysis/projections/projector.ts";
 import { EXPORTED, TABLES } from "../../analysis/projections/schema.ts";
-import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
+import { loadRunSummaries } from "../../analysis/queries/run-summaries.ts";
+import { appendLegacyRun, appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import type { RunSpec } from "./fixtures/generate-run.ts";
 
 async function withDuck<T>(body: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.create(":memory:");
@@ -159,6 +164,284 @@ Deno.test("projections: a file built by another schema version is rebuilt from z
     });
   } finally {
     await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Appends `specs` to a fresh store, projects them, and hands the connection and events over. */
+async function projectedRuns(
+  specs: readonly RunSpec[],
+  check: (conn: DuckDBConnection, events: NewEvent[][], instance: DuckDBInstance) => Promise<void>,
+) {
+  const { store, dir } = await tempStore();
+  try {
+    const events: NewEvent[][] = [];
+    for (const spec of specs) events.push(await appendRun(store, spec));
+    const instance = await DuckDBInstance.create(":memory:");
+    const conn = await instance.connect();
+    try {
+      await catchUp(conn, store);
+      await check(conn, events, instance);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const near = (a: unknown, b: number, tol = 1e-12) =>
+  assert.ok(Math.abs((a as number) - b) <= tol * Math.max(1, Math.abs(b)), `${a} != ${b}`);
+
+Deno.test("projections: reinforce++ batch statistics are the step's, on every prompt group", async () => {
+  const specs = [
+    runSpec({ runId: "rpp", estimator: "reinforce++", prompts: 3, groupSize: 4, steps: 3 }),
+    runSpec({ runId: "grpo", estimator: "grpo" }),
+  ];
+  await projectedRuns(specs, async (conn, [rpp]) => {
+    // One set of batch statistics per step, shared by all its prompt groups.
+    const perStep = await all(
+      conn,
+      `SELECT step, count(*) AS groups, count(DISTINCT (batch_mu, batch_sigma, batch_n)) AS stats,
+         string_agg(DISTINCT scope, ',') AS scope, any_value(batch_mu) AS mu,
+         any_value(batch_sigma) AS sigma, any_value(batch_n) AS n
+       FROM advantage_groups WHERE run_id = 'rpp' GROUP BY step ORDER BY step`,
+    );
+    assert.equal(perStep.length, 3);
+    for (const r of perStep) {
+      assert.deepEqual([Number(r.groups), Number(r.stats), r.scope], [3, 1, "batch"]);
+      const recorded = rpp.find((e) =>
+        e.type === "advantages.computed" && e.data.step === Number(r.step)
+      );
+      if (recorded?.type !== "advantages.computed") throw new Error("no advantages event");
+      assert.deepEqual(
+        { mu: r.mu, sigma: r.sigma, n: Number(r.n) },
+        { ...recorded.data.baseline.batch },
+      );
+    }
+    // In SQL: n counts the step's response tokens, and mu is the token-weighted mean of the
+    // group-centred scores (REINFORCE++-baseline's whitening input).
+    const check = await all(
+      conn,
+      `SELECT a.step, any_value(a.batch_mu) AS batch_mu, any_value(a.batch_n) AS batch_n,
+         sum(t.response_tokens) AS tokens,
+         sum((a.score - a.global_mu) * t.response_tokens) / sum(t.response_tokens) AS mu,
+         count(*) FILTER (WHERE a.reward IS NULL OR a.score IS NULL) AS missing,
+         count(DISTINCT a.scope) AS scopes
+       FROM advantages a JOIN turns t ON t.run_id = a.run_id AND t.step = a.step
+         AND t.phase = 'rollout' AND t.trajectory = a.trajectory AND t.turn = a.turn
+       WHERE a.run_id = 'rpp' GROUP BY a.step ORDER BY a.step`,
+    );
+    for (const r of check) {
+      assert.equal(Number(r.batch_n), Number(r.tokens));
+      near(r.batch_mu, r.mu as number);
+      assert.deepEqual([Number(r.missing), Number(r.scopes)], [0, 1]);
+    }
+    // Reward and score of each advantage entry as recorded.
+    const entries = rpp.flatMap((e) =>
+      e.type === "advantages.computed"
+        ? e.data.advantages.map((
+          a,
+        ) => [e.data.step, e.data.prompt, a.sample, a.turn, a.reward, a.score])
+        : []
+    );
+    const rows = await all(
+      conn,
+      `SELECT step, prompt, sample, turn, reward, score FROM advantages WHERE run_id = 'rpp'
+       ORDER BY step, prompt, sample, turn`,
+    );
+    assert.deepEqual(
+      rows.map((
+        r,
+      ) => [Number(r.step), Number(r.prompt), Number(r.sample), Number(r.turn), r.reward, r.score]),
+      entries,
+    );
+    // A group-scope estimator: scope group, no batch statistics.
+    const [grpo] = await all(
+      conn,
+      `SELECT string_agg(DISTINCT scope, ',') AS scope, count(batch_mu) AS batch,
+         count(*) AS groups FROM advantage_groups WHERE run_id = 'grpo'`,
+    );
+    assert.deepEqual([grpo.scope, Number(grpo.batch)], ["group", 0]);
+    assert.ok(Number(grpo.groups) > 0);
+  });
+});
+
+Deno.test("projections: PPO mini-batches are several updates per step, their rows partition each epoch", async () => {
+  const spec = runSpec({
+    runId: "ppo",
+    prompts: 3,
+    groupSize: 4,
+    steps: 2,
+    updates: { epochs: 2, miniBatches: 3 },
+  });
+  await projectedRuns([spec], async (conn, [events], instance) => {
+    const updates = await all(
+      conn,
+      `SELECT step, wg, list("update"::INTEGER ORDER BY "update") AS updates,
+         list(epoch::INTEGER ORDER BY "update") AS epochs,
+         list(mini_batch::INTEGER ORDER BY "update") AS mini_batches
+       FROM grad_steps WHERE run_id = 'ppo' GROUP BY step, wg ORDER BY step, wg`,
+    );
+    assert.equal(updates.length, 2 * 2);
+    for (const u of updates) {
+      assert.deepEqual(u.updates, [0, 1, 2, 3, 4, 5]);
+      assert.deepEqual(u.epochs, [0, 0, 0, 1, 1, 1]);
+      assert.deepEqual(u.mini_batches, [0, 1, 2, 0, 1, 2]);
+    }
+    // Each epoch's mini-batches together hold each of the worker group's rollout turns of the
+    // step exactly once.
+    const [cover] = await all(
+      conn,
+      `WITH r AS (
+         SELECT step, wg, epoch, prompt, sample, turn, count(*) AS n FROM grad_step_rows
+         WHERE run_id = 'ppo' GROUP BY ALL),
+       t AS (
+         SELECT t.step, t.wg, g.epoch, t.prompt, t.sample, t.turn FROM turns t
+         JOIN (SELECT DISTINCT run_id, step, wg, epoch FROM grad_steps) g
+           ON g.run_id = t.run_id AND g.step = t.step AND g.wg = t.wg
+         WHERE t.run_id = 'ppo' AND t.phase = 'rollout')
+       SELECT count(*) AS turns, count(*) FILTER (WHERE r.n IS NULL) AS missing,
+         count(*) FILTER (WHERE t.turn IS NULL) AS extra,
+         count(*) FILTER (WHERE r.n > 1) AS repeated
+       FROM t FULL JOIN r USING (step, wg, epoch, prompt, sample, turn)`,
+    );
+    assert.deepEqual(
+      [Number(cover.missing), Number(cover.extra), Number(cover.repeated)],
+      [0, 0, 0],
+    );
+    assert.ok(Number(cover.turns) > 2 * 2 * 2 * 3);
+    // Mini-batch sizes within an epoch differ by at most one; the epochs shuffle differently.
+    const sizes = await all(
+      conn,
+      `SELECT max(n) - min(n) AS spread FROM (
+         SELECT step, wg, epoch, mini_batch, count(*) AS n FROM grad_step_rows
+         WHERE run_id = 'ppo' GROUP BY ALL) GROUP BY step, wg, epoch`,
+    );
+    assert.ok(sizes.every((s) => Number(s.spread) <= 1));
+    const [{ moved }] = await all(
+      conn,
+      `SELECT count(*) AS moved FROM grad_step_rows a JOIN grad_step_rows b
+         ON a.run_id = b.run_id AND a.step = b.step AND a.wg = b.wg AND a.prompt = b.prompt
+         AND a.sample = b.sample AND a.turn = b.turn AND a.epoch = 0 AND b.epoch = 1
+       WHERE a.run_id = 'ppo' AND a.mini_batch <> b.mini_batch`,
+    );
+    assert.ok(Number(moved) > 0);
+    // The rows table is the events' rows, and the update settings are projected as recorded.
+    const grads = events.filter((e) => e.type === "gradient_step.applied");
+    const [{ n }] = await all(conn, `SELECT count(*) AS n FROM grad_step_rows`);
+    assert.equal(
+      Number(n),
+      grads.reduce((s, e) => s + (e.type === "gradient_step.applied" ? e.data.rows!.length : 0), 0),
+    );
+    const settings = await all(
+      conn,
+      `SELECT DISTINCT clip_low, clip_high, temperature, lora_dropout, old_logprobs,
+         old_logprob_drift IS NOT NULL AS drift FROM grad_steps WHERE run_id = 'ppo'`,
+    );
+    assert.deepEqual(settings, [{
+      clip_low: 0.2,
+      clip_high: 0.28,
+      temperature: 1,
+      lora_dropout: 0,
+      old_logprobs: "recompute",
+      drift: true,
+    }]);
+    // The report reads every update, in the order applied, not one per step.
+    const db = new Kysely<AnalysisDb>({ dialect: new DuckDBDialect({ instance }) });
+    try {
+      const [summary] = await loadRunSummaries(db, ["ppo"]);
+      for (const wg of summary.gradNorms) {
+        const recorded = grads.flatMap((e) =>
+          e.type === "gradient_step.applied" && e.data.workerGroup === wg.wg
+            ? [e.data.gradNormBeforeClip]
+            : []
+        );
+        assert.equal(wg.norms.length, 2 * 6);
+        assert.deepEqual(wg.norms, recorded);
+      }
+    } finally {
+      await db.destroy();
+    }
+  });
+});
+
+Deno.test("projections: a log from before advantages v3 and gradient steps v2 reads with the new fields NULL", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-analysis-" });
+  const path = `${dir}/events.sqlite`;
+  try {
+    const old = await appendLegacyRun(path, runSpec({ runId: "old" }));
+    const oldMada = await appendLegacyRun(path, runSpec({ runId: "old-mada", estimator: "mada" }));
+    const store = await openStore(path);
+    try {
+      const current = await appendRun(store, runSpec({ runId: "new", estimator: "reinforce++" }));
+      await withDuck(async (conn) => {
+        const r = await catchUp(conn, store);
+        assert.equal(r.events, old.length + oldMada.length + current.length);
+        const groups = await all(
+          conn,
+          `SELECT run_id, string_agg(DISTINCT scope, ',') AS scope, count(batch_mu) AS batch,
+             count(*) AS groups FROM advantage_groups GROUP BY run_id ORDER BY run_id`,
+        );
+        assert.deepEqual(groups.map((g) => [g.run_id, g.scope, Number(g.batch)]), [
+          ["new", "batch", Number(groups[0].groups)],
+          ["old", "group", 0],
+          ["old-mada", "role", 0],
+        ]);
+        const [adv] = await all(
+          conn,
+          `SELECT count(*) AS n, count(reward) AS reward, count(score) AS score FROM advantages
+           WHERE run_id LIKE 'old%'`,
+        );
+        const entries = [...old, ...oldMada].reduce(
+          (s, e) => s + (e.type === "advantages.computed" ? e.data.advantages.length : 0),
+          0,
+        );
+        assert.ok(entries > 0);
+        assert.equal(Number(adv.n), entries);
+        assert.deepEqual([Number(adv.reward), Number(adv.score)], [0, 0]);
+        const grads = await all(
+          conn,
+          `SELECT DISTINCT "update", epoch, mini_batch, clip_low, clip_high, temperature,
+             lora_dropout, old_logprobs, old_logprob_drift FROM grad_steps WHERE run_id = 'old'`,
+        );
+        assert.deepEqual(grads, [{
+          update: 0n,
+          epoch: 0n,
+          mini_batch: 0n,
+          clip_low: null,
+          clip_high: null,
+          temperature: null,
+          lora_dropout: null,
+          old_logprobs: "rollout",
+          old_logprob_drift: null,
+        }]);
+        assert.equal(
+          Number(
+            (await all(conn, `SELECT count(*) AS n FROM grad_steps WHERE run_id = 'old'`))[0].n,
+          ),
+          count(old, "gradient_step.applied"),
+        );
+        const rows = await all(
+          conn,
+          `SELECT run_id, count(*) AS n FROM grad_step_rows GROUP BY run_id ORDER BY run_id`,
+        );
+        assert.deepEqual(rows.map((x) => x.run_id), ["new"]);
+        // MADA-RL from an old log (scope role by the upcaster): no unbounded verdict either.
+        const lemma = await all(
+          conn,
+          `SELECT count(*) AS n, count(unbounded) AS verdicts FROM lemma_multipliers
+           WHERE run_id = 'old-mada'`,
+        );
+        assert.ok(Number(lemma[0].n) > 0);
+        assert.equal(Number(lemma[0].verdicts), 0);
+      });
+    } finally {
+      await store.close();
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -3,9 +3,8 @@ import {
   avgAtK,
   criticImprovement,
   gainPerParameter,
+  gradientSpikes,
   gradNormStability,
-  lemmaMultiplier,
-  lemmaMultiplierFromRewards,
   majorityCorrect,
   meanPassAtK,
   passAtK,
@@ -17,6 +16,8 @@ import {
   welchFromSamples,
   welchFromSummary,
 } from "../../analysis/stats/mod.ts";
+import { RunningMedian } from "../../analysis/stats/running-median.ts";
+import { mulberry32 } from "../support/mulberry32.ts";
 
 const close = (a: number, b: number, tol = 1e-12) =>
   assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${a} != ${b}`);
@@ -164,14 +165,39 @@ Deno.test("critic improvement: majority votes, per-round rates and accuracy", ()
   assert.throws(() => criticImprovement([{ rounds: [[ans("1", true)]] }]), /critic round/);
 });
 
-Deno.test("Lemma 4.2 multiplier hand cases", () => {
-  // mu = 1/4, sigma^2 = 3/16; mu_k = 2/3, sigma_k^2 = 2/9 -> (2/9 + 25/144) / (3/16) = 19/9.
-  close(lemmaMultiplierFromRewards([0, 0, 0, 1], [1, 1, 0]), 19 / 9);
-  close(
-    lemmaMultiplier({ muK: 0.25, sigmaK: Math.sqrt(3 / 16), mu: 0.25, sigma: Math.sqrt(3 / 16) }),
-    1,
-  );
-  assert.throws(() => lemmaMultiplierFromRewards([1, 1], [1]), /sigma = 0/);
+Deno.test("gradient spikes: above 10x the running median of the earlier finite nonzero norms", () => {
+  assert.deepEqual(gradientSpikes([1, 1, 1, 50, NaN]), [false, false, false, true, false]);
+  // 25 > 10 * median(2, 1) = 15; 30 > 10 * median(2, 1, 25) = 20; 9 < 10 * median(2, 1, 25, 30).
+  assert.deepEqual(gradientSpikes([2, 1, 25, 30, 9]), [false, false, true, true, false]);
+  // Zero norms (no signal) are neither spikes nor part of the median: the first informative
+  // update after them is not a spike. Counted in, median(0, 0) = 0 would make 1 a spike.
+  assert.deepEqual(gradientSpikes([0, 0, 1, 1.2, 0, 11, 13]), [
+    false,
+    false,
+    false,
+    false,
+    false,
+    false, // 11 is not above 10 * median(1, 1.2) = 11
+    true, // 13 > 10 * median(1, 1.2, 11) = 12
+  ]);
+  // Exactly 10x is not a spike; a first informative norm, however large, is not either.
+  assert.deepEqual(gradientSpikes([1, 10]), [false, false]);
+  assert.deepEqual(gradientSpikes([Infinity, 1e9, 1]), [false, false, false]);
+  assert.deepEqual(gradientSpikes([1, 10, 30], 2), [false, true, true]);
+  assert.throws(() => gradientSpikes([1], 0), /multiple = 0/);
+});
+
+Deno.test("running median equals the type-7 median of every prefix, bit for bit", () => {
+  const rand = mulberry32(3);
+  const m = new RunningMedian();
+  assert.ok(Number.isNaN(m.median));
+  const xs: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const x = rand() < 0.1 ? 1 : rand() * 100;
+    xs.push(x);
+    m.push(x);
+    assert.equal(m.median, quantile(xs, 0.5), `prefix ${i + 1}`);
+  }
 });
 
 Deno.test("grad-norm stability: quantiles, spikes against the running median, non-finite", () => {
@@ -183,6 +209,10 @@ Deno.test("grad-norm stability: quantiles, spikes against the running median, no
   // finite in order: 1 2 1 30 2 25; 30 > 10 * median(1,2,1)=10 -> spike;
   // 25 > 10 * median(1,2,1,30,2)=20 -> spike.
   assert.equal(s.spikes, 2);
+  assert.equal(
+    s.spikes,
+    gradientSpikes([1, 2, 1, 30, NaN, 2, Infinity, 25]).filter(Boolean).length,
+  );
   close(s.median, 2);
   close(s.max, 30);
   close(s.maxOverMedian, 15);

@@ -1,16 +1,18 @@
 /**
  * Hand-made events with hand-computed expectations for the derived views: turns (role, round,
- * correct), debate_rounds, lemma_multipliers, and the critic improvement query over them.
+ * correct), debate_rounds, lemma_multipliers, and the critic improvement query over them; and
+ * lemma_multipliers over generated runs against the multipliers their events recorded.
  */
 import assert from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { Kysely } from "kysely";
 import { hashConfig, type NewEvent } from "../../events/mod.ts";
 import { DuckDBDialect } from "../../analysis/duckdb/mod.ts";
 import { catchUp } from "../../analysis/projections/projector.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
 import { criticImprovementOfRun } from "../../analysis/queries/critic-query.ts";
-import { tempStore } from "./fixtures/fill-store.ts";
+import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import type { RunSpec } from "./fixtures/generate-run.ts";
 
 const config = {
   estimator: "mada_rl",
@@ -113,7 +115,9 @@ Deno.test("views: turns role/round/correct, debate_rounds, lemma multipliers, cr
         data: {
           step: 0,
           prompt: 0,
-          estimator: "mada_rl",
+          // Under MADA-RL the engine records no multiplier; these are Dr. MAS's statistics.
+          estimator: "dr-mas",
+          scope: "group",
           sigmaConvention: "population",
           eps: 1e-6,
           // mu = 1/4, sigma^2 = 3/16; c1: mu_k = 2/3, sigma_k^2 = 2/9 -> (2/9 + 25/144)/(3/16) = 19/9
@@ -123,6 +127,7 @@ Deno.test("views: turns role/round/correct, debate_rounds, lemma multipliers, cr
               c1: { mu: 2 / 3, sigma: Math.sqrt(2 / 9), n: 3, multiplier: 19 / 9 },
               g1: { mu: 0.25, sigma: Math.sqrt(3 / 16), n: 4, multiplier: 1 },
             },
+            batch: null,
           },
           advantages: [],
         },
@@ -206,6 +211,149 @@ Deno.test("runs: workflow and estimator come from the engine's nested config key
     const runs = (await conn.runAndReadAll("SELECT workflow, estimator FROM runs"))
       .getRowObjectsJS();
     assert.deepEqual(runs, [{ workflow: "refine", estimator: "dr-mas" }]);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The per-agent statistics and multipliers a run's advantages.computed events recorded. */
+function recordedMultipliers(events: readonly NewEvent[]) {
+  return events.flatMap((e) =>
+    e.type === "advantages.computed"
+      ? Object.entries(e.data.baseline.perAgent).map(([agent, s]) => ({
+        key: `${e.data.step}/${e.data.prompt}/${agent}`,
+        global: e.data.baseline.global,
+        agent: s,
+      }))
+      : []
+  );
+}
+
+/** Appends generated runs to a fresh store, projects them, and hands each run's events over. */
+async function projected(
+  specs: readonly RunSpec[],
+  check: (conn: DuckDBConnection, events: NewEvent[][]) => Promise<void>,
+) {
+  const { store, dir } = await tempStore();
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    const events: NewEvent[][] = [];
+    for (const spec of specs) events.push(await appendRun(store, spec));
+    await catchUp(conn, store);
+    await check(conn, events);
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function lemmaRows(conn: DuckDBConnection, runId: string) {
+  const rows = (await conn.runAndReadAll(
+    `SELECT step, prompt, agent, multiplier FROM lemma_multipliers WHERE run_id = $1`,
+    [runId],
+  )).getRowObjectsJS();
+  return new Map(rows.map((r) => [`${r.step}/${r.prompt}/${r.agent}`, r.multiplier]));
+}
+
+Deno.test("lemma_multipliers: the recorded multiplier under unbiased sigma, not a recomputation", async () => {
+  const spec = runSpec({ runId: "unbiased", estimator: "dr-mas", sigma: "unbiased", prompts: 4 });
+  await projected([spec], async (conn, [events]) => {
+    // The recorded sigmas divide by n - 1 while the engine's multiplier uses population moments:
+    // the view must carry the recorded value, which the recorded sigmas do not reproduce.
+    const recorded = recordedMultipliers(events);
+    const view = await lemmaRows(conn, "unbiased");
+    assert.equal(view.size, recorded.length);
+    let differs = 0;
+    for (const { key, global, agent } of recorded) {
+      assert.equal(view.get(key), agent.multiplier, key);
+      if (agent.multiplier === null) continue;
+      const fromSigmas = (agent.sigma ** 2 + (agent.mu - global.mu) ** 2) / global.sigma ** 2;
+      if (Math.abs(fromSigmas - agent.multiplier) > 1e-6) differs++;
+    }
+    assert.ok(differs > 0, "the run has groups where a recomputation differs");
+  });
+});
+
+Deno.test("lemma_multipliers: NULL for a MADA-RL run, which records no multiplier", async () => {
+  await projected([runSpec({ runId: "mada", estimator: "mada" })], async (conn, [events]) => {
+    const recorded = recordedMultipliers(events);
+    assert.ok(recorded.every((r) => r.agent.multiplier === null));
+    // The global spread is often > 0, where a recomputation would invent a value.
+    assert.ok(recorded.some((r) => r.global.sigma > 0));
+    const view = await lemmaRows(conn, "mada");
+    assert.equal(view.size, recorded.length);
+    assert.deepEqual(new Set(view.values()), new Set([null]));
+  });
+});
+
+/** One hand-made advantages.computed of prompt group `prompt` at step 0. */
+function groupStats(
+  prompt: number,
+  estimator: string,
+  scope: "group" | "batch" | "role",
+  global: { mu: number; sigma: number; n: number },
+  perAgent: Record<string, { mu: number; sigma: number; n: number }>,
+): NewEvent {
+  return {
+    type: "advantages.computed",
+    data: {
+      step: 0,
+      prompt,
+      estimator,
+      scope,
+      sigmaConvention: "population",
+      eps: 1e-6,
+      baseline: {
+        global,
+        perAgent: Object.fromEntries(
+          Object.entries(perAgent).map(([a, s]) => [a, { ...s, multiplier: null }]),
+        ),
+        batch: null,
+      },
+      advantages: [],
+    },
+  };
+}
+
+Deno.test("lemma_multipliers: unbounded is NULL under MADA-RL (estimator mada or scope role)", async () => {
+  const { store, dir } = await tempStore();
+  const instance = await DuckDBInstance.create(":memory:");
+  const conn = await instance.connect();
+  try {
+    // Every group has global sigma = 0 while c1's recorded statistics differ from the global
+    // ones: unbounded under a global baseline, not a question the lemma answers under MADA-RL,
+    // whose per-role rewards differ from the trajectory's by design.
+    const flat = { mu: 1, sigma: 0, n: 2 };
+    const c1 = { mu: 0.5, sigma: 0.5, n: 2 };
+    const g1 = { mu: 1, sigma: 0, n: 2 };
+    await store.append("mixed", [
+      started(),
+      groupStats(0, "dr-mas", "group", flat, { c1, g1 }),
+      groupStats(1, "mada", "role", flat, { c1, g1 }),
+      // a role-scope estimator under another name, and mada however its scope reads
+      groupStats(2, "mada-variant", "role", flat, { c1, g1 }),
+      groupStats(3, "mada", "group", flat, { c1, g1 }),
+    ]);
+    await catchUp(conn, store);
+    const rows = (await conn.runAndReadAll(
+      "SELECT prompt, agent, unbounded FROM lemma_multipliers ORDER BY prompt, agent",
+    )).getRowObjectsJS();
+    assert.deepEqual(rows.map((r) => [Number(r.prompt), r.agent, r.unbounded]), [
+      [0, "c1", true],
+      [0, "g1", false],
+      [1, "c1", null],
+      [1, "g1", null],
+      [2, "c1", null],
+      [2, "g1", null],
+      [3, "c1", null],
+      [3, "g1", null],
+    ]);
   } finally {
     conn.closeSync();
     instance.closeSync();

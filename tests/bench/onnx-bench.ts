@@ -117,6 +117,7 @@ async function trainRate(runtime: Runtime, plan: Plan): Promise<[number, number]
     klCoef: 0.01,
     weightDecay: 0.01,
     maxGradNorm: 1,
+    temperature: 1,
   };
   const seconds = await timed(plan.steps, async () => {
     const m = await runner.step(batch, hyper);

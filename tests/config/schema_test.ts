@@ -4,7 +4,7 @@ import { assertIssue, issuesOf, minimalConfig } from "./fixture.ts";
 
 Deno.test("a minimal config is completed with the documented defaults", () => {
   const c = parseConfig(minimalConfig());
-  assert.equal(c.schema_version, 1);
+  assert.equal(c.schema_version, 2);
   assert.equal(c.seed, 0);
   assert.deepEqual(c.estimator, { kind: "dr-mas", sigma: "population", eps: 1e-6 });
   assert.equal(c.group_size, 4);
@@ -24,15 +24,41 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
   assert.equal(c.agents[0].optimizer.lr, 1e-4);
   assert.deepEqual(c.sampling, { temperature: 1, top_p: 1, max_tokens: 256, stop: [] });
   assert.deepEqual(c.rewards, { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 });
+  assert.deepEqual(c.loss, {
+    clip_eps: 0.2,
+    clip_eps_low: 0.2,
+    clip_eps_high: 0.2,
+    kl_coef: 0,
+    aggregation: "token-mean",
+  });
+  assert.deepEqual(c.updates, { mini_batches: 1, epochs: 1, old_logprobs: "recompute" });
   assert.deepEqual(c.evaluation, { benchmarks: ["validation"], n_samples: 16, every_steps: 0 });
   assert.deepEqual(c.runtime, { device: "auto", threads: 1, offload_idle: false });
   assert.equal(c.store, ".polyrl/events.sqlite");
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.agents[0].trainable));
 });
 
+Deno.test("clip_eps_low / clip_eps_high default to clip_eps and set DAPO's clip-higher", () => {
+  const base = minimalConfig() as Record<string, unknown>;
+  const dapo = parseConfig({ ...base, loss: { clip_eps: 0.2, clip_eps_high: 0.28 } });
+  assert.equal(dapo.loss.clip_eps_low, 0.2);
+  assert.equal(dapo.loss.clip_eps_high, 0.28);
+  const wide = parseConfig({ ...base, loss: { clip_eps: 0.1 } });
+  assert.deepEqual([wide.loss.clip_eps_low, wide.loss.clip_eps_high], [0.1, 0.1]);
+  assert.throws(
+    () => parseConfig({ ...base, loss: { aggregation: "sum" } }),
+    (e) => e instanceof ConfigError && e.issues.some((i) => i.key === "loss.aggregation"),
+  );
+  assert.throws(
+    () => parseConfig({ ...base, updates: { mini_batches: 0 } }),
+    (e) => e instanceof ConfigError && e.issues.some((i) => i.key === "updates.mini_batches"),
+  );
+});
+
 Deno.test("every preset is valid, and smoke is small", () => {
   assert.deepEqual(presetNames(), [
     "debate-mada",
+    "refine-drgrpo",
     "refine-drmas",
     "refine-grpo",
     "search-drmas",
@@ -50,6 +76,10 @@ Deno.test("every preset is valid, and smoke is small", () => {
   assert.deepEqual(mada.rewards.weights, { accuracy: 2, length: 1 });
   assert.equal(mada.worker_groups.length, 6);
   assert.equal(parseConfig(presetInput("refine-grpo")).estimator.kind, "grpo");
+  const drGrpo = parseConfig(presetInput("refine-drgrpo"));
+  assert.equal(drGrpo.estimator.kind, "dr-grpo");
+  assert.equal(drGrpo.loss.aggregation, "seq-sum-const");
+  assert.equal(parseConfig(presetInput("search-drmas")).updates.mini_batches, 5);
   assert.throws(
     () => presetInput("refine"),
     (e) =>

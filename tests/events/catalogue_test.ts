@@ -79,13 +79,23 @@ const everyType: NewEvent[] = [
       step: 0,
       prompt: 0,
       estimator: "dr_mas",
+      scope: "group",
       sigmaConvention: "population",
       eps: 1e-6,
       baseline: {
         global: { mu: 0.5, sigma: 0.5, n: 2 },
         perAgent: { solver: { mu: 0.5, sigma: 0.5, n: 2, multiplier: 1 } },
+        batch: null,
       },
-      advantages: [{ trajectory: "s0-p0-k0", sample: 0, agent: "solver", turn: 0, advantage: 1 }],
+      advantages: [{
+        trajectory: "s0-p0-k0",
+        sample: 0,
+        agent: "solver",
+        turn: 0,
+        reward: 1,
+        score: 1,
+        advantage: 1,
+      }],
     },
   },
   {
@@ -94,6 +104,9 @@ const everyType: NewEvent[] = [
       step: 0,
       workerGroup: "wg0",
       update: 0,
+      epoch: 0,
+      miniBatch: 0,
+      rows: [{ prompt: 0, sample: 0, turn: 0 }],
       agents: ["solver"],
       losses: { policy: NaN, total: NaN },
       gradNormBeforeClip: Infinity,
@@ -103,6 +116,12 @@ const everyType: NewEvent[] = [
       kl: 0,
       entropy: 1.2,
       lr: 1e-5,
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      temperature: 0.7,
+      loraDropout: 0.05,
+      oldLogprobs: "recompute",
+      oldLogprobDrift: 3e-7,
       tokens: 300,
       skippedNonFinite: true,
       parameterHash: H("b"),
@@ -266,7 +285,7 @@ Deno.test("a v1 event written by old code is read through the v2 upcaster", asyn
   }
 });
 
-Deno.test("v1 turn and advantage events from older logs read as v2 with the new fields null", () => {
+Deno.test("v1 turn and advantage events from older logs read as current with the new fields null", () => {
   const turn = turnEvent({ step: 0, prompt: 0, sample: 0, turn: 0 });
   if (turn.type !== "turn.generated") throw new Error("expected a turn event");
   const { role: _role, correct: _correct, ...v1 } = turn.data;
@@ -289,4 +308,58 @@ Deno.test("v1 turn and advantage events from older logs read as v2 with the new 
   const adv = runCatalogue.upcast("advantages.computed", 1, v1Advantages) as typeof v1Advantages;
   assert.deepEqual(adv.baseline.perAgent, { solver: { mu: 0, sigma: 1, n: 2, multiplier: null } });
   runCatalogue.validate("advantages.computed", adv);
+});
+
+Deno.test("v2 advantages and v1 gradient steps read as current: what old code did, stated", () => {
+  const v2Advantages = {
+    step: 0,
+    prompt: 0,
+    estimator: "reinforce++",
+    sigmaConvention: "population",
+    eps: 1e-6,
+    baseline: {
+      global: { mu: 0.5, sigma: 0.5, n: 2 },
+      perAgent: { solver: { mu: 0.5, sigma: 0.5, n: 2, multiplier: 1 } },
+    },
+    advantages: [{ trajectory: "t", sample: 0, agent: "solver", turn: 0, advantage: 1 }],
+  };
+  const adv = runCatalogue.upcast("advantages.computed", 2, v2Advantages) as {
+    scope: string;
+    baseline: { batch: unknown };
+    advantages: Record<string, unknown>[];
+  };
+  // Old REINFORCE++ normalized per prompt group: the upcast says so rather than claiming a batch.
+  assert.equal(adv.scope, "group");
+  assert.equal(adv.baseline.batch, null);
+  assert.deepEqual(adv.advantages[0], { ...v2Advantages.advantages[0], reward: null, score: null });
+  runCatalogue.validate("advantages.computed", adv);
+  const mada = runCatalogue.upcast("advantages.computed", 2, {
+    ...v2Advantages,
+    estimator: "mada",
+  }) as Record<string, unknown>;
+  assert.equal(mada.scope, "role");
+
+  const v1Step = {
+    step: 0,
+    workerGroup: "wg0",
+    update: 0,
+    agents: ["solver"],
+    losses: { policy: 0.1, total: 0.1 },
+    gradNormBeforeClip: 2,
+    gradNormAfterClip: 1,
+    agentGradNorms: { solver: 2 },
+    clipFraction: 0,
+    kl: 0,
+    entropy: 1.2,
+    lr: 1e-5,
+    tokens: 300,
+    skippedNonFinite: false,
+    parameterHash: "b".repeat(64),
+  };
+  const step = runCatalogue.upcast("gradient_step.applied", 1, v1Step) as Record<string, unknown>;
+  assert.deepEqual(
+    [step.epoch, step.miniBatch, step.rows, step.oldLogprobs, step.temperature],
+    [0, 0, null, "rollout", null],
+  );
+  runCatalogue.validate("gradient_step.applied", step);
 });

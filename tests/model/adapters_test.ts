@@ -152,6 +152,7 @@ Deno.test("two agents train LoRA on one shared base; generation follows each age
       klCoef: 0,
       weightDecay: 0,
       maxGradNorm: 10,
+      temperature: 1,
     });
     assert.ok(!m.skipped);
     const trained = await logits(runnerFeeds(spec, runners[0]));
@@ -165,6 +166,7 @@ Deno.test("two agents train LoRA on one shared base; generation follows each age
     const [row] = await gen.generate(runnerFeeds(spec, runners[0]), {
       prompts: [seq],
       maxTokens: 1,
+      temperature: 0,
       choose: greedy,
     });
     assert.equal(row.tokens[0], greedy(trained.subarray(3 * 272, 4 * 272), 0, 0));

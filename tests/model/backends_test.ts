@@ -35,6 +35,7 @@ async function runAll(name: BackendName) {
     const rows = await gen.generate(base.feeds, {
       prompts: [[1, 2, 3], [4]],
       maxTokens: 4,
+      temperature: 0,
       choose: greedy,
     });
     await gen.release();

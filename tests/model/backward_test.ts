@@ -5,7 +5,7 @@ import {
   type NamedTensor,
   namedTensor,
 } from "../../adapters/hf/mod.ts";
-import { trainStepConfig } from "../../adapters/model/graphs.ts";
+import { loraDropoutMasks, trainStepConfig } from "../../adapters/model/graphs.ts";
 import { initLoraAdapter } from "../../adapters/model/init.ts";
 import { loraSpec } from "../../adapters/model/lora.ts";
 import { type DecoderSpec, decoderSpec, trainableParams } from "../../adapters/model/parameters.ts";
@@ -14,7 +14,7 @@ import { type HostTensor, hostTensor, scalar } from "../../adapters/onnx/runtime
 import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
 import { IO } from "../../adapters/onnx/train-step-spec.ts";
 import { keyedNormal, tinyModel, withCpu } from "./helpers.ts";
-import { logSoftmax64, mergeLora, referenceLogits } from "./reference.ts";
+import { logSoftmax64, type LoraBranch, mergeLora, referenceLogits } from "./reference.ts";
 
 // Two sequences of different lengths, right-padded; every real next-token is a loss token.
 const seqs = [[4, 8, 15, 16, 23, 42], [7, 3, 250]];
@@ -25,10 +25,14 @@ const lossTokens = seqs.reduce((n, s) => n + s.length - 1, 0);
  * The train step's objective with advantage 1, old logprob 0 and no clipping, in float64 on the
  * reference: -sum over loss tokens of p(target) / tokens.
  */
-function referenceObjective(spec: DecoderSpec, weights: ReadonlyMap<string, NamedTensor>): number {
+function referenceObjective(
+  spec: DecoderSpec,
+  weights: ReadonlyMap<string, NamedTensor>,
+  branch?: (row: number) => LoraBranch,
+): number {
   let sum = 0;
-  for (const s of seqs) {
-    const logits = referenceLogits(spec.config, weights, s);
+  for (const [row, s] of seqs.entries()) {
+    const logits = referenceLogits(spec.config, weights, s, branch?.(row));
     for (let t = 0; t + 1 < s.length; t++) sum += Math.exp(logSoftmax64(logits[t])[s[t + 1]]);
   }
   return -sum / lossTokens;
@@ -56,6 +60,7 @@ function batchFeeds(): Record<string, HostTensor> {
     [IO.clipLow]: scalar(1),
     [IO.clipHigh]: scalar(1e6),
     [IO.klCoef]: scalar(0),
+    [IO.temperature]: scalar(1),
     [IO.accumulate]: scalar(0),
   };
 }
@@ -64,6 +69,7 @@ function batchFeeds(): Record<string, HostTensor> {
 async function graphGradients(
   spec: DecoderSpec,
   params: Record<string, HostTensor>,
+  masks: Record<string, HostTensor> = {},
 ): Promise<Record<string, Float32Array>> {
   const step = buildTrainStep({ ...trainStepConfig(spec) }, "accumulate");
   return await withCpu(async (rt) => {
@@ -74,7 +80,7 @@ async function graphGradients(
         hostTensor("float32", p.shape, new Float32Array(p.shape.reduce((a, b) => a * b, 1))),
       ]),
     );
-    const out = await session.run({ ...params, ...batchFeeds(), ...zeros });
+    const out = await session.run({ ...params, ...batchFeeds(), ...masks, ...zeros });
     await session.release();
     return Object.fromEntries(
       trainableParams(spec).map((p) => [
@@ -130,27 +136,84 @@ Deno.test("full fine-tuning gradients match finite differences of the TS referen
   }
 });
 
-Deno.test("LoRA gradients (A and B) match finite differences of the TS reference", async () => {
-  const model = await tinyModel("Qwen3ForCausalLM");
-  const spec = decoderSpec(
-    model.config,
-    loraSpec({ rank: 2, alpha: 3, targetModules: ["q_proj", "up_proj"] }),
-  );
+/** A fresh adapter for `spec` with non-zero B, so that A gets a gradient too. */
+function busyAdapter(spec: DecoderSpec): LoraAdapter {
   const fresh = initLoraAdapter(spec, keyedNormal(9), "a");
-  // Non-zero B, so that A gets a gradient too.
-  const adapter: LoraAdapter = {
+  return {
     ...fresh,
     modules: new Map([...fresh.modules].map(([k, m]) => [k, {
       ...m,
       b: namedTensor(m.b.name, m.b.shape, Float32Array.from(m.b.data, (_, i) => 0.1 * Math.cos(i))),
     }])),
   };
+}
+
+Deno.test("LoRA gradients (A and B) match finite differences of the TS reference", async () => {
+  const model = await tinyModel("Qwen3ForCausalLM");
+  const spec = decoderSpec(
+    model.config,
+    loraSpec({ rank: 2, alpha: 3, targetModules: ["q_proj", "up_proj"] }),
+  );
+  const adapter = busyAdapter(spec);
   const grads = await graphGradients(spec, {
     ...baseHostFeeds(spec, model.tensors),
     ...adapterHostFeeds(spec, adapter),
   });
   const scale = loraScale(adapter.config);
   const objective = () => referenceObjective(spec, mergeLora(model.tensors, adapter, scale));
+  for (const module of ["model.layers.0.self_attn.q_proj", "model.layers.1.mlp.up_proj"]) {
+    const m = adapter.modules.get(module)!;
+    for (const [which, tensor] of [["A", m.a], ["B", m.b]] as const) {
+      for (const i of [0, 5, tensor.data.length - 1]) {
+        const fd = centralDifference(tensor.data, i, objective);
+        assertClose(grads[`${module}.lora_${which}.weight`][i], fd, `${module} ${which}[${i}]`);
+      }
+    }
+  }
+});
+
+Deno.test("LoRA dropout: gradients under fixed masks match finite differences of the TS reference", async () => {
+  const model = await tinyModel("Qwen3ForCausalLM");
+  const rate = 0.25;
+  const spec = decoderSpec(
+    model.config,
+    loraSpec({ rank: 2, alpha: 3, targetModules: ["q_proj", "up_proj"], dropout: rate }),
+  );
+  const adapter = busyAdapter(spec);
+  // One fixed mask per module, [rows, width, in]: every third element dropped, others 1/(1-p).
+  const masks = new Map(
+    loraDropoutMasks(spec).map(({ name, width: inFeatures }, m) => {
+      const data = Float32Array.from(
+        { length: seqs.length * width * inFeatures },
+        (_, i) => (i + m) % 3 === 0 ? 0 : Math.fround(1 / (1 - rate)),
+      );
+      return [name, { inFeatures, data }];
+    }),
+  );
+  assert.deepEqual([...masks.keys()], [...adapter.modules.keys()], "one mask per LoRA module");
+  const grads = await graphGradients(
+    spec,
+    { ...baseHostFeeds(spec, model.tensors), ...adapterHostFeeds(spec, adapter) },
+    Object.fromEntries(
+      [...masks].map(([name, m]) => [
+        IO.dropoutMask(name),
+        hostTensor("float32", [seqs.length, width, m.inFeatures], m.data),
+      ]),
+    ),
+  );
+  const branch = (row: number): LoraBranch => ({
+    adapter,
+    scale: loraScale(adapter.config),
+    mask: (module, pos) => {
+      const { inFeatures, data } = masks.get(module)!;
+      const at = (row * width + pos) * inFeatures;
+      return data.subarray(at, at + inFeatures);
+    },
+  });
+  const objective = () => referenceObjective(spec, model.tensors, branch);
+  // The masked objective is not the plain one: the masks reach the loss.
+  const merged = mergeLora(model.tensors, adapter, loraScale(adapter.config));
+  assert.ok(Math.abs(objective() - referenceObjective(spec, merged)) > 1e-6);
   for (const module of ["model.layers.0.self_attn.q_proj", "model.layers.1.mlp.up_proj"]) {
     const m = adapter.modules.get(module)!;
     for (const [which, tensor] of [["A", m.a], ["B", m.b]] as const) {

@@ -107,7 +107,7 @@ export async function run(): Promise<void> {
     const choose: TokenChooser = (_l, row, index) => (row * 13 + index * 5) % 250;
     const prompts = Array.from({ length: 64 }, (_, r) => ids(16, r));
     const genSeconds = await seconds(1, async () => {
-      await gen.generate(base.feeds, { prompts, maxTokens: 32, choose });
+      await gen.generate(base.feeds, { prompts, maxTokens: 32, temperature: 1, choose });
     });
     console.log(
       `generation, batch 64 x 32 new tokens (16-token prompts): ${

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type LoraAdapter, loraScale, namedTensor } from "../../adapters/hf/mod.ts";
-import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
+import { createGenerator, type TokenChooser, tokenLogprob } from "../../adapters/model/generate.ts";
 import { buildLogitsGraph, MODEL_IO, trainStepConfig } from "../../adapters/model/graphs.ts";
 import { initLoraAdapter } from "../../adapters/model/init.ts";
 import { loraSpec } from "../../adapters/model/lora.ts";
@@ -27,7 +27,25 @@ function busyAdapter(adapter: LoraAdapter): LoraAdapter {
 
 const prompts = [[5, 9, 2, 77, 31], [12, 200], [40, 41, 42]];
 
-Deno.test("KV-cache generation: logits equal full recompute and the TS reference; logprobs agree", async () => {
+Deno.test("tokenLogprob is log softmax(logits / T), exactly the untempered value at T = 1", () => {
+  const logits = Float32Array.of(0.5, -1.25, 2, 0);
+  const untempered = (l: Float32Array, t: number) => {
+    const max = Math.max(...l);
+    const sum = l.reduce((s, x) => s + Math.exp(x - max), 0);
+    return l[t] - max - Math.log(sum);
+  };
+  for (let t = 0; t < logits.length; t++) {
+    assert.equal(tokenLogprob(logits, t, 1), untempered(logits, t));
+    const scaled = logits.map((x) => x / 0.5);
+    assert.ok(Math.abs(tokenLogprob(logits, t, 0.5) - untempered(scaled, t)) < 1e-12);
+  }
+  // [0, 1] / 0.5 = [0, 2]: log(e^2 / (1 + e^2)) = -log(1 + e^-2).
+  assert.ok(
+    Math.abs(tokenLogprob(Float32Array.of(0, 1), 1, 0.5) + Math.log1p(Math.exp(-2))) < 1e-15,
+  );
+});
+
+Deno.test("KV-cache generation: logits equal full recompute and the TS reference; logprobs are log softmax(logits / T)", async () => {
   const model = await tinyModel("Qwen2ForCausalLM");
   const spec = decoderSpec(
     model.config,
@@ -39,19 +57,21 @@ Deno.test("KV-cache generation: logits equal full recompute and the TS reference
     const feeds = { ...base.feeds, ...adapterHostFeeds(spec, adapter) };
     const gen = await createGenerator(rt, spec);
     const seen = new Map<string, Float32Array>();
-    const inner = keyedChooser(11, { temperature: 1, topP: 0.95 });
+    const temperature = 0.7;
+    const inner = keyedChooser(11, { temperature, topP: 0.95 });
     const choose: TokenChooser = (logits, row, index) => {
       seen.set(`${row}:${index}`, logits.slice());
       return inner(logits, row, index);
     };
-    const rows = await gen.generate(feeds, { prompts, maxTokens: 7, choose });
+    const rows = await gen.generate(feeds, { prompts, maxTokens: 7, temperature, choose });
     assert.deepEqual(rows.map((r) => r.finishReason), ["length", "length", "length"]);
 
     // Same draws, same tokens: generation is a pure function of its inputs.
     const again = await gen.generate(feeds, {
       prompts,
       maxTokens: 7,
-      choose: keyedChooser(11, { temperature: 1, topP: 0.95 }),
+      temperature,
+      choose: keyedChooser(11, { temperature, topP: 0.95 }),
     });
     assert.deepEqual(again.map((r) => r.tokens), rows.map((r) => r.tokens));
 
@@ -72,7 +92,8 @@ Deno.test("KV-cache generation: logits equal full recompute and the TS reference
         const cached = seen.get(`${r}:${i}`)!;
         assert.ok(maxAbsDiff(cached, recomputed) < TOLERANCE, `row ${r} token ${i} cache`);
         assert.ok(maxAbsDiff(cached, ref[pos]) < TOLERANCE, `row ${r} token ${i} reference`);
-        const want = logSoftmax64(ref[pos])[token];
+        // The sampling policy softmax(logits / T) of the float64 reference, within TOLERANCE.
+        const want = logSoftmax64(ref[pos].map((x) => x / temperature))[token];
         assert.ok(Math.abs(rows[r].logprobs[i] - want) < TOLERANCE, `row ${r} token ${i} logprob`);
       });
     }
@@ -82,7 +103,7 @@ Deno.test("KV-cache generation: logits equal full recompute and the TS reference
   });
 });
 
-Deno.test("logprobs reported by generation equal the train step's recomputation, token by token", async () => {
+Deno.test("logprobs reported by generation equal the train step's recomputation at the same T, token by token", async () => {
   const model = await tinyModel("Qwen3ForCausalLM");
   const spec = decoderSpec(
     model.config,
@@ -93,10 +114,12 @@ Deno.test("logprobs reported by generation equal the train step's recomputation,
     const base = uploadBase(rt, spec, model.tensors);
     const adapterFeeds = adapterHostFeeds(spec, adapter);
     const gen = await createGenerator(rt, spec);
+    const temperature = 0.8;
     const rows = await gen.generate({ ...base.feeds, ...adapterFeeds }, {
       prompts: prompts.slice(0, 2),
       maxTokens: 5,
-      choose: keyedChooser(5, { temperature: 0.8, topP: 1 }),
+      temperature,
+      choose: keyedChooser(5, { temperature, topP: 1 }),
     });
     const step = buildTrainStep({ ...trainStepConfig(spec) }, "fused");
     const session = await rt.load(step.model);
@@ -129,6 +152,7 @@ Deno.test("logprobs reported by generation equal the train step's recomputation,
       [IO.clipLow]: scalar(0.2),
       [IO.clipHigh]: scalar(0.2),
       [IO.klCoef]: scalar(0),
+      [IO.temperature]: scalar(temperature),
       [IO.lr]: scalar(0),
       [IO.weightDecay]: scalar(0),
       [IO.maxGradNorm]: scalar(1),

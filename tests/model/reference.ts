@@ -2,7 +2,8 @@
  * An independent plain-TypeScript forward pass of the Qwen2/Qwen3/Llama decoder in float64, one
  * sequence at a time, written from the HF modeling code's definitions (not from the graph
  * builder): explicit loops, repeat-interleaved kv heads, rotate-half RoPE at positions 0..n-1,
- * causal softmax attention, SwiGLU. LoRA is applied by merging W + scale * B A first.
+ * causal softmax attention, SwiGLU. LoRA is applied by merging W + scale * B A first, or unmerged
+ * as a branch `scale * B A (mask * x)` when a dropout mask is to act on its input.
  */
 import type { LoraAdapter, ModelConfig, NamedTensor } from "../../adapters/hf/mod.ts";
 
@@ -26,6 +27,34 @@ export function mergeLora(base: Weights, adapter: LoraAdapter, scale: number): W
     out.set(w.name, { ...w, data });
   }
   return out;
+}
+
+/** LoRA kept as a branch beside each adapted module, its input optionally masked per position. */
+export interface LoraBranch {
+  readonly adapter: LoraAdapter;
+  readonly scale: number;
+  /** The dropout mask [in] of `module` at position `pos` (0, or 1 / (1 - p) where kept). */
+  readonly mask: (module: string, pos: number) => ArrayLike<number>;
+}
+
+/** y += scale * B (A (mask * x)) for an adapted module; unchanged otherwise. */
+function addBranch(
+  y: Float64Array,
+  branch: LoraBranch | undefined,
+  module: string,
+  x: Float64Array,
+  pos: number,
+): Float64Array {
+  const m = branch?.adapter.modules.get(module);
+  if (!branch || !m) return y;
+  const [r, cols] = m.a.shape;
+  const mask = branch.mask(module, pos);
+  for (let k = 0; k < r; k++) {
+    let down = 0;
+    for (let j = 0; j < cols; j++) down += m.a.data[k * cols + j] * mask[j] * x[j];
+    for (let i = 0; i < y.length; i++) y[i] += branch.scale * m.b.data[i * r + k] * down;
+  }
+  return y;
 }
 
 /** y = W x (+ b) for W [out, in]. */
@@ -75,7 +104,8 @@ function headNorm(x: Float64Array, w: ArrayLike<number>, c: ModelConfig): Float6
 }
 
 /**
- * Logits [n][vocab] of one unpadded sequence.
+ * Logits [n][vocab] of one unpadded sequence; `branch` adds an unmerged LoRA (leave the adapter
+ * out of `weights` then).
  *
  * @example referenceLogits(config, tensors, [1, 2, 3])[2][0]
  */
@@ -83,8 +113,11 @@ export function referenceLogits(
   c: ModelConfig,
   weights: Weights,
   tokens: readonly number[],
+  branch?: LoraBranch,
 ): Float64Array[] {
   const get = (name: string) => weights.get(name)!.data;
+  const project = (module: string, x: Float64Array, pos: number) =>
+    addBranch(linear(weights, module, x), branch, module, x, pos);
   const d = c.hiddenSize;
   const embed = get("model.embed_tokens.weight");
   let xs = tokens.map((t) => Float64Array.from(embed.subarray(t * d, (t + 1) * d)));
@@ -95,15 +128,15 @@ export function referenceLogits(
     const ks: Float64Array[] = [];
     const vs: Float64Array[] = [];
     hs.forEach((h, pos) => {
-      let q = linear(weights, `${at}.self_attn.q_proj`, h);
-      let k = linear(weights, `${at}.self_attn.k_proj`, h);
+      let q = project(`${at}.self_attn.q_proj`, h, pos);
+      let k = project(`${at}.self_attn.k_proj`, h, pos);
       if (c.qkNorm) {
         q = headNorm(q, get(`${at}.self_attn.q_norm.weight`), c);
         k = headNorm(k, get(`${at}.self_attn.k_norm.weight`), c);
       }
       qs.push(rope(q, pos, c));
       ks.push(rope(k, pos, c));
-      vs.push(linear(weights, `${at}.self_attn.v_proj`, h));
+      vs.push(project(`${at}.self_attn.v_proj`, h, pos));
     });
     const groups = c.numHeads / c.numKvHeads;
     xs = xs.map((x, t) => {
@@ -127,13 +160,13 @@ export function referenceLogits(
           }
         }
       }
-      const attn = linear(weights, `${at}.self_attn.o_proj`, merged);
+      const attn = project(`${at}.self_attn.o_proj`, merged, t);
       const y = x.map((v, i) => v + attn[i]);
       const h2 = rmsNorm(y, get(`${at}.post_attention_layernorm.weight`), c.rmsNormEps);
-      const gate = linear(weights, `${at}.mlp.gate_proj`, h2);
-      const up = linear(weights, `${at}.mlp.up_proj`, h2);
+      const gate = project(`${at}.mlp.gate_proj`, h2, t);
+      const up = project(`${at}.mlp.up_proj`, h2, t);
       const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
-      const down = linear(weights, `${at}.mlp.down_proj`, act);
+      const down = project(`${at}.mlp.down_proj`, act, t);
       return y.map((v, i) => v + down[i]);
     });
   }

@@ -23,6 +23,7 @@ Deno.test("generation stops at stop tokens, stop strings and max tokens, per row
     const rows = await gen.generate(base.feeds, {
       prompts: [[1, 2], [3], [4, 5, 6]],
       maxTokens: 5,
+      temperature: 1,
       choose,
       stopTokenIds: [imEnd],
       stop: { strings: ["\n\n"], decode: (ids) => tokenizer.decode(ids) },
@@ -56,6 +57,7 @@ Deno.test("temperature 0 picks the argmax at every step", async () => {
     const rows = await gen.generate(base.feeds, {
       prompts: [[9, 8, 7], [6]],
       maxTokens: 6,
+      temperature: 0,
       choose,
     });
     assert.equal(argmaxOk.length, 12);

@@ -25,6 +25,7 @@ const hyper: TrainStepHyper = {
   klCoef: 0.1,
   weightDecay: 0.01,
   maxGradNorm: 1,
+  temperature: 0.9,
 };
 const weights = tinyWeights(sizes, 7);
 const batches = [1, 2, 3].map((seed) => tinyBatch(sizes, 6, 10, seed));

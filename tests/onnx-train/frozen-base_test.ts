@@ -21,6 +21,7 @@ const hyper: TrainStepHyper = {
   klCoef: 0,
   weightDecay: 0,
   maxGradNorm: 1,
+  temperature: 1,
 };
 
 Deno.test("LoRA graphs take the frozen base as inputs and update only the adapter", () => {

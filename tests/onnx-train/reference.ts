@@ -66,6 +66,8 @@ export interface PolicyHyper {
   readonly agg: LossAgg;
   /** The constant of seq-sum-const (Dr. GRPO divides each sequence's sum by it). */
   readonly aggConstant: number;
+  /** Logprob temperature (> 0): every distribution is softmax(logits / temperature). */
+  readonly temperature: number;
 }
 
 /** Loss and metrics of the policy objective. */
@@ -78,14 +80,16 @@ export interface PolicyResult {
   readonly entropy: number;
 }
 
-function logSoftmax(row: readonly number[]): number[] {
+/** log softmax of one row, float64. */
+export function logSoftmax(row: readonly number[]): number[] {
   const max = Math.max(...row);
   const lse = max + Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0));
   return row.map((x) => x - lse);
 }
 
 /**
- * The clipped policy objective on logits [B][T][V] (float64 throughout).
+ * The clipped policy objective on logits [B][T][V] (float64 throughout), of the tempered policy
+ * softmax(logits / temperature) as the rollout sampled it.
  *
  * @example
  * const r = policyObjective(logits, batch, { clipLow: 0.2, clipHigh: 0.28, ... });
@@ -113,7 +117,7 @@ export function policyObjective(
       : 1 / (h.aggConstant * seqs);
     for (let t = 0; t < logits[b].length; t++) {
       const mask = batch.lossMask[b][t];
-      const lp = logSoftmax(logits[b][t]);
+      const lp = logSoftmax(logits[b][t].map((x) => x / h.temperature));
       const logp = lp[batch.targets[b][t]];
       const old = batch.oldLogprobs[b][t];
       const adv = batch.advantages[b][t];

@@ -1,7 +1,8 @@
 /**
  * A small policy for the train-step tests: embedding -> tanh MLP (with an optional LoRA pair on
- * the hidden projection) -> logits, built on the graph IR, with a float64 TypeScript forward
- * pass of the same function for reference checks.
+ * the hidden projection, whose input takes the dropout mask `TINY_LORA_MASK` when the step feeds
+ * one) -> logits, built on the graph IR, with a float64 TypeScript forward pass of the same
+ * function for reference checks.
  */
 import { add, gather, matMul, mul, tanh, unsqueeze } from "../../adapters/onnx/mod.ts";
 import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step-spec.ts";
@@ -16,6 +17,9 @@ export interface TinySizes {
   /** LoRA rank; 0 builds no adapter. */
   readonly rank: number;
 }
+
+/** Name of the tiny policy's one dropout mask, on the LoRA branch input, [batch, seq, dim]. */
+export const TINY_LORA_MASK = "lora";
 
 /** Parameter specs: embed [V,D], w1 [D,H], b1 [H], w2 [H,V], b2 [V] (+ lora_a [D,r], lora_b [r,H]). */
 export function tinyParams(s: TinySizes): ParamSpec[] {
@@ -35,12 +39,19 @@ export function tinyParams(s: TinySizes): ParamSpec[] {
   return specs;
 }
 
-/** The graph policy: logits = tanh((E[tokens] * mask) W1 (+ A B) + b1) W2 + b2. */
+/**
+ * The graph policy: logits = tanh(h W1 (+ (h * dropout) A B) + b1) W2 + b2 with
+ * h = E[tokens] * attention mask.
+ */
 export function tinyPolicy(s: TinySizes): PolicyFn {
-  return ({ params, tokens, attentionMask }) => {
+  return ({ params, tokens, attentionMask, dropoutMasks }) => {
     const h = mul(gather(params.embed, tokens, 0), unsqueeze(attentionMask, [2]));
     let pre = matMul(h, params.w1);
-    if (s.rank > 0) pre = add(pre, matMul(matMul(h, params.lora_a), params.lora_b));
+    if (s.rank > 0) {
+      const mask = dropoutMasks?.[TINY_LORA_MASK];
+      const branch = mask ? mul(h, mask) : h;
+      pre = add(pre, matMul(matMul(branch, params.lora_a), params.lora_b));
+    }
     return add(matMul(tanh(add(pre, params.b1)), params.w2), params.b2);
   };
 }
@@ -111,11 +122,12 @@ export function tinyBatch(s: TinySizes, batch: number, seq: number, seed: number
   };
 }
 
-/** Float64 forward pass of tinyPolicy: logits [B][T][V]. */
+/** Float64 forward pass of tinyPolicy: logits [B][T][V]; `dropout` is the mask [B*T*D]. */
 export function tinyLogits(
   s: TinySizes,
   w: Readonly<Record<string, ArrayLike<number>>>,
   b: PolicyBatch,
+  dropout?: ArrayLike<number>,
 ): number[][][] {
   const out: number[][][] = [];
   for (let i = 0; i < b.batch; i++) {
@@ -130,7 +142,10 @@ export function tinyLogits(
         if (s.rank > 0) {
           for (let r = 0; r < s.rank; r++) {
             let ha = 0;
-            for (let d = 0; d < s.dim; d++) ha += h[d] * w.lora_a[d * s.rank + r];
+            for (let d = 0; d < s.dim; d++) {
+              const keep = dropout ? dropout[(i * b.seq + t) * s.dim + d] : 1;
+              ha += h[d] * keep * w.lora_a[d * s.rank + r];
+            }
             acc += ha * w.lora_b[r * s.hidden + k];
           }
         }

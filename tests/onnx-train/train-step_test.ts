@@ -14,7 +14,7 @@ import {
 } from "../../adapters/onnx/train-step-spec.ts";
 import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";
-import { adamwStep, clipScale, globalNorm, policyObjective } from "./reference.ts";
+import { adamwStep, clipScale, globalNorm, logSoftmax, policyObjective } from "./reference.ts";
 import { rows, tinyBatch, tinyLogits, tinyParams, tinyPolicy, tinyWeights } from "./tiny-policy.ts";
 
 const sizes = { vocab: 7, dim: 4, hidden: 5, rank: 0 };
@@ -27,8 +27,11 @@ const hyper: TrainStepHyper = {
   klCoef: 0.05,
   weightDecay: 0.1,
   maxGradNorm: 0.5,
+  temperature: 1,
 };
 const AGG_CONSTANT = 8;
+/** The hyperparameters at sampling temperature `temperature`. */
+const at = (temperature: number): TrainStepHyper => ({ ...hyper, temperature });
 
 function config(aggregation: LossAggregation, kl: KlEstimator | null): TrainStepConfig {
   return {
@@ -40,7 +43,12 @@ function config(aggregation: LossAggregation, kl: KlEstimator | null): TrainStep
   };
 }
 
-function reference(aggregation: LossAggregation, kl: KlEstimator | null, w = weights) {
+function reference(
+  aggregation: LossAggregation,
+  kl: KlEstimator | null,
+  temperature: number,
+  w = weights,
+) {
   const data = Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v.data]));
   return policyObjective(tinyLogits(sizes, data, batch), {
     targets: rows(batch, batch.targets),
@@ -55,6 +63,7 @@ function reference(aggregation: LossAggregation, kl: KlEstimator | null, w = wei
     kl,
     agg: aggregation,
     aggConstant: AGG_CONSTANT,
+    temperature,
   });
 }
 
@@ -69,7 +78,7 @@ function close(actual: number, expected: number, what: string, rel = 1e-5, abs =
  * The accumulate graph's gradient (accumulate = 0 starts from zero) for `part` of the batch: a
  * copy with some rows' loss masked out, under the whole batch's denominators.
  */
-async function graphGradients(cfg: TrainStepConfig, part = batch) {
+async function graphGradients(cfg: TrainStepConfig, temperature: number, part = batch) {
   return await withRuntime("cpu", async (rt) => {
     const built = buildTrainStep(cfg, "accumulate");
     const session = await rt.load(built.model);
@@ -82,6 +91,7 @@ async function graphGradients(cfg: TrainStepConfig, part = batch) {
       [IO.clipLow]: scalar(hyper.clipLow),
       [IO.clipHigh]: scalar(hyper.clipHigh),
       [IO.klCoef]: scalar(hyper.klCoef),
+      [IO.temperature]: scalar(temperature),
       [IO.accumulate]: scalar(0),
     } as Record<string, HostTensor>;
     for (const p of cfg.params) {
@@ -94,23 +104,24 @@ async function graphGradients(cfg: TrainStepConfig, part = batch) {
   });
 }
 
-const variants: [LossAggregation, KlEstimator | null][] = [
-  ["token-mean", null],
-  ["token-mean", "k3"],
-  ["seq-mean-token-mean", "k1"],
-  ["seq-sum-const", "k3"],
+// Aggregation, KL estimator, sampling temperature: ratio, KL and entropy are of softmax(logits/T).
+const variants: [LossAggregation, KlEstimator | null, number][] = [
+  ["token-mean", null, 1],
+  ["token-mean", "k3", 0.7],
+  ["seq-mean-token-mean", "k1", 1.3],
+  ["seq-sum-const", "k3", 1],
 ];
 
-for (const [aggregation, kl] of variants) {
-  Deno.test(`loss and diagnostics match the float64 reference (${aggregation}, kl ${kl})`, async () => {
-    const expected = reference(aggregation, kl);
+for (const [aggregation, kl, temperature] of variants) {
+  Deno.test(`loss and diagnostics match the float64 reference (${aggregation}, kl ${kl}, T ${temperature})`, async () => {
+    const expected = reference(aggregation, kl, temperature);
     await withRuntime("cpu", async (runtime) => {
       const runner = await openTrainStep({
         runtime,
         config: config(aggregation, kl),
         initial: weights,
       });
-      const m = await runner.step(batch, hyper);
+      const m = await runner.step(batch, at(temperature));
       await runner.release();
       close(m.loss, expected.loss, "loss");
       close(m.policyLoss, expected.policyLoss, "policy loss");
@@ -125,15 +136,15 @@ for (const [aggregation, kl] of variants) {
 }
 
 Deno.test("train-step gradient matches central finite differences of the float64 objective", async () => {
-  for (const [aggregation, kl] of [variants[1], variants[2], variants[3]]) {
-    const grads = await graphGradients(config(aggregation, kl));
+  for (const [aggregation, kl, temperature] of [variants[1], variants[2], variants[3]]) {
+    const grads = await graphGradients(config(aggregation, kl), temperature);
     const h = 1e-5;
     for (const p of tinyParams(sizes)) {
       for (const index of [0, 3, p.shape.reduce((a, b) => a * b, 1) - 1]) {
         const shifted = (delta: number) => {
           const data = Float64Array.from(weights[p.name].data);
           data[index] += delta;
-          return reference(aggregation, kl, {
+          return reference(aggregation, kl, temperature, {
             ...weights,
             [p.name]: { ...weights[p.name], data: data as unknown as Float32Array },
           }).loss;
@@ -142,7 +153,7 @@ Deno.test("train-step gradient matches central finite differences of the float64
         close(
           grads[p.name][index],
           fd,
-          `d loss / d ${p.name}[${index}] (${aggregation}, ${kl})`,
+          `d loss / d ${p.name}[${index}] (${aggregation}, ${kl}, T ${temperature})`,
           2e-3,
           2e-5,
         );
@@ -153,7 +164,7 @@ Deno.test("train-step gradient matches central finite differences of the float64
 
 Deno.test("fused step applies clipped AdamW to the graph gradient", async () => {
   const cfg = config("token-mean", "k3");
-  const grads = await graphGradients(cfg);
+  const grads = await graphGradients(cfg, hyper.temperature);
   const names = tinyParams(sizes).map((p) => p.name);
   const norm = globalNorm(names.map((n) => [...grads[n]]));
   // Half the norm, so that clipping is exercised.
@@ -189,11 +200,12 @@ Deno.test("gradientNorm: the norm of a row subset's share of the gradient; share
     return { ...batch, lossMask: mask(batch.lossMask), advantages: mask(batch.advantages) };
   };
   const names = tinyParams(sizes).map((p) => p.name);
-  for (const [aggregation, kl] of variants) {
+  for (const [aggregation, kl, temperature] of variants) {
     const cfg = config(aggregation, kl);
-    const all = await graphGradients(cfg);
-    const a = await graphGradients(cfg, onlyRows([0, 2]));
-    const b = await graphGradients(cfg, onlyRows([1, 3, 4]));
+    const hyper = at(temperature);
+    const all = await graphGradients(cfg, temperature);
+    const a = await graphGradients(cfg, temperature, onlyRows([0, 2]));
+    const b = await graphGradients(cfg, temperature, onlyRows([1, 3, 4]));
     for (const n of names) {
       (all[n] as Float32Array).forEach((g, i) =>
         close(Number(a[n][i]) + Number(b[n][i]), g, `${n}[${i}] (${aggregation})`)
@@ -218,8 +230,9 @@ Deno.test("gradientNorm: the norm of a row subset's share of the gradient; share
 });
 
 Deno.test("micro-batches with gradient accumulation give the same updates as one batch", async () => {
-  for (const [aggregation, kl] of variants) {
+  for (const [aggregation, kl, temperature] of variants) {
     const cfg = config(aggregation, kl);
+    const hyper = at(temperature);
     await withRuntime("cpu", async (runtime) => {
       const whole = await openTrainStep({ runtime, config: cfg, initial: weights });
       const split = await openTrainStep({
@@ -281,4 +294,82 @@ Deno.test("a non-finite advantage skips the step and leaves every parameter unch
     assert.equal(ok.appliedSteps, 1);
     await runner.release();
   });
+});
+
+Deno.test("temperature 0 (greedy sampling) takes logprobs at T = 1, and a negative one is refused", async () => {
+  await withRuntime("cpu", async (runtime) => {
+    const cfg = config("token-mean", "k3");
+    const greedy = await openTrainStep({ runtime, config: cfg, initial: weights });
+    const plain = await openTrainStep({ runtime, config: cfg, initial: weights });
+    assert.deepEqual(await greedy.logprobs(batch, 0), await plain.logprobs(batch, 1));
+    assert.deepEqual(await greedy.step(batch, at(0)), await plain.step(batch, at(1)));
+    await assert.rejects(() => greedy.step(batch, at(-1)), /temperature must be a finite number/);
+    await greedy.release();
+    await plain.release();
+  });
+});
+
+Deno.test("logprobs are the step's own forward: fed back as old logprobs, the first ratio is exactly 1", async () => {
+  const data = Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, v.data]));
+  const logits = tinyLogits(sizes, data, batch);
+  for (const microBatchSize of [undefined, 2]) {
+    for (const temperature of [1, 0.7]) {
+      await withRuntime("cpu", async (runtime) => {
+        const cfg = config("token-mean", "k3");
+        const runner = await openTrainStep({
+          runtime,
+          config: cfg,
+          initial: weights,
+          microBatchSize,
+        });
+        const current = await runner.logprobs(batch, temperature);
+        // Against the float64 reference of log softmax(logits / T): float32 rounding only.
+        for (let i = 0; i < batch.batch * batch.seq; i++) {
+          const row = logits[Math.floor(i / batch.seq)][i % batch.seq].map((x) => x / temperature);
+          close(current[i], logSoftmax(row)[batch.targets[i]], `logprob ${i} (T ${temperature})`);
+        }
+        // Exact, not within a tolerance: the logprobs graph is the step's forward, node for node
+        // (policy, logits / T, x - ReduceLogSumExp(x), target pick) on the same micro-batch rows,
+        // and the cpu EP computes a node's output bit-identically from identical inputs, so
+        // logp - old is 0.0 and exp(0) = 1 exactly, which no clip range excludes.
+        const first = await runner.step({ ...batch, oldLogprobs: current }, at(temperature));
+        assert.equal(first.approxKl, 0, `approx KL (micro ${microBatchSize}, T ${temperature})`);
+        assert.equal(first.clipFraction, 0);
+        // The next update on the same old logprobs sees the moved policy.
+        const second = await runner.step({ ...batch, oldLogprobs: current }, at(temperature));
+        assert.notEqual(second.approxKl, 0);
+        await runner.release();
+      });
+    }
+  }
+});
+
+Deno.test("each aggregation's loss at ratio 1, computed by hand", async () => {
+  // Per-row advantages; loss tokens per row are 4, 3, 2, 4, 3 (16 in all; see tinyBatch).
+  const perRow = [1, -2, 0.5, 3, -1];
+  const advantages = batch.advantages.map((_, i) => perRow[Math.floor(i / batch.seq)]);
+  // At ratio 1 each loss token's clipped objective is -A, whatever the clip range:
+  //   token-mean          -(1*4 - 2*3 + 0.5*2 + 3*4 - 1*3) / 16      = -8 / 16    = -0.5
+  //   seq-mean-token-mean -(1 - 2 + 0.5 + 3 - 1) / 5 sequences       = -1.5 / 5   = -0.3
+  //   seq-sum-const       -(4 - 6 + 1 + 12 - 3) / (5 sequences * 8)  = -8 / 40    = -0.2
+  const expected: Record<LossAggregation, number> = {
+    "token-mean": -0.5,
+    "seq-mean-token-mean": -0.3,
+    "seq-sum-const": -0.2,
+  };
+  assert.equal(lossDenominator("seq-sum-const", batch, AGG_CONSTANT), 40);
+  assert.throws(() => lossDenominator("seq-sum-const", batch), /aggregationConstant > 0/);
+  for (const aggregation of Object.keys(expected) as LossAggregation[]) {
+    await withRuntime("cpu", async (runtime) => {
+      const runner = await openTrainStep({
+        runtime,
+        config: config(aggregation, null),
+        initial: weights,
+      });
+      const oldLogprobs = await runner.logprobs(batch, 1);
+      const m = await runner.step({ ...batch, advantages, oldLogprobs }, at(1));
+      close(m.loss, expected[aggregation], aggregation, 1e-6, 1e-7);
+      await runner.release();
+    });
+  }
 });

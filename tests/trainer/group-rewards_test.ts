@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { assignCredit, type CreditSettings } from "../../engine/trainer/credit.ts";
+import { estimateStep, type EstimatorName } from "../../engine/advantages/mod.ts";
+import { rewardGroup } from "../../engine/trainer/group-rewards.ts";
 import type { Episode, EpisodeTurn, TurnAction } from "../../engine/workflows/mod.ts";
 
 type Extra = { responseTokens: { length: number } };
@@ -27,12 +28,21 @@ const verdict = (accept: boolean): TurnAction => ({ kind: "verdict", accept });
 const close = (actual: number, expected: number) =>
   assert.ok(Math.abs(actual - expected) < 1e-5, `${actual} != ${expected}`);
 
-const drMas: CreditSettings = {
-  estimator: "dr-mas",
-  options: { sigma: "population", eps: 1e-6 },
-  weights: { accuracy: 1 },
-  invalidActionPenalty: 0.1,
-};
+/** Rewards one group and estimates it as the training loop does (a step of one prompt). */
+function credit(
+  gold: string,
+  episodes: readonly Episode<Extra>[],
+  estimator: EstimatorName,
+  weights: Record<string, number> = { accuracy: 1 },
+) {
+  const rewards = rewardGroup(gold, episodes, {
+    scheme: estimator === "mada" ? "mada" : "trajectory",
+    weights,
+    invalidActionPenalty: 0.1,
+  });
+  const [advantages] = estimateStep(estimator, [rewards.group], { sigma: "population", eps: 1e-6 });
+  return { ...rewards, advantages };
+}
 
 Deno.test("refine credit: invalid actions are penalized, Dr. MAS normalizes per agent", () => {
   const episodes: Episode<Extra>[] = [
@@ -52,18 +62,18 @@ Deno.test("refine credit: invalid actions are penalized, Dr. MAS normalizes per 
       finalAnswer: "5",
     },
   ];
-  const credit = assignCredit("4", episodes, drMas);
-  assert.deepEqual(credit.trajectories.map((t) => [t.correct, t.total]), [[true, 1], [false, 0]]);
+  const c = credit("4", episodes, "dr-mas");
+  assert.deepEqual(c.trajectories.map((t) => [t.correct, t.total]), [[true, 1], [false, 0]]);
   // Solver actions' rewards [1, 0, 0]: mu = 1/3, population sigma = sqrt(2/9).
   // Verifier actions' rewards [1, 0 - 0.1]: mu = 0.45, sigma = 0.55.
-  const adv = credit.advantages.actions.map((a) => [a.sample, a.agent, a.advantage] as const);
+  const adv = c.advantages.actions.map((a) => [a.sample, a.agent, a.advantage] as const);
   const sigmaS = Math.sqrt(2 / 9);
   close(adv[0][2], (1 - 1 / 3) / (sigmaS + 1e-6));
   close(adv[1][2], 0.55 / (0.55 + 1e-6));
   close(adv[2][2], (0 - 1 / 3) / (sigmaS + 1e-6));
   close(adv[3][2], -0.55 / (0.55 + 1e-6));
   close(adv[4][2], (0 - 1 / 3) / (sigmaS + 1e-6));
-  assert.deepEqual(credit.trajectories[1].agentRewards, { s: 0, v: -0.1 });
+  assert.deepEqual(c.trajectories[1].agentRewards, { s: 0, v: -0.1 });
 });
 
 Deno.test("debate credit under MADA-RL: normalized generators, counterfactual critics", () => {
@@ -85,13 +95,9 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
       finalAnswer: "4",
     },
   ];
-  const credit = assignCredit("4", episodes, {
-    ...drMas,
-    estimator: "mada",
-    weights: { accuracy: 2, length: 1 },
-  });
+  const c = credit("4", episodes, "mada", { accuracy: 2, length: 1 });
   const byKey = Object.fromEntries(
-    credit.advantages.actions.map((a) => [`${a.sample}:${a.agent}`, [a.reward, a.advantage]]),
+    c.advantages.actions.map((a) => [`${a.sample}:${a.agent}`, [a.reward, a.advantage]]),
   );
   // g1: lengths [2, 4] -> lambda [0.5, -0.5]; rewards [2 + 0.5, 0 + min(0, -0.5)] = [2.5, -0.5]
   //     mu = 1, sigma = 1.5 -> advantages [1, -1].
@@ -106,14 +112,11 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
   //     acc_G = [0.5, 0] -> A_C = R_C - 2 acc_G = [1.5, 1.5].
   close(byKey["0:c1"][1], 1.5);
   close(byKey["1:c1"][1], 1.5);
-  assert.deepEqual(credit.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
+  assert.deepEqual(c.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
+  assert.ok(c.advantages.agents.every((a) => a.multiplier === null), "MADA has no Lemma 4.2");
 
   // The config's weights, not the paper's: accuracy 1 and no length part gives A_C = acc - acc_G.
-  const plain = assignCredit("4", episodes, {
-    ...drMas,
-    estimator: "mada",
-    weights: { accuracy: 1 },
-  });
+  const plain = credit("4", episodes, "mada", { accuracy: 1 });
   const critic = plain.advantages.actions.filter((a) => a.agent === "c1");
   assert.deepEqual(critic.map((a) => [a.reward, a.advantage]), [[1, 0.5], [1, 1]]);
 });
@@ -123,6 +126,36 @@ Deno.test("all-equal rewards give zero advantages, never NaN", () => {
     turns: [turn(0, "s", "solver", answer("4"), true, 1)],
     finalAnswer: "4",
   };
-  const credit = assignCredit("4", [ep, ep, ep], { ...drMas, estimator: "grpo" });
-  for (const a of credit.advantages.actions) assert.equal(a.advantage, 0);
+  for (const estimator of ["grpo", "dr-mas", "dr-grpo", "rloo", "reinforce++"] as const) {
+    const c = credit("4", [ep, ep, ep], estimator);
+    for (const a of c.advantages.actions) assert.equal(a.advantage, 0, estimator);
+  }
+});
+
+Deno.test("GRPO in a sigma = 0 group normalizes the penalized trajectory scores, bounded", () => {
+  // Four right answers (R = 1); sample 0's verifier output is invalid (penalty 0.1). Dr. MAS code
+  // (core_algos.py compute_grpo_outcome_advantage, group_by_agent_id=False): each trajectory's
+  // score is the mean of its actions' scores, S = [(1 + 0.9) / 2, 1, 1, 1] = [0.95, 1, 1, 1];
+  // mu = 3.95 / 4 = 0.9875; deviations [-0.0375, 0.0125 x 3]; population variance
+  // (0.00140625 + 3 * 0.00015625) / 4 = 0.00046875, sigma = 0.0216506...; every action of sample 0
+  // gets -0.0375 / sigma = -sqrt(3), the others 1 / sqrt(3): |A| <= sqrt(n - 1) = sqrt(3).
+  // The old numerator (0.9 - 1) over the trajectory rewards' sigma = 0 gave -0.1 / 1e-6 = -1e5.
+  const right = (validVerdict: boolean): Episode<Extra> => ({
+    turns: [
+      turn(0, "s", "solver", answer("4"), true, 3),
+      turn(1, "v", "verifier", verdict(true), validVerdict, 2),
+    ],
+    finalAnswer: "4",
+  });
+  const c = credit("4", [right(false), right(true), right(true), right(true)], "grpo");
+  const sigma = Math.sqrt(0.00046875);
+  close(c.advantages.global.mu, 0.9875);
+  close(c.advantages.global.sigma, sigma);
+  for (const a of c.advantages.actions) {
+    close(a.score, a.sample === 0 ? 0.95 : 1);
+    close(a.advantage, a.sample === 0 ? -0.0375 / (sigma + 1e-6) : 0.0125 / (sigma + 1e-6));
+    assert.ok(Math.abs(a.advantage) <= Math.sqrt(3), `${a.advantage} exceeds sqrt(n - 1)`);
+  }
+  // The verifier's own (penalized) reward is kept for the record.
+  assert.equal(c.advantages.actions.find((a) => a.sample === 0 && a.agent === "v")!.reward, 0.9);
 });

@@ -98,7 +98,9 @@ Deno.test("a smoke run records a whole refine experiment and reruns bit-identica
 Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA agent", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    // The pretrained model and GRPO: its groups mix right and wrong answers, so both groups get
+    // a gradient at step 0 and have moved from the reference by step 1.
+    const model = "embedded";
     const raw = presetInput("smoke");
     const agents = (raw.agents as { id: string }[]).map((a) => ({
       ...a,
@@ -109,6 +111,10 @@ Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA 
     const run = await smokeRun(model, join(tmp, "kl.sqlite"), "run-kl", {
       agents,
       steps: 2,
+      estimator: { kind: "grpo" },
+      group_size: 4,
+      batch_size: 2,
+      sampling: { temperature: 1, top_p: 1, max_tokens: 40 },
       loss: { clip_eps: 0.2, kl_coef: 0.1 },
     });
     const init = run.events.filter((e) => e.type === "policy.initialized");
@@ -116,7 +122,13 @@ Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA 
     assert.equal(steps.length, 4);
     for (const e of steps) {
       if (e.type !== "gradient_step.applied") continue;
-      assert.ok(Number.isFinite(e.data.losses.kl), `kl loss ${e.data.losses.kl}`);
+      // Step 0 trains from the base (a fresh LoRA adapter's B is 0; full weights are the base):
+      // no divergence yet. After one update each group's policy differs from its reference.
+      if (e.data.step === 0) assert.ok(e.data.losses.kl < 1e-6, `kl at step 0 ${e.data.losses.kl}`);
+      else {assert.ok(
+          e.data.losses.kl > 0,
+          `kl at step 1 of ${e.data.workerGroup}: ${e.data.losses.kl}`,
+        );}
       // Warmup over half of two steps: step 0 at half the lr, step 1 at the full lr.
       assert.equal(e.data.lr, e.data.step === 0 ? 5e-4 : 1e-3);
     }

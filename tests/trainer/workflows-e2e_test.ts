@@ -67,6 +67,7 @@ function checkInvariants(
     `${x.step}/${x.prompt}/${x.sample}/${x.agent}/${x.turn}`;
   assert.ok(turns.length > 0);
   assert.deepEqual(advantages.map(key).sort(), turns.map(key).sort(), "one advantage per action");
+  const epochTokens = new Map<string, number>();
   for (const e of events) {
     if (e.type !== "gradient_step.applied") continue;
     const own = turns.filter((t) =>
@@ -77,11 +78,26 @@ function checkInvariants(
       [...new Set(Object.keys(agentToWg).filter((a) => agentToWg[a] === e.data.workerGroup))]
         .sort(),
     );
-    const tokens = own.reduce((n, t) => n + t.responseTokens.length, 0);
+    // An update trains on its recorded rows, all of them its own agents' turns.
+    const rows = e.data.rows!.map((r) => {
+      const turn = own.find((t) =>
+        t.prompt === r.prompt && t.sample === r.sample && t.turn === r.turn
+      );
+      assert.ok(turn, `${e.data.workerGroup} update ${e.data.update} trained on a foreign turn`);
+      return turn;
+    });
+    assert.equal(e.data.tokens, rows.reduce((n, t) => n + t.responseTokens.length, 0));
+    const epoch = `${e.data.step}/${e.data.workerGroup}/${e.data.epoch}`;
+    epochTokens.set(epoch, (epochTokens.get(epoch) ?? 0) + e.data.tokens);
+  }
+  // Each epoch's mini-batches cover the group's own turns once.
+  for (const [epoch, tokens] of epochTokens) {
+    const [step, wg] = epoch.split("/");
+    const own = turns.filter((t) => t.step === Number(step) && agentToWg[t.agent] === wg);
     assert.equal(
-      e.data.tokens,
       tokens,
-      `${e.data.workerGroup} trained on its own agents' tokens only`,
+      own.reduce((n, t) => n + t.responseTokens.length, 0),
+      `${wg} trained on its own agents' tokens only, each once per epoch`,
     );
   }
 }

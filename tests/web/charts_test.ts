@@ -1,25 +1,64 @@
 import assert from "node:assert/strict";
-import { gradNormStability } from "../../analysis/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import { applyUpdate, type ChartData } from "../../web/components/chart-data.ts";
 import { fromWire, toWire } from "../../web/components/wire-json.ts";
 import { liveMessage } from "../../web/data/live-updates.ts";
 import { runCharts } from "../../web/data/run-charts.ts";
-import { spikeFlags } from "../../web/data/spike-flags.ts";
+import { normMarkers } from "../../web/data/norm-markers.ts";
 import { openDashboardSource } from "../../web/server/dashboard-source.ts";
-import { seeded, writeWebRun } from "./fixtures/web-run.ts";
+import { writeWebRun } from "./fixtures/web-run.ts";
 
-Deno.test("spike flags follow the analysis rule: running median of earlier finite norms", () => {
-  assert.deepEqual(spikeFlags([1, 1, 1, 50, NaN], 10), [false, false, false, true, false]);
-  assert.deepEqual(spikeFlags([2, 1, 25, 30, 9], 10), [false, false, true, true, false]);
-  const rand = seeded(3);
-  for (let trial = 0; trial < 20; trial++) {
-    const norms = Array.from({ length: 200 }, () => {
-      const r = rand();
-      return r < 0.03 ? NaN : r < 0.08 ? 20 + 100 * rand() : 0.5 + rand();
-    });
-    const flags = spikeFlags(norms, 10);
-    assert.equal(flags.filter(Boolean).length, gradNormStability(norms, 10).spikes);
+Deno.test("norm markers: spikes by the analysis rule over the updates, non-finite at 0", () => {
+  const points = [
+    { x: 0, label: "wg0", norm: 0 }, // no signal: not in the median
+    { x: 1, label: "wg0", norm: 1 },
+    { x: 2, label: "wg0", norm: 1 },
+    // two updates in step 3: both spikes, drawn at the larger
+    { x: 3, label: "wg0", norm: 30 },
+    { x: 3, label: "wg0", norm: 40 },
+    { x: 4, label: "wg0", norm: NaN },
+    { x: 4, label: "wg1", norm: 5 },
+  ];
+  assert.deepEqual(normMarkers("grad-wg", points), [
+    { chart: "grad-wg", x: 3, label: "wg0 spike", value: 40, mode: "set", marker: "spike" },
+    {
+      chart: "grad-wg",
+      x: 4,
+      label: "wg0 non-finite",
+      value: 0,
+      mode: "set",
+      marker: "non-finite",
+    },
+  ]);
+});
+
+Deno.test("Lemma 4.2 chart: the recorded multiplier, none for a MADA-RL run", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-web-lemma-" });
+  try {
+    const path = `${dir}/events.sqlite`;
+    const spec = { seed: 2, steps: 3, prompts: 2, samples: 4, evalEvery: 3 };
+    let spread = 0;
+    {
+      await using store = await openStore(path);
+      await writeWebRun(store, { ...spec, runId: "grpo", estimator: "grpo" });
+      await writeWebRun(store, { ...spec, runId: "mada", estimator: "mada" });
+      for await (const e of store.readStream("mada")) {
+        if (e.type !== "advantages.computed") continue;
+        assert.equal(liveMessage(e).updates.filter((u) => u.chart === "lemma").length, 0);
+        if (e.data.baseline.global.sigma > 0) spread++;
+      }
+    }
+    // Groups with a global spread, where a recomputation would invent a multiplier.
+    assert.ok(spread > 0);
+    await using source = await openDashboardSource(path);
+    const [grpo, mada] = await source.read(async (a) => [
+      await runCharts(a.conn, "grpo"),
+      await runCharts(a.conn, "mada"),
+    ]);
+    assert.deepEqual(grpo.lemma.series.map((s) => s.label).sort(), ["critic", "solver"]);
+    assert.deepEqual(mada.lemma.series, []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 

@@ -8,9 +8,6 @@ export const CHARTS = Object.freeze({
   lemma: "lemma",
 });
 
-/** A gradient-norm step above this multiple of the running median is a spike (as in reports). */
-export const SPIKE_MULTIPLE = 10;
-
 /** Label of the global baseline next to the per-agent ones. */
 export const GLOBAL = "global";
 

@@ -1,5 +1,4 @@
 import type { NewEvent, StoredEvent } from "../../events/mod.ts";
-import { lemmaMultiplier } from "../../analysis/mod.ts";
 import type { ChartUpdate } from "../components/chart-data.ts";
 import { CHARTS, GLOBAL, markerLabel } from "./chart-names.ts";
 
@@ -63,21 +62,12 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
         updates: [
           ...stats.map(([label, s]) => mean(CHARTS.baselineMu, step, label, s.mu)),
           ...stats.map(([label, s]) => mean(CHARTS.baselineSigma, step, label, s.sigma)),
-          ...(baseline.global.sigma > 0
-            ? Object.entries(baseline.perAgent).map(([agent, s]) =>
-              mean(
-                CHARTS.lemma,
-                step,
-                agent,
-                lemmaMultiplier({
-                  muK: s.mu,
-                  sigmaK: s.sigma,
-                  mu: baseline.global.mu,
-                  sigma: baseline.global.sigma,
-                }),
-              )
-            )
-            : []),
+          // The multiplier the engine recorded, where it recorded one (as runCharts reads it).
+          ...Object.entries(baseline.perAgent).flatMap(([agent, s]) =>
+            s.multiplier !== null && Number.isFinite(s.multiplier)
+              ? [mean(CHARTS.lemma, step, agent, s.multiplier)]
+              : []
+          ),
         ],
       };
     }

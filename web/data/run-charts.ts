@@ -1,8 +1,13 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
-import { applyUpdate, type ChartData, chartFromRows } from "../components/chart-data.ts";
-import { CHARTS, GLOBAL, markerLabel, SPIKE_MULTIPLE } from "./chart-names.ts";
+import {
+  applyUpdate,
+  type ChartData,
+  chartFromRows,
+  type ChartUpdate,
+} from "../components/chart-data.ts";
+import { CHARTS, GLOBAL } from "./chart-names.ts";
 import { MeanCells } from "./mean-cells.ts";
-import { spikeFlags } from "./spike-flags.ts";
+import { normMarkers, type NormPoint } from "./norm-markers.ts";
 
 /** The Run page's time series, keyed by chart name (see CHARTS). */
 export type RunCharts = Record<string, ChartData>;
@@ -25,9 +30,9 @@ const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
 /**
  * Per-step series of one run: rollout reward and accuracy; gradient norms per worker group and
- * per agent (mean over a step's updates of the finite norms) with spikes and non-finite steps
- * as markers; per-agent baseline mean and spread; the mean Lemma 4.2 multiplier per agent,
- * computed from the recorded baselines as the lemma_multipliers view does. Three scans of the
+ * per agent (mean over a step's updates of the finite norms) with spikes (the analysis rule over
+ * the updates) and non-finite steps as markers; per-agent baseline mean and spread; the mean
+ * Lemma 4.2 multiplier per agent as the engine recorded it. Three scans of the
  * projections, read column by column, keep a 10k-step run's page fast.
  *
  * @example
@@ -53,9 +58,9 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
      WHERE run_id = $1 ORDER BY step, wg, "update"`,
     [runId],
   );
-  // Baseline mean and spread per step and agent, and the Lemma 4.2 multiplier of every prompt
-  // group (as the lemma_multipliers view defines it) averaged per step: aggregated by DuckDB,
-  // since a long run holds millions of baseline rows.
+  // Baseline mean and spread per step and agent, and the recorded Lemma 4.2 multiplier of every
+  // prompt group averaged per step: aggregated by DuckDB, since a long run holds millions of
+  // baseline rows.
   const stats = await columns(
     conn,
     `WITH b AS (SELECT * FROM baselines WHERE run_id = $1)
@@ -67,14 +72,9 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
        avg(sigma) FILTER (isfinite(sigma)), count(*) FILTER (isfinite(sigma))::INTEGER
      FROM b GROUP BY step, agent
      UNION ALL
-     SELECT 'lemma', k.step::INTEGER, k.agent, avg(m) FILTER (isfinite(m)),
-       count(m) FILTER (isfinite(m))::INTEGER
-     FROM (
-       SELECT k.step, k.agent,
-         (k.sigma * k.sigma + (k.mu - g.mu) * (k.mu - g.mu)) / nullif(g.sigma * g.sigma, 0) AS m
-       FROM b k JOIN b g ON g.step = k.step AND g.prompt = k.prompt AND g.agent IS NULL
-       WHERE k.agent IS NOT NULL
-     ) k GROUP BY k.step, k.agent
+     SELECT 'lemma', step::INTEGER, agent, avg(multiplier) FILTER (isfinite(multiplier)),
+       count(multiplier) FILTER (isfinite(multiplier))::INTEGER
+     FROM b WHERE agent IS NOT NULL GROUP BY step, agent
      ORDER BY x, label`,
     [runId],
   );
@@ -85,21 +85,19 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
     n: reward.n[i] as number,
   }));
   const [wg, agent] = [new MeanCells(), new MeanCells()];
-  const [wgBad, agentBad]: Row[][] = [[], []];
+  const [wgNorms, agentNorms]: NormPoint[][] = [[], []];
   grads.step.forEach((s, i) => {
-    const step = s as number;
+    const x = s as number;
     const norm = grads.grad_norm[i] as number;
-    wg.add(step, grads.wg[i] as string, norm);
-    if (!Number.isFinite(norm)) {
-      wgBad.push({ x: step, label: grads.wg[i] as string, value: 0, n: 1 });
-    }
+    wg.add(x, grads.wg[i] as string, norm);
+    wgNorms.push({ x, label: grads.wg[i] as string, norm });
     const perAgent = JSON.parse(grads.agent_grad_norms_json[i] as string) as Record<
       string,
       unknown
     >;
-    for (const [name, v] of Object.entries(perAgent)) {
-      agent.add(step, name, jsonNumber(v));
-      if (!Number.isFinite(jsonNumber(v))) agentBad.push({ x: step, label: name, value: 0, n: 1 });
+    for (const [label, v] of Object.entries(perAgent)) {
+      agent.add(x, label, jsonNumber(v));
+      agentNorms.push({ x, label, norm: jsonNumber(v) });
     }
   });
   const statRows = (chart: string): Row[] =>
@@ -116,12 +114,16 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
   return {
     [CHARTS.reward]: chartFromRows("Rollout reward and accuracy", "step", rewardRows),
     [CHARTS.gradWg]: withMarkers(
-      chartFromRows("Gradient norm per worker group (before clipping)", "step", wg.rows()),
-      dedupe(wgBad),
+      chartFromRows(
+        "Gradient norm per worker group (before clipping, mean over the step's updates)",
+        "step",
+        wg.rows(),
+      ),
+      normMarkers(CHARTS.gradWg, wgNorms),
     ),
     [CHARTS.gradAgent]: withMarkers(
-      chartFromRows("Gradient norm per agent", "step", agent.rows()),
-      dedupe(agentBad),
+      chartFromRows("Gradient norm per agent (mean over the step's updates)", "step", agent.rows()),
+      normMarkers(CHARTS.gradAgent, agentNorms),
     ),
     [CHARTS.baselineMu]: chartFromRows(
       "Advantage baseline mean μ per agent",
@@ -141,37 +143,7 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
   };
 }
 
-function dedupe(rows: readonly Row[]): Row[] {
-  return [...new Map(rows.map((r) => [`${r.x}\u0000${r.label}`, r])).values()];
-}
-
-/** Adds spike markers (from the series) and non-finite markers (from `nonFinite` rows). */
-function withMarkers(chart: ChartData, nonFinite: readonly Row[]): ChartData {
-  for (const s of [...chart.series]) {
-    const flags = spikeFlags(s.y.map((v) => v ?? NaN), SPIKE_MULTIPLE);
-    flags.forEach((spike, i) => {
-      if (!spike) return;
-      const label = markerLabel(s.label, "spike");
-      applyUpdate(chart, {
-        chart: chart.title,
-        x: chart.x[i],
-        label,
-        value: s.y[i]!,
-        mode: "set",
-        marker: "spike",
-      });
-    });
-  }
-  for (const r of nonFinite) {
-    const label = markerLabel(r.label, "non-finite");
-    applyUpdate(chart, {
-      chart: chart.title,
-      x: r.x,
-      label,
-      value: 0,
-      mode: "set",
-      marker: "non-finite",
-    });
-  }
+function withMarkers(chart: ChartData, markers: readonly ChartUpdate[]): ChartData {
+  for (const m of markers) applyUpdate(chart, m);
   return chart;
 }

@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
-import { applyUpdate, type ChartData } from "../components/chart-data.ts";
+// The stats entry point, not analysis/mod.ts: a browser bundle cannot take DuckDB's node binding.
+import { gradientSpikes, SPIKE_MULTIPLE } from "../../analysis/stats/mod.ts";
+import { applyUpdate, type ChartData, type ChartUpdate } from "../components/chart-data.ts";
 import { LineChart } from "../components/line-chart.tsx";
 import { fromWire } from "../components/wire-json.ts";
 import type { RunCharts } from "../data/run-charts.ts";
-import { CHARTS, markerLabel, SPIKE_MULTIPLE } from "../data/chart-names.ts";
+import { CHARTS, markerLabel } from "../data/chart-names.ts";
 import type { LiveMessage } from "../data/live-updates.ts";
 
 /** Props of the Run page's live charts. */
@@ -25,27 +27,24 @@ const ORDER = [
   CHARTS.baselineSigma,
 ];
 
-/** Marks a spike if the newest value of a norm series exceeds the multiple of earlier median. */
-function markSpike(chart: ChartData, x: number, label: string): void {
-  const s = chart.series.find((c) => c.label === label);
+/**
+ * Marks the live norm `u` a spike if it is one by the analysis rule (`gradientSpikes`) after the
+ * line's points before its step: the server's per-update verdict whenever a step has one update
+ * (with several, a reload judges each update against the earlier updates themselves).
+ */
+function markSpike(chart: ChartData, u: ChartUpdate): void {
+  const s = chart.series.find((c) => c.label === u.label);
   if (!s) return;
-  const i = chart.x.indexOf(x);
-  const value = s.y[i];
-  const earlier = s.y.slice(0, i).filter((v): v is number => v !== null && Number.isFinite(v))
-    .sort((a, b) => a - b);
-  if (value === null || earlier.length === 0) return;
-  const m = earlier.length / 2;
-  const median = earlier.length % 2 ? earlier[Math.floor(m)] : (earlier[m - 1] + earlier[m]) / 2;
-  if (value > SPIKE_MULTIPLE * median) {
-    applyUpdate(chart, {
-      chart: chart.title,
-      x,
-      label: markerLabel(label, "spike"),
-      value,
-      mode: "set",
-      marker: "spike",
-    });
-  }
+  const earlier = s.y.slice(0, chart.x.indexOf(u.x)).map((v) => v ?? NaN);
+  if (!gradientSpikes([...earlier, u.value], SPIKE_MULTIPLE).at(-1)) return;
+  applyUpdate(chart, {
+    chart: u.chart,
+    x: u.x,
+    label: markerLabel(u.label, "spike"),
+    value: u.value,
+    mode: "set",
+    marker: "spike",
+  });
 }
 
 /**
@@ -74,7 +73,7 @@ export function RunLive(props: RunLiveProps) {
         if (!chart) continue;
         applyUpdate(chart, u);
         if ((u.chart === CHARTS.gradWg || u.chart === CHARTS.gradAgent) && !u.marker) {
-          markSpike(chart, u.x, u.label);
+          markSpike(chart, u);
         }
       }
       if (m.step !== undefined) setSteps((s) => Math.max(s, m.step! + 1));

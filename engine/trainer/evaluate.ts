@@ -1,0 +1,79 @@
+/**
+ * Evaluation inside a run and of a checkpoint: `n_samples` episodes per benchmark problem, each
+ * recorded as eval-phase turn and trajectory events, then one `evaluation.completed` per
+ * benchmark with every problem's n and c and the avg@n / pass@n they give.
+ */
+import type { NewEvent } from "../../events/mod.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+import type { Question } from "../workflows/mod.ts";
+import { isCorrectAnswer } from "./group-rewards.ts";
+import type { RolloutFn } from "./rollouts.ts";
+import { episodeEvents } from "./run-events.ts";
+import type { TaskSource } from "./task-source.ts";
+
+/**
+ * Evaluates on the config's benchmarks at `step` through `rollouts`.
+ *
+ * @example const { events, metrics } = await evaluate(config, tasks, step, rollouts);
+ */
+export async function evaluate(
+  config: NormalizedConfig,
+  tasks: TaskSource,
+  step: number,
+  rollouts: RolloutFn,
+): Promise<{ events: NewEvent[]; metrics: Record<string, number> }> {
+  const n = config.evaluation.n_samples;
+  const events: NewEvent[] = [];
+  const metrics: Record<string, number> = {};
+  const sets: { benchmark: string; questions: readonly Question[] }[] = [];
+  for (const benchmark of config.evaluation.benchmarks) {
+    const questions = benchmark === "validation"
+      ? tasks.validation
+      : benchmark === "test"
+      ? tasks.test
+      : tasks.benchmarks.get(benchmark);
+    if (!questions) throw new Error(`benchmark ${benchmark} was not loaded with the tasks`);
+    if (questions.length > 0) sets.push({ benchmark, questions });
+  }
+  // One rollout over every benchmark's problems: prompt indices run on across benchmarks, so
+  // the turn and trajectory coordinates of two benchmarks at one step never collide.
+  const results = await rollouts("eval", step, sets.flatMap((s) => s.questions), n);
+  let first = 0;
+  for (const { benchmark, questions } of sets) {
+    const problems = results.slice(first, first + questions.length).map((
+      { question, episodes },
+      i,
+    ) => {
+      let c = 0;
+      episodes.forEach((episode, sample) => {
+        const ok = isCorrectAnswer(question.answer, episode.finalAnswer);
+        c += Number(ok);
+        events.push(...episodeEvents("eval", step, first + i, sample, question, episode, ok));
+      });
+      return { problemId: question.id, n, c };
+    });
+    first += questions.length;
+    const name = benchmarkName(benchmark);
+    const avg = problems.reduce((s, p) => s + p.c / p.n, 0) / problems.length;
+    const pass = problems.filter((p) => p.c > 0).length / problems.length;
+    const benchMetrics = { [`avg@${n}`]: avg, [`pass@${n}`]: pass };
+    events.push({
+      type: "evaluation.completed",
+      data: { step, benchmark: name, samplesPerProblem: n, problems, metrics: benchMetrics },
+    });
+    for (const [k, v] of Object.entries(benchMetrics)) metrics[`${name}/${k}`] = v;
+  }
+  return { events, metrics };
+}
+
+/** The name a benchmark's `evaluation.completed` carries: the file name without extension. */
+export function benchmarkName(benchmark: string): string {
+  const base = benchmark.split("/").pop()!;
+  return base.replace(/\.(jsonl|json|parquet)$/i, "");
+}
+
+/** Whether the run evaluates after `step`: every `every_steps`, and always after the last. */
+export function evaluatesAfter(config: NormalizedConfig, step: number): boolean {
+  const every = config.evaluation.every_steps;
+  return (every > 0 && (step + 1) % every === 0) || step === config.steps - 1;
+}

@@ -1,0 +1,58 @@
+/**
+ * Rolling out a workflow: `n` concurrent episodes per question, every turn spoken through one
+ * speaker whose draws are keyed by the episode's coordinates. Training and evaluation (in a run
+ * or of a checkpoint) share it.
+ */
+import type { NormalizedConfig } from "../config/mod.ts";
+import type { Episode, Question, Workflow } from "../workflows/mod.ts";
+import type { Phase } from "./run-events.ts";
+import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
+
+/** The episodes sampled for one question. */
+export type Rollout = { question: Question; episodes: Episode<TurnRecord>[] };
+
+/** Rolls out `n` episodes of each question at step `at`; prompt index = position. */
+export type RolloutFn = (
+  phase: Phase,
+  at: number,
+  questions: readonly Question[],
+  n: number,
+) => Promise<Rollout[]>;
+
+/** Rows of one generation call: large enough to batch a step, small enough for the cache. */
+const MAX_GENERATION_BATCH = 64;
+
+/**
+ * The rollout function of a config's workflow on `groups`, sampling as the config says.
+ *
+ * @example
+ * const rollouts = workflowRollouts(config, workflow, pool.groups);
+ * const groups = await rollouts("rollout", step, questions, config.group_size);
+ */
+export function workflowRollouts(
+  config: Pick<NormalizedConfig, "seed" | "sampling" | "agent_to_wg">,
+  workflow: Workflow,
+  groups: ReadonlyMap<string, SpeakingPolicy>,
+  onEpisode?: () => void,
+): RolloutFn {
+  const speaker = createSpeaker(groups, config.agent_to_wg, {
+    seed: config.seed,
+    temperature: config.sampling.temperature,
+    topP: config.sampling.top_p,
+    maxTokens: config.sampling.max_tokens,
+    stop: config.sampling.stop,
+    maxBatch: MAX_GENERATION_BATCH,
+  });
+  return (phase, at, questions, n) =>
+    Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
+      question,
+      episodes: await Promise.all(Array.from({ length: n }, async (_, sample) => {
+        const episode = await workflow.run(
+          question,
+          speaker.speakFor({ phase, step: at, prompt, sample }),
+        );
+        onEpisode?.();
+        return episode;
+      })),
+    })));
+}

@@ -1,0 +1,168 @@
+/**
+ * The update phase of a step for one worker group (Dr. MAS per-worker-group updates), PPO-style:
+ * the group's turns are split into `updates.mini_batches` parts by a seeded shuffle and passed
+ * over `updates.epochs` times, one optimizer step per part, each its own `gradient_step.applied`.
+ * Old logprobs are recomputed with the update's own forward first (veRL's actor
+ * `compute_log_prob` before `update_policy`), so the first update's ratio is exactly 1 and later
+ * ones measure how far the policy moved.
+ */
+import type { NewEvent } from "../../events/mod.ts";
+import { logprobTemperature } from "../../adapters/onnx/train-step-spec.ts";
+import type { GroupAdvantages } from "../advantages/mod.ts";
+import type { NormalizedConfig } from "../config/mod.ts";
+import { randomStream, shuffle } from "../random/mod.ts";
+import { learningRate } from "./lr-schedule.ts";
+import { policyBatch, responseValues, type TrainingTurn } from "./policy-batch.ts";
+import type { GroupPolicy } from "./policy-pool.ts";
+import type { Rollout } from "./rollouts.ts";
+
+/** A turn to train on, with its place in the step. */
+export interface StepTurn extends TrainingTurn {
+  readonly prompt: number;
+  readonly sample: number;
+  readonly turn: number;
+}
+
+/**
+ * Every turn of the step that produced tokens, with its advantage, per worker group, in prompt,
+ * sample and turn order.
+ */
+export function trainingTurns(
+  rollouts: readonly Rollout[],
+  advantages: readonly GroupAdvantages[],
+): Map<string, StepTurn[]> {
+  const byGroup = new Map<string, StepTurn[]>();
+  rollouts.forEach(({ episodes }, prompt) => {
+    for (const a of advantages[prompt].actions) {
+      const record = episodes[a.sample].turns.find((t) => t.turn === a.turn)!.output.extra;
+      if (record.responseTokens.length === 0) continue;
+      const list = byGroup.get(record.workerGroup) ?? [];
+      list.push({
+        prompt,
+        sample: a.sample,
+        turn: a.turn,
+        agent: a.agent,
+        promptTokens: record.promptTokens,
+        responseTokens: record.responseTokens,
+        logprobs: record.logprobs,
+        advantage: a.advantage,
+      });
+      byGroup.set(record.workerGroup, list);
+    }
+  });
+  return byGroup;
+}
+
+/**
+ * `rows` split into `parts` contiguous chunks whose sizes differ by at most one, the larger first.
+ *
+ * @example evenChunks([1, 2, 3, 4, 5], 2); // [[1, 2, 3], [4, 5]]
+ */
+export function evenChunks<T>(rows: readonly T[], parts: number): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  for (let p = 0; p < parts; p++) {
+    const size = Math.floor(rows.length / parts) + (p < rows.length % parts ? 1 : 0);
+    out.push(rows.slice(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/**
+ * Runs every update of `policy` at `step` on `turns` and returns their events.
+ *
+ * @example
+ * updates.push(...await updateWorkerGroup(config, policy, step, turns.get(policy.id)!));
+ */
+export async function updateWorkerGroup(
+  config: NormalizedConfig,
+  policy: GroupPolicy,
+  step: number,
+  turns: readonly StepTurn[],
+): Promise<NewEvent[]> {
+  const wg = config.worker_groups.find((g) => g.id === policy.id)!;
+  const temperature = logprobTemperature(config.sampling.temperature);
+  const hyper = {
+    lr: learningRate(wg.optimizer, step, config.steps),
+    clipLow: config.loss.clip_eps_low,
+    clipHigh: config.loss.clip_eps_high,
+    klCoef: config.loss.kl_coef,
+    weightDecay: wg.optimizer.weight_decay,
+    maxGradNorm: wg.optimizer.max_grad_norm,
+    temperature,
+  };
+  let rows = turns;
+  let drift: number | null = null;
+  if (config.updates.old_logprobs === "recompute") {
+    const whole = policyBatch(turns);
+    const current = responseValues(whole, turns, await policy.logprobs(whole, temperature));
+    drift = 0;
+    turns.forEach((t, i) => {
+      for (let j = 0; j < t.logprobs.length; j++) {
+        drift = Math.max(drift!, Math.abs(current[i][j] - t.logprobs[j]));
+      }
+    });
+    rows = turns.map((t, i) => ({ ...t, logprobs: current[i] }));
+  }
+  const parts = Math.min(config.updates.mini_batches, rows.length);
+  const events: NewEvent[] = [];
+  for (let epoch = 0; epoch < config.updates.epochs; epoch++) {
+    // One part is the whole batch in step order: no draw, the same batch as without mini-batches.
+    const order = parts === 1 ? rows : shuffle(
+      randomStream({ seed: config.seed, purpose: `mini-batch-split:${epoch}`, step, wg: wg.id }),
+      rows,
+    );
+    for (const [miniBatch, part] of evenChunks(order, parts).entries()) {
+      const update = epoch * parts + miniBatch;
+      const plain = policyBatch(part);
+      const batch = config.loss.kl_coef > 0
+        ? { ...plain, refLogprobs: await policy.referenceLogprobs(plain, temperature) }
+        : plain;
+      const key = { step, update };
+      // A group of one agent: its gradient is the agent's. A shared group's gradient is the sum
+      // of its agents' parts; each part's norm costs one more backward pass, before the update.
+      const agentGradNorms: Record<string, number> = {};
+      if (policy.agents.length > 1) {
+        for (const agent of policy.agents) {
+          const own = part.flatMap((t, row) => t.agent === agent ? [row] : []);
+          agentGradNorms[agent] = own.length === 0
+            ? 0
+            : await policy.gradientNorm(batch, hyper, own, key);
+        }
+      }
+      const m = await policy.update(batch, hyper, key);
+      if (policy.agents.length === 1) agentGradNorms[policy.agents[0]] = m.gradNorm;
+      events.push({
+        type: "gradient_step.applied",
+        data: {
+          step,
+          workerGroup: policy.id,
+          update,
+          epoch,
+          miniBatch,
+          rows: part.map((t) => ({ prompt: t.prompt, sample: t.sample, turn: t.turn })),
+          agents: [...policy.agents],
+          losses: { total: m.loss, policy: m.policyLoss, kl: m.klLoss },
+          gradNormBeforeClip: m.gradNorm,
+          gradNormAfterClip: m.skipped ? 0 : Math.min(m.gradNorm, hyper.maxGradNorm),
+          agentGradNorms,
+          clipFraction: m.clipFraction,
+          kl: m.approxKl,
+          entropy: m.entropy,
+          lr: hyper.lr,
+          clipLow: hyper.clipLow,
+          clipHigh: hyper.clipHigh,
+          temperature,
+          loraDropout: policy.loraDropout,
+          oldLogprobs: config.updates.old_logprobs,
+          oldLogprobDrift: drift,
+          tokens: m.lossTokens,
+          skippedNonFinite: m.skipped,
+          parameterHash: await policy.parameterHash(),
+        },
+      });
+    }
+  }
+  return events;
+}
