@@ -103,22 +103,38 @@ export function splitBatch(b: PolicyBatch, size: number): PolicyBatch[] {
   }
   const parts: PolicyBatch[] = [];
   for (let start = 0; start < b.batch; start += size) {
-    const rows = Math.min(size, b.batch - start);
-    const cut = <T extends Int32Array | Float32Array>(a: T) =>
-      a.subarray(start * b.seq, (start + rows) * b.seq) as T;
-    parts.push({
-      batch: rows,
-      seq: b.seq,
-      tokens: cut(b.tokens),
-      targets: cut(b.targets),
-      attentionMask: cut(b.attentionMask),
-      lossMask: cut(b.lossMask),
-      advantages: cut(b.advantages),
-      oldLogprobs: cut(b.oldLogprobs),
-      refLogprobs: b.refLogprobs && cut(b.refLogprobs),
-    });
+    parts.push(batchRows(b, start, Math.min(size, b.batch - start)));
   }
   return parts;
+}
+
+/**
+ * Rows `start .. start + rows - 1` of a batch, as views of its arrays (no copy).
+ *
+ * @example batchRows(batch, 2, 3).batch; // 3
+ */
+export function batchRows(b: PolicyBatch, start: number, rows: number): PolicyBatch {
+  if (!(Number.isInteger(start) && Number.isInteger(rows) && start >= 0 && rows >= 1)) {
+    throw new TrainStepError(`rows ${start}..${start + rows - 1} are not a row range`);
+  }
+  if (start + rows > b.batch) {
+    throw new TrainStepError(
+      `rows ${start}..${start + rows - 1} are outside the batch of ${b.batch}`,
+    );
+  }
+  const cut = <T extends Int32Array | Float32Array>(a: T) =>
+    a.subarray(start * b.seq, (start + rows) * b.seq) as T;
+  return {
+    batch: rows,
+    seq: b.seq,
+    tokens: cut(b.tokens),
+    targets: cut(b.targets),
+    attentionMask: cut(b.attentionMask),
+    lossMask: cut(b.lossMask),
+    advantages: cut(b.advantages),
+    oldLogprobs: cut(b.oldLogprobs),
+    refLogprobs: b.refLogprobs && cut(b.refLogprobs),
+  };
 }
 
 /**

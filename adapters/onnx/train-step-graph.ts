@@ -4,9 +4,10 @@
  * - `accumulate`: forward and backward of one micro-batch, adding its gradient to the running sum;
  * - `apply`: the guarded AdamW step on the accumulated gradient.
  * Running `accumulate` on every micro-batch and then `apply` gives the same update as `fused` on
- * the whole batch, because the loss denominators are fed for the whole batch.
- * Two more share the forward: `gradient-norm` (the global norm of a gradient, no state change) and
- * `logprobs` (log p(target) without dropout, the numbers the objective's ratio starts from).
+ * the whole batch, because the loss denominators are fed for the whole batch; `accumulate` also
+ * reports the global norm of its own part of the gradient (one agent's share of a shared worker
+ * group's update, at no extra backward pass). `logprobs` shares the forward: log p(target) without
+ * dropout, the numbers the objective's ratio starts from.
  */
 import { globalNorm, optimizerStep } from "./optim/mod.ts";
 import { add, gradients, Graph, greater, toOnnxModel, type Value, where } from "./mod.ts";
@@ -15,11 +16,10 @@ import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./trai
 
 /**
  * `fused`: gradient and optimizer update in one graph; `accumulate` + `apply`: the same split over
- * micro-batches; `gradient-norm`: only the global norm of the gradient, no state changes (for the
- * norm of one agent's share of a shared worker group's gradient); `logprobs`: the train step's
- * forward up to log p(target), with no dropout (old logprobs at the current weights).
+ * parts of the batch (micro-batches, or one part per agent); `logprobs`: the train step's forward
+ * up to log p(target), with no dropout (old logprobs at the current weights).
  */
-export type TrainStepKind = "fused" | "accumulate" | "apply" | "gradient-norm" | "logprobs";
+export type TrainStepKind = "fused" | "accumulate" | "apply" | "logprobs";
 
 /** A built graph with its serialized model and the names the runner binds. */
 export interface TrainStepGraph {
@@ -123,9 +123,8 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     publish(objective.entropy, IO.entropy);
   }
 
-  if (kind === "gradient-norm") {
+  if (kind === "accumulate") {
     publish(globalNorm(grads), IO.gradNorm);
-  } else if (kind === "accumulate") {
     const keep = greater(f32(IO.accumulate), 0);
     trainable.forEach((name, i) => {
       const acc = f32(IO.gradAcc(name), params[name].shape);

@@ -16,6 +16,7 @@ import {
 } from "./runtime/mod.ts";
 import {
   batchFeeds,
+  batchRows,
   checkBatch,
   countLossTokens,
   dropoutMaskFeeds,
@@ -69,6 +70,11 @@ export interface TrainStepMetrics {
   readonly lossTokens: number;
 }
 
+/** A step's metrics with the gradient norm of each part it was accumulated over. */
+export interface PartedStepMetrics extends TrainStepMetrics {
+  readonly partGradNorms: readonly number[];
+}
+
 /** How to open a runner. */
 export interface TrainStepRunnerOptions {
   readonly runtime: Runtime;
@@ -99,17 +105,19 @@ export interface TrainStepRunner {
     masks?: DropoutMaskFill,
   ): Promise<TrainStepMetrics>;
   /**
-   * Global norm of the part of `batch`'s loss gradient that comes from `rows` (the loss keeps the
-   * whole batch's denominators, so the parts of disjoint row sets sum to the full gradient), at
-   * the current parameters; nothing is updated. The same `masks` as a step's give that step's
-   * gradient. The graph is built on first use.
+   * One optimizer step on `batch` whose gradient is accumulated over consecutive row ranges of
+   * `parts` rows each (they must cover the batch), reporting each range's own gradient norm: the
+   * loss keeps the whole batch's denominators, so the parts' gradients sum to the step's, and one
+   * agent's share of a shared worker group's update costs no extra backward pass. The same update
+   * as `step` up to float rounding (sums are taken in another order). The graphs are built on
+   * first use; in a micro-batched runner a part must fit in one micro-batch.
    */
-  gradientNorm(
+  stepInParts(
     batch: PolicyBatch,
     hyper: TrainStepHyper,
-    rows: readonly number[],
+    parts: readonly number[],
     masks?: DropoutMaskFill,
-  ): Promise<number>;
+  ): Promise<PartedStepMetrics>;
   /**
    * log p(target) [batch * seq] at the current parameters and logprob temperature of
    * `temperature`, without dropout: the step's own forward (same graph ops, same micro-batch
@@ -195,20 +203,25 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   for (const [name, t] of Object.entries(frozen)) frozenFeeds[IO.param(name)] = t;
 
   const micro = options.microBatchSize;
-  const sessions: Loaded[] = micro === undefined
-    ? [await load(runtime, config, "fused")]
-    : [await load(runtime, config, "accumulate"), await load(runtime, config, "apply")];
-  if (micro !== undefined) {
-    // The apply graph reads the accumulators; start them at zero.
+  const loadAccumulateApply = async (): Promise<readonly [Loaded, Loaded]> => {
+    const loaded = [
+      await load(runtime, config, "accumulate"),
+      await load(runtime, config, "apply"),
+    ] as const;
+    // The accumulate graph reads the accumulators even when it restarts them; start at zero.
     for (const name of trainable) {
       const shape = config.params.find((p) => p.name === name)!.shape;
       const size = shape.reduce((a, b) => a * b, 1);
       state.write(IO.gradAcc(name), hostTensor("float32", shape, new Float32Array(size)));
     }
-  }
+    return loaded;
+  };
+  const fused = micro === undefined ? await load(runtime, config, "fused") : null;
+  let accumulateApply: Promise<readonly [Loaded, Loaded]> | null = micro === undefined
+    ? null
+    : Promise.resolve(await loadAccumulateApply());
   const withReference = (config.kl ?? null) !== null;
   const maskSpecs = config.dropoutMasks ?? [];
-  let normSession: Promise<Loaded> | null = null;
   let logprobSession: Promise<Loaded> | null = null;
   const aggregation = config.aggregation ?? "token-mean";
   const wholeBatch = (batch: PolicyBatch) => ({
@@ -246,6 +259,66 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     return state.run(loaded.session, picked, loaded.graph.stateBindings);
   };
 
+  const appliedSteps = async () => (await state.read(IO.adamStep)).data[0] as number;
+  const metricsOf = (
+    sums: Readonly<Record<string, HostTensor>> | Record<string, number>,
+    last: Readonly<Record<string, HostTensor>>,
+    whole: { tokenCount: number },
+    parts: number,
+    appliedSteps: number,
+  ): TrainStepMetrics => {
+    const value = (name: string) => {
+      const v = (sums as Record<string, HostTensor | number>)[name];
+      return typeof v === "number" ? v : v.data[0] as number;
+    };
+    return Object.freeze({
+      loss: value(IO.loss),
+      policyLoss: value(IO.policyLoss),
+      klLoss: value(IO.klLoss),
+      clipFraction: value(IO.clipFraction),
+      approxKl: value(IO.approxKl),
+      entropy: value(IO.entropy),
+      gradNorm: last[IO.gradNorm].data[0] as number,
+      skipped: last[IO.skipped].data[0] !== 0,
+      appliedSteps,
+      microBatches: parts,
+      lossTokens: whole.tokenCount,
+    });
+  };
+
+  /** Accumulates the gradient over consecutive row ranges of `sizes` rows, then applies it. */
+  const accumulateThenApply = async (
+    batch: PolicyBatch,
+    hyper: TrainStepHyper,
+    sizes: readonly number[],
+    masks: DropoutMaskFill | undefined,
+  ): Promise<PartedStepMetrics> => {
+    accumulateApply ??= loadAccumulateApply();
+    const [accumulate, apply] = await accumulateApply;
+    const whole = wholeBatch(batch);
+    const hp = hyperFeeds(hyper);
+    const sums: Record<string, number> = {};
+    const partGradNorms: number[] = [];
+    let start = 0;
+    for (const [i, size] of sizes.entries()) {
+      const part = batchRows(batch, start, size);
+      const out = await run(accumulate, {
+        ...batchFeeds(part, whole, withReference),
+        ...maskFeeds(masks, part, start),
+        ...hp,
+        [IO.accumulate]: scalar(i === 0 ? 0 : 1),
+      });
+      for (const name of LOSS_METRICS) sums[name] = (sums[name] ?? 0) + out[name].data[0];
+      partGradNorms.push(out[IO.gradNorm].data[0] as number);
+      start += size;
+    }
+    const last = await run(apply, hp);
+    return Object.freeze({
+      ...metricsOf(sums, last, whole, sizes.length, await appliedSteps()),
+      partGradNorms: Object.freeze(partGradNorms),
+    });
+  };
+
   return Object.freeze({
     trainable,
     frozen: Object.freeze(frozen),
@@ -256,78 +329,45 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       masks?: DropoutMaskFill,
     ): Promise<TrainStepMetrics> => {
       checkBatch(batch);
-      const whole = wholeBatch(batch);
-      const hp = hyperFeeds(hyper);
-      const sums: Record<string, number> = {};
-      const add = (out: Readonly<Record<string, HostTensor>>) => {
-        for (const name of LOSS_METRICS) sums[name] = (sums[name] ?? 0) + out[name].data[0];
-      };
-      let last: Readonly<Record<string, HostTensor>>;
-      const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
-      if (micro === undefined) {
-        last = await run(sessions[0], {
+      if (fused) {
+        const whole = wholeBatch(batch);
+        const out = await run(fused, {
           ...batchFeeds(batch, whole, withReference),
           ...maskFeeds(masks, batch, 0),
-          ...hp,
+          ...hyperFeeds(hyper),
         });
-        add(last);
-      } else {
-        for (const [i, part] of parts.entries()) {
-          add(
-            await run(sessions[0], {
-              ...batchFeeds(part, whole, withReference),
-              ...maskFeeds(masks, part, i * micro),
-              ...hp,
-              [IO.accumulate]: scalar(i === 0 ? 0 : 1),
-            }),
-          );
-        }
-        last = await run(sessions[1], hp);
+        return metricsOf(out, out, whole, 1, await appliedSteps());
       }
-      const applied = (await state.read(IO.adamStep)).data[0];
-      return Object.freeze({
-        loss: sums[IO.loss],
-        policyLoss: sums[IO.policyLoss],
-        klLoss: sums[IO.klLoss],
-        clipFraction: sums[IO.clipFraction],
-        approxKl: sums[IO.approxKl],
-        entropy: sums[IO.entropy],
-        gradNorm: last[IO.gradNorm].data[0],
-        skipped: last[IO.skipped].data[0] !== 0,
-        appliedSteps: applied,
-        microBatches: parts.length,
-        lossTokens: whole.tokenCount,
-      });
+      const sizes = splitBatch(batch, micro!).map((part) => part.batch);
+      const { partGradNorms: _norms, ...metrics } = await accumulateThenApply(
+        batch,
+        hyper,
+        sizes,
+        masks,
+      );
+      return Object.freeze(metrics);
     },
-    gradientNorm: async (
+    stepInParts: async (
       batch: PolicyBatch,
       hyper: TrainStepHyper,
-      rows: readonly number[],
+      parts: readonly number[],
       masks?: DropoutMaskFill,
     ) => {
       checkBatch(batch);
-      const whole = wholeBatch(batch);
-      const keep = new Float32Array(batch.lossMask.length);
-      for (const row of rows) {
-        if (!(Number.isInteger(row) && row >= 0 && row < batch.batch)) {
-          throw new TrainStepError(
-            `gradientNorm row ${row} is outside the batch of ${batch.batch}`,
-          );
-        }
-        keep.fill(1, row * batch.seq, (row + 1) * batch.seq);
+      if (parts.reduce((n, p) => n + p, 0) !== batch.batch) {
+        throw new TrainStepError(
+          `stepInParts: parts [${parts}] cover ${parts.reduce((n, p) => n + p, 0)} rows of a ` +
+            `batch of ${batch.batch}; they must cover it exactly`,
+        );
       }
-      const part = {
-        ...batch,
-        lossMask: batch.lossMask.map((m, i) => m * keep[i]),
-        advantages: batch.advantages.map((a, i) => a * keep[i]),
-      };
-      normSession ??= load(runtime, config, "gradient-norm");
-      const out = await run(await normSession, {
-        ...batchFeeds(part, whole, withReference),
-        ...maskFeeds(masks, part, 0),
-        ...hyperFeeds(hyper),
-      });
-      return out[IO.gradNorm].data[0];
+      const tooLarge = micro === undefined ? undefined : parts.find((p) => p > micro);
+      if (tooLarge !== undefined) {
+        throw new TrainStepError(
+          `stepInParts: a part of ${tooLarge} rows exceeds the runner's microBatchSize ${micro}; ` +
+            "each part's gradient norm is taken in one pass",
+        );
+      }
+      return await accumulateThenApply(batch, hyper, parts, masks);
     },
     logprobs: async (batch: PolicyBatch, temperature: number) => {
       checkBatch(batch);
@@ -360,8 +400,10 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     release: async () => {
       state.release();
       for (const t of owned) t.dispose();
-      for (const { session } of sessions) await session.release();
-      if (normSession) await (await normSession).session.release();
+      if (fused) await fused.session.release();
+      if (accumulateApply) {
+        for (const { session } of await accumulateApply) await session.release();
+      }
       if (logprobSession) await (await logprobSession).session.release();
     },
   });

@@ -47,7 +47,7 @@ export interface PolicyInputs {
   readonly attentionMask: Value;
   /**
    * The config's dropout masks by name, float32 [batch, seq, width], in the graphs that train
-   * (fused, accumulate, gradient-norm); absent in `logprobs`, which runs without dropout.
+   * (fused, accumulate); absent in `logprobs`, which runs without dropout.
    */
   readonly dropoutMasks?: Readonly<Record<string, Value>>;
 }

@@ -43,6 +43,7 @@ import {
 import type { DropoutMaskFill, PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
 import {
   openTrainStep,
+  type PartedStepMetrics,
   type TrainStepHyper,
   type TrainStepMetrics,
   type TrainStepRunner,
@@ -108,15 +109,16 @@ export interface GroupPolicy {
   /** One optimizer step, with the LoRA dropout masks of `key`; frozen groups cannot be updated. */
   update(batch: PolicyBatch, hyper: TrainStepHyper, key: UpdateKey): Promise<TrainStepMetrics>;
   /**
-   * Norm of the gradient part from `rows` of `batch`, without updating (TrainStepRunner), under
-   * the dropout masks of `key`: with the key of an update, a part of that update's gradient.
+   * One optimizer step whose gradient is accumulated over consecutive row ranges of `parts` rows
+   * (one per agent of a shared group), with each range's gradient norm: an agent's share of the
+   * update at no extra backward pass (TrainStepRunner.stepInParts).
    */
-  gradientNorm(
+  updateInParts(
     batch: PolicyBatch,
     hyper: TrainStepHyper,
-    rows: readonly number[],
+    parts: readonly number[],
     key: UpdateKey,
-  ): Promise<number>;
+  ): Promise<PartedStepMetrics>;
   /** The trained parameters (all of them for full training, the adapter for LoRA) by HF name. */
   trainedTensors(): Promise<NamedTensor[]>;
   /** sha256 over the trained parameters' names, shapes and float32 bytes, in spec order. */
@@ -369,8 +371,8 @@ function groupPolicy(
         padTokenId: tokenizer.padTokenId ?? 0,
       }),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
-    gradientNorm: async (batch, hyper, rows, key) =>
-      await trainer("gradientNorm").gradientNorm(batch, hyper, rows, masks(key)),
+    updateInParts: async (batch, hyper, parts, key) =>
+      await trainer("updateInParts").stepInParts(batch, hyper, parts, masks(key)),
     logprobs: async (batch, temperature) => await trainer("logprobs").logprobs(batch, temperature),
     referenceLogprobs: async (batch, temperature) => {
       if (!reference || !base) {

@@ -7,6 +7,7 @@
  * ones measure how far the policy moved.
  */
 import type { NewEvent } from "../../events/mod.ts";
+import type { TrainStepMetrics } from "../../adapters/onnx/train-step-runner.ts";
 import { logprobTemperature } from "../../adapters/onnx/train-step-spec.ts";
 import type { GroupAdvantages } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
@@ -113,26 +114,37 @@ export async function updateWorkerGroup(
       randomStream({ seed: config.seed, purpose: `mini-batch-split:${epoch}`, step, wg: wg.id }),
       rows,
     );
-    for (const [miniBatch, part] of evenChunks(order, parts).entries()) {
+    for (const [miniBatch, chunk] of evenChunks(order, parts).entries()) {
       const update = epoch * parts + miniBatch;
+      // A shared group's rows go agent by agent, so each agent's share of the gradient is one
+      // consecutive part of the batch: its norm comes with the update, at no extra pass.
+      const byAgent = policy.agents.map((agent) => chunk.filter((t) => t.agent === agent));
+      const part = byAgent.flat();
       const plain = policyBatch(part);
       const batch = config.loss.kl_coef > 0
         ? { ...plain, refLogprobs: await policy.referenceLogprobs(plain, temperature) }
         : plain;
       const key = { step, update };
-      // A group of one agent: its gradient is the agent's. A shared group's gradient is the sum
-      // of its agents' parts; each part's norm costs one more backward pass, before the update.
-      const agentGradNorms: Record<string, number> = {};
-      if (policy.agents.length > 1) {
-        for (const agent of policy.agents) {
-          const own = part.flatMap((t, row) => t.agent === agent ? [row] : []);
-          agentGradNorms[agent] = own.length === 0
-            ? 0
-            : await policy.gradientNorm(batch, hyper, own, key);
-        }
+      const present = byAgent.flatMap((rows, i) => rows.length > 0 ? [i] : []);
+      let m: TrainStepMetrics;
+      let norms: readonly number[];
+      if (policy.agents.length === 1) {
+        m = await policy.update(batch, hyper, key);
+        norms = [m.gradNorm];
+      } else {
+        const parted = await policy.updateInParts(
+          batch,
+          hyper,
+          present.map((i) => byAgent[i].length),
+          key,
+        );
+        m = parted;
+        norms = parted.partGradNorms;
       }
-      const m = await policy.update(batch, hyper, key);
-      if (policy.agents.length === 1) agentGradNorms[policy.agents[0]] = m.gradNorm;
+      const agentGradNorms: Record<string, number> = Object.fromEntries(
+        policy.agents.map((agent) => [agent, 0]),
+      );
+      present.forEach((i, j) => agentGradNorms[policy.agents[i]] = norms[j]);
       events.push({
         type: "gradient_step.applied",
         data: {

@@ -136,7 +136,7 @@ Deno.test("the gradient through a dropout mask matches central finite difference
   }
 });
 
-Deno.test("masks are filled per batch row: a micro-batched step equals the fused one, gradientNorm sees the same masks", async () => {
+Deno.test("masks are filled per batch row: micro-batched and parted steps equal the fused one", async () => {
   await withRuntime("cpu", async (runtime) => {
     const fused = await openTrainStep({ runtime, config: withDropout, initial: weights });
     const split = await openTrainStep({
@@ -151,12 +151,13 @@ Deno.test("masks are filled per batch row: a micro-batched step equals the fused
       fill(n, row, out);
     };
     const everyRow = [0, 1, 2, 3, 4];
-    const norm = await fused.gradientNorm(batch, hyper, everyRow, keyedFill(5));
+    const parted = await openTrainStep({ runtime, config: withDropout, initial: weights });
+    const p = await parted.stepInParts(batch, hyper, [3, 2], keyedFill(5));
     const a = await fused.step(batch, hyper, recording(filled[0], keyedFill(5)));
     const b = await split.step(batch, hyper, recording(filled[1], keyedFill(5)));
     assert.deepEqual(filled, [everyRow, everyRow], "each whole-batch row filled once");
     assert.equal(b.microBatches, 3);
-    close(a.gradNorm, norm, "gradientNorm under the step's masks");
+    close(p.gradNorm, a.gradNorm, "parted step under the step's masks");
     close(b.gradNorm, a.gradNorm, "micro-batched grad norm");
     close(b.loss, a.loss, "micro-batched loss");
     for (const name of lora) {
@@ -166,6 +167,7 @@ Deno.test("masks are filled per batch row: a micro-batched step equals the fused
     }
     await fused.release();
     await split.release();
+    await parted.release();
   });
 });
 
@@ -197,7 +199,10 @@ Deno.test("a missing DropoutMaskFill, or one for a step without masks, is refuse
     const masked = await openTrainStep({ runtime, config: withDropout, initial: weights });
     const unmasked = await openTrainStep({ runtime, config: plain, initial: weights });
     await assert.rejects(() => masked.step(batch, hyper), /has 1 dropout masks \(lora, \.\.\.\)/);
-    await assert.rejects(() => masked.gradientNorm(batch, hyper, [0]), /pass a DropoutMaskFill/);
+    await assert.rejects(
+      () => masked.stepInParts(batch, hyper, [5]),
+      /pass a DropoutMaskFill/,
+    );
     await assert.rejects(() => unmasked.step(batch, hyper, allOnes), /has no dropoutMasks/);
     await masked.release();
     await unmasked.release();

@@ -193,7 +193,7 @@ Deno.test("fused step applies clipped AdamW to the graph gradient", async () => 
   });
 });
 
-Deno.test("gradientNorm: the norm of a row subset's share of the gradient; shares sum to it", async () => {
+Deno.test("stepInParts: each row range's share of the gradient, its norm, and the step's update", async () => {
   const onlyRows = (keep: readonly number[]) => {
     const mask = (v: Float32Array) =>
       v.map((x, i) => keep.includes(Math.floor(i / batch.seq)) ? x : 0);
@@ -203,28 +203,35 @@ Deno.test("gradientNorm: the norm of a row subset's share of the gradient; share
   for (const [aggregation, kl, temperature] of variants) {
     const cfg = config(aggregation, kl);
     const hyper = at(temperature);
+    // Rows 0-1 and 2-4: the two parts' gradients (whole-batch denominators) sum to the whole.
     const all = await graphGradients(cfg, temperature);
-    const a = await graphGradients(cfg, temperature, onlyRows([0, 2]));
-    const b = await graphGradients(cfg, temperature, onlyRows([1, 3, 4]));
+    const a = await graphGradients(cfg, temperature, onlyRows([0, 1]));
+    const b = await graphGradients(cfg, temperature, onlyRows([2, 3, 4]));
     for (const n of names) {
       (all[n] as Float32Array).forEach((g, i) =>
         close(Number(a[n][i]) + Number(b[n][i]), g, `${n}[${i}] (${aggregation})`)
       );
     }
     await withRuntime("cpu", async (runtime) => {
-      const runner = await openTrainStep({ runtime, config: cfg, initial: weights });
+      const parted = await openTrainStep({ runtime, config: cfg, initial: weights });
+      const whole = await openTrainStep({ runtime, config: cfg, initial: weights });
       const norm = (g: typeof all) =>
         globalNorm(names.map((n) => Array.from(g[n] as Float32Array)));
-      close(await runner.gradientNorm(batch, hyper, [0, 2]), norm(a), `part a (${aggregation})`);
-      close(await runner.gradientNorm(batch, hyper, [1, 3, 4]), norm(b), `part b (${aggregation})`);
-      assert.equal(await runner.gradientNorm(batch, hyper, []), 0);
-      await assert.rejects(() => runner.gradientNorm(batch, hyper, [5]), /outside the batch/);
+      const m = await parted.stepInParts(batch, hyper, [2, 3]);
+      close(m.partGradNorms[0], norm(a), `part a (${aggregation})`);
+      close(m.partGradNorms[1], norm(b), `part b (${aggregation})`);
+      const w = await whole.step(batch, hyper);
+      close(m.gradNorm, w.gradNorm, `whole (${aggregation})`);
+      close(m.loss, w.loss, `loss (${aggregation})`);
+      assert.equal(m.microBatches, 2);
       for (const n of names) {
-        assert.deepEqual((await runner.readParam(n)).data, weights[n].data, `${n} unchanged`);
+        const x = (await parted.readParam(n)).data;
+        const y = (await whole.readParam(n)).data;
+        x.forEach((v, i) => close(v, y[i], `${n}[${i}] after the update (${aggregation})`));
       }
-      const whole = await runner.gradientNorm(batch, hyper, [0, 1, 2, 3, 4]);
-      close((await runner.step(batch, hyper)).gradNorm, whole, `whole (${aggregation})`);
-      await runner.release();
+      await assert.rejects(() => parted.stepInParts(batch, hyper, [2, 2]), /must cover it/);
+      await parted.release();
+      await whole.release();
     });
   }
 });
