@@ -1,5 +1,6 @@
 /**
- * Batched generation with a KV cache: one prefill run over the left-padded prompts, then one
+ * Batched generation with a KV cache: one prefill run over the left-padded distinct prompts (rows
+ * with the same prompt, a group's samples, share one prefill and copy its cache rows), then one
  * decode run per new token, the cache staying on the device between runs. The host picks each
  * token from the logits through a caller-given `TokenChooser` (the engine passes temperature /
  * top-p sampling over Philox keyed draws, so every token is a pure function of its coordinates),
@@ -11,7 +12,7 @@ import type { DeviceTensor, Feed, Runtime, Session } from "../onnx/runtime/mod.t
 import { hostTensor } from "../onnx/runtime/mod.ts";
 import { logprobTemperature } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
-import { buildDecodeGraph, buildPrefillGraph, MODEL_IO } from "./graphs.ts";
+import { buildCacheRowsGraph, buildDecodeGraph, buildPrefillGraph, MODEL_IO } from "./graphs.ts";
 import type { DecoderSpec } from "./parameters.ts";
 import type { ParamFeeds } from "./weights.ts";
 
@@ -44,6 +45,11 @@ export interface GenerationRequest {
   readonly stop?: StopStrings;
   /** Token fed at padding and after a row has finished (masked out either way); default 0. */
   readonly padTokenId?: number;
+  /**
+   * Prefill each distinct prompt once and copy its cache to the rows that share it (default
+   * true); false prefills every row, for comparison.
+   */
+  readonly sharePrompts?: boolean;
 }
 
 /** Why a row stopped. */
@@ -80,25 +86,48 @@ export async function createGenerator(runtime: Runtime, spec: DecoderSpec): Prom
     keepOnDevice: prefillGraph.keepOnDevice,
   });
   const decode = await runtime.load(decodeGraph.model, { keepOnDevice: decodeGraph.keepOnDevice });
+  const cacheRowsGraph = buildCacheRowsGraph(spec);
+  const cacheRows = await runtime.load(cacheRowsGraph.model, {
+    keepOnDevice: cacheRowsGraph.keepOnDevice,
+  });
+  const sessions = { prefill, decode, cacheRows };
   return Object.freeze({
     kind: "generator",
     spec,
     generate: (params: ParamFeeds, request: GenerationRequest) =>
-      runGeneration(spec, prefill, decode, params, request),
+      runGeneration(spec, sessions, params, request),
     release: async () => {
       await prefill.release();
       await decode.release();
+      await cacheRows.release();
     },
   });
 }
 
+/** For each row, the index of its prompt among the distinct prompts (first seen first). */
+function distinctPrompts(prompts: readonly (readonly number[])[]) {
+  const first = new Map<string, number>();
+  const distinct: (readonly number[])[] = [];
+  const rowOf = prompts.map((p) => {
+    const key = p.join(",");
+    let at = first.get(key);
+    if (at === undefined) {
+      at = distinct.length;
+      first.set(key, at);
+      distinct.push(p);
+    }
+    return at;
+  });
+  return { distinct, rowOf };
+}
+
 async function runGeneration(
   spec: DecoderSpec,
-  prefill: Session,
-  decode: Session,
+  sessions: { prefill: Session; decode: Session; cacheRows: Session },
   params: ParamFeeds,
   request: GenerationRequest,
 ): Promise<GeneratedRow[]> {
+  const { prefill, decode, cacheRows } = sessions;
   const { prompts, maxTokens } = request;
   const rows = prompts.length;
   if (rows === 0) return [];
@@ -126,10 +155,16 @@ async function runGeneration(
   }
   // mask holds every position a row will ever have; each run feeds its prefix.
   const mask = new Float32Array(rows * total);
-  const tokens = new Int32Array(rows * width).fill(pad);
-  prompts.forEach((p, r) => {
+  prompts.forEach((p, r) => mask.fill(1, r * total + width - p.length, r * total + total));
+  const shared = request.sharePrompts === false
+    ? { distinct: prompts, rowOf: prompts.map((_, r) => r) }
+    : distinctPrompts(prompts);
+  const prefillRows = shared.distinct.length;
+  const tokens = new Int32Array(prefillRows * width).fill(pad);
+  const prefillMask = new Float32Array(prefillRows * width);
+  shared.distinct.forEach((p, r) => {
     tokens.set(p, r * width + width - p.length);
-    mask.fill(1, r * total + width - p.length, r * total + total);
+    prefillMask.fill(1, r * width + width - p.length, (r + 1) * width);
   });
   const maskPrefix = (len: number) => {
     const out = new Float32Array(rows * len);
@@ -148,12 +183,26 @@ async function runGeneration(
   try {
     let result = await prefill.run({
       ...params,
-      [MODEL_IO.tokens]: hostTensor("int32", [rows, width], tokens),
-      [MODEL_IO.attentionMask]: maskPrefix(width),
+      [MODEL_IO.tokens]: hostTensor("int32", [prefillRows, width], tokens),
+      [MODEL_IO.attentionMask]: hostTensor("float32", [prefillRows, width], prefillMask),
     });
+    let logits = result.host[MODEL_IO.logits].data as Float32Array;
+    if (prefillRows < rows) {
+      // Every row gets its prompt's cache rows and last-position logits.
+      cache = takeCache(result.device, layers, cache);
+      result = await cacheRows.run({
+        ...cacheFeeds(cache, layers),
+        [MODEL_IO.cacheRows]: hostTensor("int32", [rows], Int32Array.from(shared.rowOf)),
+      });
+      const expanded = new Float32Array(rows * vocab);
+      shared.rowOf.forEach((at, r) =>
+        expanded.set(logits.subarray(at * vocab, (at + 1) * vocab), r * vocab)
+      );
+      logits = expanded;
+    }
     for (let step = 0;; step++) {
       cache = takeCache(result.device, layers, cache);
-      const logits = result.host[MODEL_IO.logits].data as Float32Array;
+      if (step > 0) logits = result.host[MODEL_IO.logits].data as Float32Array;
       const next = new Int32Array(rows).fill(pad);
       for (let r = 0; r < rows; r++) {
         const row = out[r];

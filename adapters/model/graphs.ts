@@ -4,7 +4,7 @@
  * graphs of KV-cache generation. Parameters are graph inputs named like the train step's
  * (`param:<HF name>`), so one set of device tensors feeds every graph.
  */
-import { Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
+import { gather, Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
 import { targetLogprobs, temperedLogSoftmax } from "../onnx/train-step-loss.ts";
 import {
   type DropoutMaskSpec,
@@ -29,6 +29,8 @@ export const MODEL_IO = Object.freeze({
   pastValue: (layer: number) => `past_value:${layer}`,
   presentKey: (layer: number) => `present_key:${layer}`,
   presentValue: (layer: number) => `present_value:${layer}`,
+  /** int32 [rows]: for each output row, the cache row it copies (prefix sharing). */
+  cacheRows: "cache_rows",
 });
 
 /** A serialized model graph and the outputs to keep on the device between runs. */
@@ -169,4 +171,23 @@ export function buildDecodeGraph(spec: DecoderSpec): ModelGraph {
   const out = decoder(spec, { params, tokens, attentionMask, past }, "decode");
   g.output(out.logits, MODEL_IO.logits);
   return finish(g, publishCache(g, out.present));
+}
+
+/**
+ * Cache rows: each layer's keys/values [batch, kvHeads, past, headDim] -> [rows, ...] with row r
+ * a copy of cache row `cache_rows[r]`, on the device. Generation prefills each distinct prompt
+ * once and copies its cache to every row that shares it.
+ *
+ * @example const g = buildCacheRowsGraph(spec); // inputs past_key:i, cache_rows; outputs present_key:i
+ */
+export function buildCacheRowsGraph(spec: DecoderSpec): ModelGraph {
+  const c = spec.config;
+  const g = new Graph("cache-rows");
+  const cacheShape = ["batch", c.numKvHeads, "past", c.headDim];
+  const rows = g.input(MODEL_IO.cacheRows, "int32", ["rows"]);
+  const present = Array.from({ length: c.numLayers }, (_, i) => ({
+    key: gather(g.input(MODEL_IO.pastKey(i), "float32", cacheShape), rows, 0),
+    value: gather(g.input(MODEL_IO.pastValue(i), "float32", cacheShape), rows, 0),
+  }));
+  return finish(g, publishCache(g, present));
 }

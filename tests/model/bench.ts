@@ -3,7 +3,8 @@
  * - next-token rate with the KV cache (one decode run over a cached context) versus recomputing
  *   the whole prefix (one prefill run over context + 1 tokens), at contexts 128 and 512;
  * - train-step tokens/s (the supervised step: logprob forward + fused train step);
- * - generation throughput for a batch of 64 sequences.
+ * - generation throughput for a batch of 64 sequences;
+ * - a rollout batch of 4 prompts x 8 samples (160-token prompts) with and without prefix sharing.
  * All figures come from one run, so machine load affects them alike.
  */
 import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
@@ -113,6 +114,31 @@ export async function run(): Promise<void> {
       `generation, batch 64 x 32 new tokens (16-token prompts): ${
         ((64 * 32) / genSeconds).toFixed(0)
       } tok/s`,
+    );
+    // A step's first turn: group_size samples of each prompt, the prompts in a chat template.
+    const group = Array.from({ length: 32 }, (_, r) => ids(160, Math.floor(r / 8)));
+    const rollout = (sharePrompts: boolean) =>
+      seconds(2, async () => {
+        await gen.generate(base.feeds, {
+          prompts: group,
+          maxTokens: 48,
+          temperature: 1,
+          choose,
+          sharePrompts,
+        });
+      });
+    // Alternated, so that machine load hits both alike.
+    let [unshared, shared] = [0, 0];
+    for (let round = 0; round < 2; round++) {
+      unshared += await rollout(false);
+      shared += await rollout(true);
+    }
+    console.log(
+      `rollout, 4 prompts x 8 samples x 48 new tokens (160-token prompts): prefix sharing ${
+        ((32 * 48) / shared).toFixed(0)
+      } tok/s, without ${((32 * 48) / unshared).toFixed(0)} tok/s, ratio ${
+        (unshared / shared).toFixed(2)
+      }x`,
     );
     await gen.release();
     base.release();
