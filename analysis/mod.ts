@@ -26,4 +26,4 @@ export { resolveRuns, UnknownRunError } from "./queries/resolve-runs.ts";
 export { loadRunSummaries } from "./queries/run-summaries.ts";
 export { type QueryTable, runReadOnlyQuery, writeQueryParquet } from "./sql/run-query.ts";
 export { formatQueryTable, type QueryTextFormat } from "./sql/format-query-table.ts";
-export { MalformedSqlError, WriteRefusedError } from "./sql/sql-errors.ts";
+export { MalformedSqlError, QueryTimeoutError, WriteRefusedError } from "./sql/sql-errors.ts";

@@ -84,11 +84,91 @@ export class CanonicalEncodingError extends EventLogError {
   }
 }
 
-/** The store could not be opened: not a database, an unreachable server, a missing file. */
+/**
+ * The store could not be opened: not a database, an unreachable server, a missing file. The
+ * subclasses below name the common causes; each message says what to do.
+ */
 export class StoreOpenError extends EventLogError {
   override name = "StoreOpenError";
-  constructor(readonly target: string, readonly reason: string) {
-    super(`cannot open event store ${target}: ${reason}`);
+  constructor(
+    readonly target: string,
+    readonly reason: string,
+    options: { message?: string; cause?: unknown } = {},
+  ) {
+    super(options.message ?? `cannot open event store ${target}: ${reason}`, {
+      cause: options.cause,
+    });
+  }
+}
+
+/** Nothing is at the path or schema given, and the caller did not ask to create a store. */
+export class StoreNotFoundError extends StoreOpenError {
+  override name = "StoreNotFoundError";
+  constructor(target: string, reason: string) {
+    super(target, reason, {
+      message: `no event store at ${target} (${reason}); check --store, or create one with ` +
+        "`deno task train`",
+    });
+  }
+}
+
+/** The file or schema exists but holds something else than an event log. */
+export class NotAnEventStoreError extends StoreOpenError {
+  override name = "NotAnEventStoreError";
+  constructor(target: string, reason: string) {
+    super(target, reason, {
+      message: `${target} is not a polyrl event store (${reason}); point --store at a store ` +
+        "that `deno task train` wrote",
+    });
+  }
+}
+
+/** The store's bytes are damaged: a truncated or corrupt file. */
+export class StoreCorruptError extends StoreOpenError {
+  override name = "StoreCorruptError";
+  constructor(target: string, reason: string, options: { cause?: unknown } = {}) {
+    super(target, reason, {
+      message: `event store ${target} is damaged: ${reason}; restore it from a backup (and run ` +
+        `\`deno task verify --store ${target}\` on the copy)`,
+      cause: options.cause,
+    });
+  }
+}
+
+/** The store was written by a newer polyrl, whose schema this code does not know. */
+export class StoreVersionError extends StoreOpenError {
+  override name = "StoreVersionError";
+  constructor(target: string, readonly stored: number, readonly current: number) {
+    super(target, `schema version ${stored}`, {
+      message: `event store ${target}: store schema version ${stored} is newer than this ` +
+        `code's ${current}; upgrade polyrl`,
+    });
+  }
+}
+
+/** A write was attempted through a store opened read-only. */
+export class StoreReadOnlyError extends EventLogError {
+  override name = "StoreReadOnlyError";
+  constructor(readonly target: string, readonly operation: string) {
+    super(
+      `cannot ${operation}: event store ${target} was opened read-only; open it without ` +
+        "readOnly to write",
+    );
+  }
+}
+
+/** A write failed in the database (disk full, I/O error); nothing of it was committed. */
+export class StoreWriteError extends EventLogError {
+  override name = "StoreWriteError";
+  constructor(
+    readonly target: string,
+    readonly reason: string,
+    /** the driver's error */
+    override readonly cause: unknown,
+    /** the error of the ROLLBACK that followed, when that failed too */
+    readonly rollbackError?: unknown,
+  ) {
+    super(`cannot write to event store ${target}: ${reason}`, { cause });
   }
 }
 

@@ -68,6 +68,7 @@ export * as fields from "./fields.ts";
 // Encoding, ids, hashing.
 export { type CanonicalValue, decodeCanonical, encodeCanonical } from "./canonical.ts";
 export { type Coordinates, eventId } from "./event-id.ts";
+export { checkRunId, isRunId, RUN_ID_RULE, RunIdError, runIdSlug } from "./run-id.ts";
 export { chainHash, GENESIS_HASH, type HashedParts, sha256Hex } from "./hash-chain.ts";
 
 // Stores.
@@ -98,8 +99,14 @@ export {
   EventIdConflictError,
   EventLogError,
   EventValidationError,
+  NotAnEventStoreError,
   SchemaVersionError,
+  StoreCorruptError,
+  StoreNotFoundError,
   StoreOpenError,
+  StoreReadOnlyError,
+  StoreVersionError,
+  StoreWriteError,
   UnknownEventTypeError,
   WrongExpectedVersionError,
 } from "./errors.ts";

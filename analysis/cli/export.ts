@@ -1,7 +1,10 @@
 /**
  * `deno task export RUN... [--format parquet|csv] [--out DIR] [--store S]`: writes every
- * documented table and view, restricted to the given runs, as one file per table.
+ * documented table and view, restricted to the given runs, as one file per table. Without
+ * `--out` the folder is `export-<id>` in the working directory, `<id>` made a safe name
+ * (runIdSlug) whatever the stored run id holds, so a run id can never steer the files elsewhere.
  */
+import { dirname, resolve } from "node:path";
 import {
   defineCommand,
   parseFormat,
@@ -9,6 +12,7 @@ import {
   storeOption,
   UsageError,
 } from "../../events/cli/command.ts";
+import { runIdSlug } from "../../events/mod.ts";
 import { EXPORTED } from "../projections/schema.ts";
 import { openAnalysis } from "../queries/open-analysis.ts";
 import { resolveRuns, UnknownRunError } from "../queries/resolve-runs.ts";
@@ -24,7 +28,10 @@ const cli = defineCommand({
   options: {
     ...storeOption,
     format: { type: "string", default: "parquet", help: "parquet (default) or csv" },
-    out: { type: "string", help: "output folder (default export-RUN, or export-N-runs)" },
+    out: {
+      type: "string",
+      help: "output folder (default export-RUN, or export-N-runs, in the working directory)",
+    },
   },
 });
 
@@ -40,8 +47,7 @@ await runCommand(USAGE, async () => {
     if (err instanceof UnknownRunError) throw new UsageError(err.message);
     throw err;
   }
-  const dir = values.out ??
-    (runs.length === 1 ? `export-${runs[0]}` : `export-${runs.length}-runs`);
+  const dir = values.out ?? defaultFolder(runs);
   await Deno.mkdir(dir, { recursive: true });
   const inRuns = runs.map(sqlString).join(", ");
   const options = format === "parquet" ? "(FORMAT parquet)" : "(FORMAT csv, HEADER true)";
@@ -54,3 +60,16 @@ await runCommand(USAGE, async () => {
     console.log(`${file}\t${n} rows`);
   }
 });
+
+/**
+ * The default output folder: one folder right inside the working directory, named from the run
+ * id made safe; resolved and checked to stay there.
+ */
+function defaultFolder(runs: readonly string[]): string {
+  const name = runs.length === 1 ? `export-${runIdSlug(runs[0])}` : `export-${runs.length}-runs`;
+  const cwd = resolve(".");
+  if (dirname(resolve(cwd, name)) !== cwd) {
+    throw new Error(`export folder ${JSON.stringify(name)} would leave ${cwd}; give --out DIR`);
+  }
+  return name;
+}

@@ -1,7 +1,12 @@
 /**
- * `deno task sql "SELECT ..." [--store S] [--format table|csv|json|parquet] [--out F]`: one
- * read-only query against the projections of a store (brought up to date first). With no query,
+ * `deno task sql "SELECT ..." [--store S] [--format table|csv|json|parquet] [--out F]
+ * [--rebuild]`: one read-only query against the projections of a store (brought up to date
+ * first; with `--rebuild`, built again from the whole log). With no query,
  * an interactive prompt: statements end with `;`, `.tables` lists tables, `.quit` leaves.
+ *
+ * Queries run on the projections opened READ_ONLY, only SELECTs pass (as DuckDB's parser reads
+ * them), and the instance is sealed first: local files can be read, but no extension is installed
+ * and no setting changed. The only file this command writes is `--out`, with the query's result.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import {
@@ -15,10 +20,11 @@ import { openAnalysis } from "../queries/open-analysis.ts";
 import { formatQueryTable } from "../sql/format-query-table.ts";
 import { runReadOnlyQuery, writeQueryParquet } from "../sql/run-query.ts";
 import { MalformedSqlError, WriteRefusedError } from "../sql/sql-errors.ts";
+import { sealDuckDB } from "../sql/seal-duckdb.ts";
 import { EXPORTED } from "../projections/schema.ts";
 
-const USAGE =
-  'deno task sql ["SELECT ..."] [--store PATH|URL] [--format table|csv|json|parquet] [--out FILE]';
+const USAGE = 'deno task sql ["SELECT ..."] [--store PATH|URL] [--format table|csv|json|parquet] ' +
+  "[--out FILE] [--rebuild]";
 
 const cli = defineCommand({
   name: "sql",
@@ -34,6 +40,10 @@ const cli = defineCommand({
       help: "table, csv, json, or parquet (needs --out)",
     },
     out: { type: "string", help: "write the result to this file instead of stdout" },
+    rebuild: {
+      type: "boolean",
+      help: "drop the projections and build them again from the whole log first",
+    },
   },
 });
 
@@ -111,7 +121,11 @@ await runCommand(USAGE, async () => {
       `give the query as one quoted argument; got ${positionals.length} arguments`,
     );
   }
-  await using analysis = await openAnalysis(values.store, { readOnly: true });
+  await using analysis = await openAnalysis(values.store, {
+    readOnly: true,
+    rebuild: values.rebuild,
+  });
+  await sealDuckDB(analysis.conn, { files: "read" });
   if (positionals.length === 0) return await interactive(analysis.conn);
   await runOne(analysis.conn, positionals[0], format, values.out);
 });

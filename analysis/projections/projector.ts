@@ -14,15 +14,51 @@ export interface CatchUpResult {
   readonly to: number;
   readonly events: number;
   readonly rows: number;
+  /**
+   * Why the projection was dropped and built again from position 1 (another store at the same
+   * path, a rewritten event), or null when it continued where it was.
+   */
+  readonly rebuiltBecause: string | null;
 }
 
-async function statePosition(conn: DuckDBConnection): Promise<number | null> {
+/** The row of `projection_state`, as this code's schema version writes it. */
+interface ProjectionState {
+  readonly position: number;
+  readonly storeId: string | null;
+  readonly positionHash: string | null;
+}
+
+async function readState(conn: DuckDBConnection): Promise<ProjectionState | null> {
   const rows = (await conn.runAndReadAll(
-    "SELECT position, schema_version FROM projection_state WHERE name = $1",
+    "SELECT * FROM projection_state WHERE name = $1",
     [STATE],
   )).getRowObjectsJS();
   if (rows.length === 0 || Number(rows[0].schema_version) !== SCHEMA_VERSION) return null;
-  return Number(rows[0].position);
+  return {
+    position: Number(rows[0].position),
+    storeId: (rows[0].store_id ?? null) as string | null,
+    positionHash: (rows[0].position_hash ?? null) as string | null,
+  };
+}
+
+/**
+ * Why the projection in `conn` cannot be continued from `store`, or null when it can (or when
+ * there is none of this schema version, which `ensureSchema` replaces anyway).
+ */
+async function mismatch(conn: DuckDBConnection, store: EventStore<NewEvent>) {
+  await conn.run(STATE_DDL);
+  const state = await readState(conn);
+  if (state === null) return null;
+  if (state.storeId !== store.storeId) {
+    return `the projections were built from another store (id ${state.storeId ?? "none"}; ` +
+      `${store.target} has ${store.storeId ?? "none"})`;
+  }
+  if (state.position === 0) return null;
+  const hash = await store.eventHash(state.position);
+  if (hash === state.positionHash) return null;
+  return hash === undefined
+    ? `the store ends before position ${state.position}, the last one projected`
+    : `the event at position ${state.position} is not the one projected there`;
 }
 
 async function dropAll(conn: DuckDBConnection): Promise<void> {
@@ -42,15 +78,18 @@ async function dropAll(conn: DuckDBConnection): Promise<void> {
  */
 export async function ensureSchema(conn: DuckDBConnection): Promise<number> {
   await conn.run(STATE_DDL);
-  const position = await statePosition(conn);
-  if (position !== null) return position;
+  const state = await readState(conn);
+  if (state !== null) return state.position;
   await conn.run("BEGIN TRANSACTION");
   try {
     await dropAll(conn);
     await conn.run(STATE_DDL);
     for (const spec of Object.values(TABLES)) await conn.run(tableDdl(spec));
     for (const [, ddl] of VIEWS) await conn.run(ddl);
-    await conn.run("INSERT INTO projection_state VALUES ($1, 0, $2)", [STATE, SCHEMA_VERSION]);
+    await conn.run("INSERT INTO projection_state VALUES ($1, 0, $2, NULL, NULL)", [
+      STATE,
+      SCHEMA_VERSION,
+    ]);
     await conn.run("COMMIT");
   } catch (err) {
     await conn.run("ROLLBACK");
@@ -73,7 +112,9 @@ async function commit(conn: DuckDBConnection): Promise<void> {
  * Projects every event after the last projected position, in batches: each batch's rows and the
  * new position commit in one transaction, so a crash never projects an event twice or skips it.
  * DuckDB commits a batch on its own threads while the next batch is read and decoded; that batch
- * waits for the commit before it opens its transaction.
+ * waits for the commit before it opens its transaction. A projection built from another store
+ * (its id differs) or from other events (the hash at its last position differs) is dropped and
+ * built again from position 1.
  *
  * @example
  * ```ts
@@ -87,8 +128,17 @@ export async function catchUp(
   options: { readonly batchSize?: number } = {},
 ): Promise<CatchUpResult> {
   const batchSize = options.batchSize ?? 50_000;
+  const rebuiltBecause = await mismatch(conn, store);
+  if (rebuiltBecause !== null) await conn.run("DROP TABLE projection_state");
   const from = await ensureSchema(conn);
+  if (from === 0) {
+    await conn.run("UPDATE projection_state SET store_id = $1 WHERE name = $2", [
+      store.storeId,
+      STATE,
+    ]);
+  }
   let position = from;
+  let hash: string | null = null;
   let events = 0;
   let rows = 0;
   let pending = 0;
@@ -99,10 +149,10 @@ export async function catchUp(
     await conn.run("BEGIN TRANSACTION");
     try {
       await appendRows(conn, buffers);
-      await conn.run("UPDATE projection_state SET position = $1 WHERE name = $2", [
-        position,
-        STATE,
-      ]);
+      await conn.run(
+        "UPDATE projection_state SET position = $1, position_hash = $2 WHERE name = $3",
+        [position, hash, STATE],
+      );
     } catch (err) {
       await conn.run("ROLLBACK");
       throw err;
@@ -123,6 +173,7 @@ export async function catchUp(
         rows++;
       }
       position = event.position;
+      hash = event.hash;
       events++;
       if (++pending >= batchSize) await flush();
     }
@@ -132,7 +183,7 @@ export async function catchUp(
     // A read that fails mid-way still leaves the connection idle when this returns.
     await committing.catch(() => {});
   }
-  return Object.freeze({ kind: "catch-up", from, to: position, events, rows });
+  return Object.freeze({ kind: "catch-up", from, to: position, events, rows, rebuiltBecause });
 }
 
 /**
@@ -149,5 +200,6 @@ export async function rebuild(
   options: { readonly batchSize?: number } = {},
 ): Promise<CatchUpResult> {
   await conn.run("DROP TABLE IF EXISTS projection_state");
-  return await catchUp(conn, store, options);
+  const result = await catchUp(conn, store, options);
+  return Object.freeze({ ...result, rebuiltBecause: "a rebuild was asked for" });
 }

@@ -14,7 +14,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -243,9 +243,14 @@ export const TABLES = Object.freeze({
 /** Name of a base table. */
 export type TableName = keyof typeof TABLES;
 
-/** The bookkeeping table: last projected global position and the schema it was built with. */
+/**
+ * The bookkeeping table: last projected global position, the schema it was built with, and what
+ * it was built from (the store's id and the hash of the event at `position`), so a projection is
+ * never continued on a store that is not the one it projected.
+ */
 export const STATE_DDL = `CREATE TABLE IF NOT EXISTS projection_state (
-  name VARCHAR PRIMARY KEY, position BIGINT NOT NULL, schema_version BIGINT NOT NULL)`;
+  name VARCHAR PRIMARY KEY, position BIGINT NOT NULL, schema_version BIGINT NOT NULL,
+  store_id VARCHAR, position_hash VARCHAR)`;
 
 /** `CREATE TABLE` for a base table. */
 export function tableDdl(spec: TableSpec): string {

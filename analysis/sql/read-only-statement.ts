@@ -1,68 +1,47 @@
-import { type DuckDBConnection, StatementType } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { MalformedSqlError, WriteRefusedError } from "./sql-errors.ts";
+import { sqlString } from "./sql-string.ts";
 
-/** Statement types that only read: SELECT (also DESCRIBE, SHOW, SUMMARIZE, PRAGMA reads) and EXPLAIN. */
-const READ_TYPES: ReadonlySet<number> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
+/** What DuckDB's `json_serialize_sql` answers: the parsed statements, or why it could not. */
+type Serialized =
+  | { readonly error: false; readonly statements: readonly unknown[] }
+  | { readonly error: true; readonly error_type: string; readonly error_message: string };
 
 /**
- * Parses `sql` with DuckDB and accepts exactly one read-only statement. DuckDB's parser decides
- * the statement type, so comments, CTEs and odd casing cannot smuggle a write past the check.
- * Throws MalformedSqlError (parse or bind failure, or not exactly one statement) or
- * WriteRefusedError (a statement that could change state).
+ * Accepts exactly one SELECT statement, as DuckDB's own parser reads `sql`: `json_serialize_sql`
+ * serializes SELECT statements only (DESCRIBE, SHOW, SUMMARIZE, FROM-first and VALUES are SELECTs
+ * to it) and answers every other statement, EXPLAIN ANALYZE of a write included, with an error.
+ * Nothing is prepared or bound before the answer, so a refused statement has no side effect
+ * (binding EXPORT DATABASE, for one, creates its folder). Throws MalformedSqlError (a parse
+ * error, or not exactly one statement; DuckDB counts a PIVOT statement as several) or
+ * WriteRefusedError (one statement that is not a SELECT; the error names it by the text's first
+ * keyword, the decision is the parser's).
  *
  * @example
  * ```ts
  * await requireReadOnlyStatement(conn, "SELECT count(*) FROM turns"); // ok
- * await requireReadOnlyStatement(conn, "DELETE FROM turns"); // WriteRefusedError
+ * await requireReadOnlyStatement(conn, "EXPLAIN ANALYZE DELETE FROM turns"); // WriteRefusedError
  * ```
  */
 export async function requireReadOnlyStatement(conn: DuckDBConnection, sql: string): Promise<void> {
-  let count: number;
-  let extracted;
-  try {
-    extracted = await conn.extractStatements(sql);
-    count = extracted.count;
-  } catch (err) {
-    throw new MalformedSqlError(sql, stripPrefix((err as Error).message));
+  // DuckDB reads SQL as a C string: a NUL would cut the text short (and the literal below open).
+  if (sql.includes("\0")) throw new MalformedSqlError(sql, "the SQL text contains a NUL character");
+  // json_serialize_sql takes a constant only, so the text goes in as a quoted literal.
+  const reader = await conn.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)})::VARCHAR`);
+  const parsed = JSON.parse(String(reader.getRowsJS()[0][0])) as Serialized;
+  if (parsed.error && parsed.error_type === "parser") {
+    throw new MalformedSqlError(sql, `Parser Error: ${parsed.error_message}`);
   }
+  // Not all SELECTs: several statements are named as such (extracting parses, binds nothing).
+  const count = parsed.error ? (await conn.extractStatements(sql)).count : parsed.statements.length;
   if (count !== 1) {
     throw new MalformedSqlError(sql, `expected exactly one statement, got ${count}`);
   }
-  let type: number;
-  try {
-    const prepared = await extracted.prepare(0);
-    type = prepared.statementType;
-    prepared.destroySync();
-  } catch (err) {
-    // Binding failed (unknown table or column). A write is still reported as a write, since
-    // that is the answer the caller needs first; anything else gets the binder's message.
-    const verb = leadingKeyword(sql);
-    if (verb && !READ_VERBS.has(verb)) throw new WriteRefusedError(verb);
-    throw new MalformedSqlError(sql, (err as Error).message);
-  }
-  if (!READ_TYPES.has(type)) throw new WriteRefusedError(StatementType[type] ?? `type ${type}`);
+  if (parsed.error) throw new WriteRefusedError(leadingKeyword(sql));
 }
 
-const READ_VERBS = new Set([
-  "SELECT",
-  "WITH",
-  "FROM",
-  "VALUES",
-  "TABLE",
-  "DESCRIBE",
-  "SHOW",
-  "SUMMARIZE",
-  "EXPLAIN",
-  "PRAGMA",
-  "(",
-]);
-
-/** The first keyword after leading comments and whitespace, upper-cased. */
-function leadingKeyword(sql: string): string | undefined {
+/** The statement's first keyword after comments, upper-cased, to name it in the refusal. */
+function leadingKeyword(sql: string): string {
   const body = sql.replace(/^(\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/)*/, "");
-  return body.match(/^(\(|[A-Za-z]+)/)?.[1]?.toUpperCase();
-}
-
-function stripPrefix(message: string): string {
-  return message.replace(/^Failed to extract statements: /, "");
+  return body.match(/^[A-Za-z]+/)?.[0].toUpperCase() ?? "this statement";
 }

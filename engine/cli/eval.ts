@@ -12,9 +12,16 @@ import {
   storeOption,
   UsageError,
 } from "../../events/cli/command.ts";
-import { openStore } from "../../events/mod.ts";
+import { checkRunId, openStore, RUN_ID_RULE, RunIdError } from "../../events/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
-import { ConfigError, DEVICES } from "../config/mod.ts";
+import {
+  ConfigError,
+  DEVICES,
+  MAX_NEW_TOKENS,
+  MAX_SAMPLES,
+  MAX_SEEDS,
+  MAX_THREADS,
+} from "../config/mod.ts";
 import {
   type BenchmarkSummary,
   EvaluationInputError,
@@ -43,8 +50,12 @@ const cli = defineCommand({
     model: { type: "string", help: "HF checkpoint directory, embedded, RUN or RUN@STEP" },
     data: { type: "string", multiple: true, help: "benchmark file (repeatable)" },
     workflow: { type: "string", default: "single", help: "protocol: single, debate or refine" },
-    n: { type: "string", default: "16", help: "samples per problem (default 16)" },
-    seeds: { type: "string", default: "1", help: "number of seeds K (default 1)" },
+    n: {
+      type: "string",
+      default: "16",
+      help: `samples per problem, 1..${MAX_SAMPLES} (default 16)`,
+    },
+    seeds: { type: "string", default: "1", help: `number of seeds K, 1..${MAX_SEEDS} (default 1)` },
     seed: { type: "string", default: "0", help: "first seed; seeds are S..S+K-1 (default 0)" },
     "worker-group": {
       type: "string",
@@ -52,25 +63,42 @@ const cli = defineCommand({
     },
     temperature: { type: "string", help: "override the sampling temperature" },
     "top-p": { type: "string", help: "override top-p" },
-    "max-tokens": { type: "string", help: "override the new tokens per turn" },
+    "max-tokens": {
+      type: "string",
+      help: `override the new tokens per turn (<= ${MAX_NEW_TOKENS})`,
+    },
     device: { type: "string", default: "auto", help: "runtime: auto, cpu, wasm, webgpu" },
-    threads: { type: "string", default: "1", help: "intra-op threads (default 1)" },
+    threads: {
+      type: "string",
+      default: "1",
+      help: `intra-op threads, 1..${MAX_THREADS} (default 1)`,
+    },
     name: { type: "string", help: "config name of the runs (default `eval MODEL PROTOCOL`)" },
     "run-id": {
       type: "string",
-      help: "run id (K > 1: suffixed -seedS; default derived from the time)",
+      help: `run id: ${RUN_ID_RULE} (K > 1: suffixed -seedS; default derived from the time)`,
     },
     ...storeOption,
     ...formatOption,
   },
 });
 
-function integer(flag: string, text: string, min: number): number {
+function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
-    throw new UsageError(`--${flag} must be an integer >= ${min}; got ${text}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `in ${min}..${max}`;
+    throw new UsageError(`--${flag} must be an integer ${range}; got ${text}`);
   }
   return n;
+}
+
+function runIds(base: string, seeds: readonly number[]): string[] {
+  try {
+    return seeds.map((s) => checkRunId(seeds.length === 1 ? base : `${base}-seed${s}`, "--run-id"));
+  } catch (err) {
+    if (err instanceof RunIdError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function number(flag: string, text: string | undefined): number | undefined {
@@ -113,23 +141,23 @@ await runCommand(USAGE, async () => {
   if (!(DEVICES as readonly string[]).includes(values.device)) {
     throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${values.device}`);
   }
-  const n = integer("n", values.n, 1);
-  const k = integer("seeds", values.seeds, 1);
-  const first = integer("seed", values.seed, 0);
-  const threads = integer("threads", values.threads, 1);
+  const n = integer("n", values.n, 1, MAX_SAMPLES);
+  const k = integer("seeds", values.seeds, 1, MAX_SEEDS);
+  const first = integer("seed", values.seed, 0, Number.MAX_SAFE_INTEGER - k + 1);
+  const threads = integer("threads", values.threads, 1, MAX_THREADS);
   const sampling = {
     temperature: number("temperature", values.temperature),
     top_p: number("top-p", values["top-p"]),
     max_tokens: values["max-tokens"] === undefined
       ? undefined
-      : integer("max-tokens", values["max-tokens"], 1),
+      : integer("max-tokens", values["max-tokens"], 1, MAX_NEW_TOKENS),
   };
   const seeds = Array.from({ length: k }, (_, i) => first + i);
   const base = values["run-id"] ??
     `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
       crypto.randomUUID().slice(0, 6)
     }`;
-  const runIds = seeds.map((s) => k === 1 ? base : `${base}-seed${s}`);
+  const ids = runIds(base, seeds);
 
   await using store = await openStore(values.store);
   try {
@@ -150,7 +178,7 @@ await runCommand(USAGE, async () => {
         benchmarks: data,
         n,
         seeds,
-        runIds,
+        runIds: ids,
         sampling,
         device: values.device,
         threads,

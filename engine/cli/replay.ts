@@ -1,8 +1,10 @@
 /**
- * `deno task replay RUN|latest`: re-executes a recorded run from its `run.started` config and
- * compares every regenerated event with the log. Prints `identical through step N` or the first
- * divergent event, its differing fields and the likely cause. Exit 0 when identical (or, on
- * another backend than recorded, within tolerance), 1 on divergence. Writes nothing.
+ * `deno task replay RUN|latest`: re-executes a recorded training run (`latest`: the latest one)
+ * from its `run.started` config and compares every regenerated event with the log. Prints
+ * `identical through step N` or the first divergent event, its differing fields and the likely
+ * cause; an altered log is named as such with its first bad position. Exit 0 when identical (or,
+ * on another backend than recorded, within tolerance) and the log intact, 1 on divergence, an
+ * altered log, or a run with nothing to replay (an evaluation run, a 0-step run). Writes nothing.
  */
 import {
   defineCommand,
@@ -23,7 +25,8 @@ const cli = defineCommand({
   name: "replay",
   usage: "deno task replay RUN|latest [--from STEP] [--to STEP] [--device cpu|wasm|webgpu|auto] " +
     "[--rtol X] [--atol X] [--store PATH|postgres://URL] [--format table|json]",
-  summary: "Re-executes a recorded run and checks that every event regenerates identically.",
+  summary: "Re-executes a recorded training run (latest: the latest one) and checks that the " +
+    "log is intact and every event regenerates identically.",
   options: {
     from: { type: "string", help: "first step to compare (restored from the checkpoint before)" },
     to: { type: "string", help: "last step to compare (default: the run's last)" },
@@ -56,7 +59,7 @@ await runCommand(cli.help().split("\n")[0], async () => {
   const to = numberOption("to", values.to, true);
   const rtol = numberOption("rtol", values.rtol, false);
   const atol = numberOption("atol", values.atol, false);
-  await using store = await openStore(values.store);
+  await using store = await openStore(values.store, { readOnly: true });
   const runId = positionals[0] === "latest" ? await latestRunId(store) : positionals[0];
   const { config } = await readRunLog(store, runId);
   const device = (values.device ?? config.runtime.device) as BackendChoice;

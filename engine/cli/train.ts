@@ -1,7 +1,9 @@
 /**
  * `deno task train`: runs an experiment (by default the Dr. MAS refine recipe on the embedded
  * model) and records every step in the event store. Prints `run id: <id>` first. With
- * `--resume RUN` it continues a killed run from its last checkpoint instead.
+ * `--resume RUN` (or `latest`: the latest training run) it continues a killed run from its last
+ * checkpoint instead. A run id keeps RUN_ID_RULE (events/run-id.ts); a bad one is refused (exit 2)
+ * before the store is touched.
  */
 import {
   defineCommand,
@@ -11,20 +13,33 @@ import {
   storeOption,
   UsageError,
 } from "../../events/cli/command.ts";
-import { DEFAULT_STORE, openStore } from "../../events/mod.ts";
+import {
+  checkRunId,
+  DEFAULT_STORE,
+  openStore,
+  RUN_ID_RULE,
+  RunIdError,
+  runIdSlug,
+} from "../../events/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { ESTIMATOR_NAMES, ESTIMATOR_REGISTRY } from "../advantages/mod.ts";
-import { ConfigError, loadConfig, overridesFromFlags, presetNames } from "../config/mod.ts";
+import {
+  ConfigError,
+  loadConfig,
+  MAX_STEPS,
+  overridesFromFlags,
+  presetNames,
+} from "../config/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
-import { readRunLog } from "../trainer/run-log.ts";
+import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 
 const cli = defineCommand({
   name: "train",
   usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
     "[--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] [--format table|json|csv] | " +
-    "deno task train --resume RUN [--store PATH|postgres://URL]",
+    "deno task train --resume RUN|latest [--store PATH|postgres://URL]",
   summary: "Runs a multi-agent RL experiment and records every step as events in the store.\n\n" +
     "estimators (the config's estimator.kind):\n" +
     ESTIMATOR_NAMES.map((name) =>
@@ -34,12 +49,16 @@ const cli = defineCommand({
     config: { type: "string", help: "experiment config file (JSON)" },
     preset: { type: "string", help: `a named preset: ${presetNames().join(", ")}` },
     seed: { type: "string", help: "override the config's seed" },
-    steps: { type: "string", help: "override the config's number of steps" },
+    steps: { type: "string", help: `override the config's number of steps (<= ${MAX_STEPS})` },
     device: { type: "string", help: "override the runtime device: auto, cpu, wasm, webgpu" },
-    "run-id": { type: "string", help: "id of the new run (default: derived from name and time)" },
+    "run-id": {
+      type: "string",
+      help: `id of the new run: ${RUN_ID_RULE} (default: derived from name and time)`,
+    },
     resume: {
       type: "string",
-      help: "continue the killed run RUN from its last checkpoint (its recorded config)",
+      help: "continue the killed run RUN (or latest: the latest training run) from its last " +
+        "checkpoint, with its recorded config",
     },
     store: { ...storeOption.store, default: undefined },
     ...formatOption,
@@ -50,6 +69,7 @@ const cli = defineCommand({
 await runCommand(cli.help().split("\n")[0], async () => {
   const { values } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
+  const givenRunId = values["run-id"] === undefined ? undefined : runIdFlag(values["run-id"]);
   const progress = progressReporter("train");
   const onProgress = (p: TrainProgress) =>
     progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics);
@@ -69,12 +89,13 @@ await runCommand(cli.help().split("\n")[0], async () => {
         `--resume continues a run with its recorded config; drop --${clash.join(", --")}`,
       );
     }
-    await using store = await openStore(values.store ?? DEFAULT_STORE);
-    const { config } = await readRunLog(store, values.resume);
+    await using store = await openStore(values.store ?? DEFAULT_STORE, { create: false });
+    const runId = values.resume === "latest" ? await latestRunId(store) : values.resume;
+    const { config } = await readRunLog(store, runId);
     const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-    console.log(`run id: ${values.resume}`);
+    console.log(`run id: ${runId}`);
     try {
-      const result = await resumeTraining(store, values.resume, {
+      const result = await resumeTraining(store, runId, {
         runtime,
         onProgress,
         signal: interrupt.signal,
@@ -108,10 +129,7 @@ await runCommand(cli.help().split("\n")[0], async () => {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const runId = values["run-id"] ??
-    `${config.name}-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
-      crypto.randomUUID().slice(0, 6)
-    }`;
+  const runId = givenRunId ?? defaultRunId(config.name);
   await using store = await openStore(config.store);
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
   console.log(`run id: ${runId}`);
@@ -134,6 +152,22 @@ await runCommand(cli.help().split("\n")[0], async () => {
     await runtime.close();
   }
 });
+
+/** `--run-id`'s value if it is a valid run id; a UsageError (exit 2) saying the rule if not. */
+function runIdFlag(text: string): string {
+  try {
+    return checkRunId(text, "--run-id");
+  } catch (err) {
+    if (err instanceof RunIdError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** `<name>-<UTC time>-<6 hex>`, the config name made safe (a name may hold any text). */
+function defaultRunId(name: string): string {
+  const time = new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15);
+  return checkRunId(`${runIdSlug(name).slice(0, 96)}-${time}-${crypto.randomUUID().slice(0, 6)}`);
+}
 
 function printResult(result: TrainResult, format: string): void {
   const rows = Object.entries(result.metrics).map(([metric, value]) => ({ metric, value }));

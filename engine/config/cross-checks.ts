@@ -1,4 +1,8 @@
-/** Rules that span several keys: unique ids, the roles each workflow needs, estimator fit. */
+/**
+ * Rules that span several keys: unique ids, the roles each workflow needs, estimator fit, the
+ * episodes of one rollout.
+ */
+import { MAX_ROLLOUT_EPISODES } from "./bounds.ts";
 import type { ConfigIssue } from "./errors.ts";
 import type { ExperimentConfig } from "./schema.ts";
 
@@ -115,6 +119,34 @@ function checkRewards(config: ExperimentConfig): ConfigIssue[] {
   return issues;
 }
 
+function checkRolloutSize(config: ExperimentConfig): ConfigIssue[] {
+  const episodes = config.batch_size * config.group_size;
+  if (episodes <= MAX_ROLLOUT_EPISODES) return [];
+  return [{
+    key: "batch_size",
+    value: config.batch_size,
+    allowed: `batch_size * group_size <= ${MAX_ROLLOUT_EPISODES} episodes per step (a step's ` +
+      `episodes are generated and held at once; group_size is ${config.group_size}, so ` +
+      `batch_size <= ${Math.floor(MAX_ROLLOUT_EPISODES / config.group_size)})`,
+  }];
+}
+
+function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
+  const t = config.tasks;
+  if (t.kind === "math-files") return []; // file sizes are known once loaded (eval checks them)
+  const problems = config.evaluation.benchmarks
+    .map((b) => b === "validation" || b === "test" ? t.splits[b] : 0)
+    .reduce((sum, n) => sum + n, 0);
+  const episodes = problems * config.evaluation.n_samples;
+  if (episodes <= MAX_ROLLOUT_EPISODES) return [];
+  return [{
+    key: "evaluation.n_samples",
+    value: config.evaluation.n_samples,
+    allowed: `problems * n_samples <= ${MAX_ROLLOUT_EPISODES} episodes per evaluation (they are ` +
+      `generated and held at once; the evaluated splits hold ${problems} problems)`,
+  }];
+}
+
 /** All cross-key issues of a config that passed the schema. */
 export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
   return [
@@ -123,5 +155,7 @@ export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
     ...checkDebate(config),
     ...checkEstimator(config),
     ...checkRewards(config),
+    ...checkRolloutSize(config),
+    ...checkEvaluationSize(config),
   ];
 }

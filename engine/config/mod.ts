@@ -12,6 +12,23 @@
  */
 export { ConfigError, type ConfigIssue, formatIssue } from "./errors.ts";
 export {
+  MAX_AGENTS,
+  MAX_BATCH_SIZE,
+  MAX_BENCHMARKS,
+  MAX_DOCUMENTS,
+  MAX_EPOCHS,
+  MAX_GROUP_SIZE,
+  MAX_MINI_BATCHES,
+  MAX_NEW_TOKENS,
+  MAX_ROLLOUT_EPISODES,
+  MAX_SAMPLES,
+  MAX_SEEDS,
+  MAX_SPLIT,
+  MAX_STEPS,
+  MAX_STOP_STRINGS,
+  MAX_THREADS,
+} from "./bounds.ts";
+export {
   agentSchema,
   CONFIG_SCHEMA_VERSION,
   DEVICES,

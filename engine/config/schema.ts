@@ -1,11 +1,27 @@
 /**
  * The experiment config file's schema (zod). Keys are snake_case as written in the JSON file;
  * every optional key has a default, so a parsed config is complete. Cross-key rules (unique ids,
- * roles per workflow, worker-group consistency) live in cross-checks.ts.
+ * roles per workflow, worker-group consistency, episodes per rollout) live in cross-checks.ts.
+ * Every count has an upper bound (bounds.ts), so no value can hang or crash a run.
  */
 import { z } from "zod";
 import { DEFAULT_STORE } from "../../events/cli/command.ts";
 import { ESTIMATOR_NAMES } from "../advantages/mod.ts";
+import {
+  MAX_AGENTS,
+  MAX_BATCH_SIZE,
+  MAX_BENCHMARKS,
+  MAX_DOCUMENTS,
+  MAX_EPOCHS,
+  MAX_GROUP_SIZE,
+  MAX_MINI_BATCHES,
+  MAX_NEW_TOKENS,
+  MAX_SAMPLES,
+  MAX_SPLIT,
+  MAX_STEPS,
+  MAX_STOP_STRINGS,
+  MAX_THREADS,
+} from "./bounds.ts";
 
 /**
  * Bumped when the meaning of a key changes, so config hashes of old and new runs differ.
@@ -19,13 +35,13 @@ const ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, {
   error: "an id: a lowercase letter, then up to 63 of a-z 0-9 _ -",
 });
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const probability = z.number().gt(0).lte(1);
 
 const splits = z.strictObject({
-  train: int(1),
-  validation: int(0),
-  test: int(0),
+  train: int(1, MAX_SPLIT),
+  validation: int(0, MAX_SPLIT),
+  test: int(0, MAX_SPLIT),
 });
 
 const syntheticMath = z.strictObject({
@@ -37,7 +53,7 @@ const syntheticMath = z.strictObject({
 
 const syntheticSearch = z.strictObject({
   kind: z.literal("synthetic-search"),
-  documents: int(1).default(200),
+  documents: int(1, MAX_DOCUMENTS).default(200),
   max_hops: int(1, 3).default(2),
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
@@ -134,10 +150,11 @@ export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
 /** The whole file. */
 export const experimentConfigSchema = z.strictObject({
   name: z.string().min(1).default("custom"),
-  seed: int(0).default(0),
+  /** Any integer random streams take: [0, 2^53). */
+  seed: int(0, Number.MAX_SAFE_INTEGER).default(0),
   tasks: tasksSchema,
   workflow: workflowSchema,
-  agents: z.array(agentSchema).min(1),
+  agents: z.array(agentSchema).min(1).max(MAX_AGENTS),
   /**
    * "shared": agents on the same model share one worker group (weights); "separate": one per
    * agent; or an explicit map from every agent id to a worker-group id.
@@ -149,15 +166,15 @@ export const experimentConfigSchema = z.strictObject({
     eps: z.number().min(0).lte(1).default(1e-6),
   }).prefault({}),
   /** Trajectories sampled per prompt. */
-  group_size: int(1, 1024).default(4),
-  /** Prompts per step. */
-  batch_size: int(1).default(4),
-  steps: int(0).default(10),
+  group_size: int(1, MAX_GROUP_SIZE).default(4),
+  /** Prompts per step; `batch_size * group_size` is bounded too (cross-checks.ts). */
+  batch_size: int(1, MAX_BATCH_SIZE).default(4),
+  steps: int(0, MAX_STEPS).default(10),
   sampling: z.strictObject({
     temperature: z.number().min(0).lte(10).default(1),
     top_p: probability.default(1),
-    max_tokens: int(1).default(256),
-    stop: z.array(z.string().min(1)).default([]),
+    max_tokens: int(1, MAX_NEW_TOKENS).default(256),
+    stop: z.array(z.string().min(1)).max(MAX_STOP_STRINGS).default([]),
   }).prefault({}),
   loss: z.strictObject({
     /** PPO's clip range: the ratio is clipped to [1 - low, 1 + high], both clip_eps by default. */
@@ -182,8 +199,8 @@ export const experimentConfigSchema = z.strictObject({
    * (a seeded split, recorded) and passed over `epochs` times, one optimizer step per part.
    */
   updates: z.strictObject({
-    mini_batches: int(1, 1024).default(1),
-    epochs: int(1, 64).default(1),
+    mini_batches: int(1, MAX_MINI_BATCHES).default(1),
+    epochs: int(1, MAX_EPOCHS).default(1),
     /**
      * recompute: the behaviour policy's logprobs are recomputed with the update's own forward
      * before the first update, as veRL's actor does, so the first ratio is exactly 1; rollout: the
@@ -197,16 +214,16 @@ export const experimentConfigSchema = z.strictObject({
   }).prefault({}),
   evaluation: z.strictObject({
     /** "validation", "test", or paths of benchmark files (JSONL/Parquet). */
-    benchmarks: z.array(z.string().min(1)).default(["validation"]),
-    n_samples: int(1).default(16),
+    benchmarks: z.array(z.string().min(1)).max(MAX_BENCHMARKS).default(["validation"]),
+    n_samples: int(1, MAX_SAMPLES).default(16),
     /** Evaluate every k steps; 0 evaluates only after the last step. */
-    every_steps: int(0).default(0),
+    every_steps: int(0, MAX_STEPS).default(0),
   }).prefault({}),
-  checkpoint: z.strictObject({ every_steps: int(1).default(1) }).prefault({}),
+  checkpoint: z.strictObject({ every_steps: int(1, MAX_STEPS).default(1) }).prefault({}),
   runtime: z.strictObject({
     device: z.enum(DEVICES).default("auto"),
     /** Intra-op threads; recorded for replay, so fixed rather than "auto". */
-    threads: int(1, 256).default(1),
+    threads: int(1, MAX_THREADS).default(1),
     /** Release idle worker groups' device memory between phases (Dr. MAS offload/resume). */
     offload_idle: z.boolean().default(false),
   }).prefault({}),

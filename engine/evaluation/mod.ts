@@ -24,6 +24,7 @@ export {
   evalConfig,
   type EvalRecord,
   type EvalSettings,
+  isEvaluationConfig,
   type Protocol,
   PROTOCOLS,
   recordedEvalConfig,

@@ -139,3 +139,16 @@ export function recordedEvalConfig(
     },
   };
 }
+
+/**
+ * Whether a `run.started` config is an evaluation's (it has the `eval` section that
+ * {@link recordedEvalConfig} writes) rather than a training run's.
+ *
+ * @example
+ * ```ts
+ * isEvaluationConfig(started.data.config); // true for a run of deno task eval
+ * ```
+ */
+export function isEvaluationConfig(config: Readonly<Record<string, unknown>>): boolean {
+  return config.eval !== null && typeof config.eval === "object";
+}

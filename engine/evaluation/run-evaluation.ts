@@ -6,8 +6,9 @@
  * report aggregates over (mean ± SEM across runs of a group), as it does for trained runs.
  */
 import type { EventStore, NewEvent } from "../../events/mod.ts";
-import { hashConfig } from "../../events/mod.ts";
+import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { MAX_ROLLOUT_EPISODES } from "../config/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import { buildWorkflow } from "../workflows/mod.ts";
 import { codeVersion, runtimeRecord } from "../trainer/runtime-record.ts";
@@ -99,7 +100,17 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
       `need one run id per seed; got ${seeds.length} seeds, ${runIds.length} ids`,
     );
   }
+  for (const run of runIds) checkRunId(run);
   const { counts: problems, questions: benchmarks } = await loadBenchmarks(options.benchmarks);
+  const episodes = [...problems.values()].reduce((s, c) => s + c, 0) * options.n;
+  if (episodes > MAX_ROLLOUT_EPISODES) {
+    throw new EvaluationInputError(
+      "--n",
+      String(options.n),
+      `${episodes} episodes (problems x n) are more than one evaluation holds at once ` +
+        `(${MAX_ROLLOUT_EPISODES}); lower --n or split the benchmark files`,
+    );
+  }
   const configs = seeds.map((seed) => evalConfig({ ...options, seed }));
   const step = source.kind === "run-checkpoint" ? source.step : 0;
   const loaded = await openEvalPolicy(runtime, store, source, EVAL_WORKER_GROUP);
@@ -138,13 +149,12 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
         },
       }], { expectedVersion: 0 });
       options.onRunStarted?.(run, config.seed);
-      const total = [...problems.values()].reduce((s, c) => s + c, 0) * options.n;
       let done = 0;
       const rollouts = workflowRollouts(
         config,
         workflow,
         new Map([[EVAL_WORKER_GROUP, loaded.policy]]),
-        () => options.onProgress?.({ seed: config.seed, run, done: ++done, total }),
+        () => options.onProgress?.({ seed: config.seed, run, done: ++done, total: episodes }),
       );
       try {
         const { events, metrics } = await evaluate(

@@ -1,7 +1,10 @@
 /**
  * The event sink replay hands to the training loop: each regenerated event is matched with the
- * logged event of the same id (ids derive from coordinates), compared by chain hash and canonical
- * bytes, and on a difference field by field. Nothing is written: blobs are only hashed.
+ * logged event of the same id (ids derive from coordinates), compared by type, chain hash and
+ * canonical bytes, and on a difference field by field. An exact replay runs on through the step
+ * after its first divergence, to see whether the engine's state parted from the log (it then
+ * differs ever after) or only one logged event disagrees (the log was edited). Nothing is
+ * written: blobs are only hashed.
  */
 import {
   chainHash,
@@ -26,20 +29,26 @@ export interface Divergence {
   readonly id: string;
   readonly type: string;
   readonly step: number | null;
-  /** the logged event's stream version, null when not logged */
+  /** the logged event's stream version and global position, null when not logged */
   readonly version: number | null;
+  readonly position: number | null;
   readonly coordinates: Coordinates;
   readonly recordedHash: string | null;
   readonly replayedHash: string | null;
   /** the logged bytes no longer hash to the logged hash: the log was altered after recording */
   readonly loggedDataAltered: boolean;
+  /** regenerated after the log's last event: the log ends where the run goes on */
+  readonly pastLogEnd: boolean;
   readonly fields: readonly FieldDifference[];
 }
 
-/** Thrown through the training loop to end an exact replay at its first divergence. */
+/**
+ * Thrown through the training loop to end an exact replay after its first divergence, once the
+ * step after it (`throughStep`) has been compared.
+ */
 export class ReplayStopped extends Error {
   override name = "ReplayStopped";
-  constructor(readonly divergence: Divergence) {
+  constructor(readonly divergence: Divergence, readonly throughStep: number) {
     super(`replay diverged at ${divergence.type} ${divergence.id}`);
   }
 }
@@ -48,7 +57,10 @@ export class ReplayStopped extends Error {
 export interface CompareOptions {
   readonly runId: string;
   readonly logged: readonly StoredEvent<NewEvent>[];
-  /** `exact`: stop at the first difference; `tolerance`: run on and measure numeric drift */
+  /**
+   * `exact`: stop after the step that follows the first difference; `tolerance`: run on and
+   * measure numeric drift
+   */
   readonly mode: "exact" | "tolerance";
   readonly rtol: number;
   readonly atol: number;
@@ -63,7 +75,19 @@ export interface Comparison {
   /** events on one side only (tokens or turn counts parted, or the log was cut) */
   readonly structural: number;
   readonly drift: NumericDrift | null;
+  /**
+   * Exact mode, after the first divergence: how many regenerated events that carry the engine's
+   * state (turns, gradient steps, checkpoints) were compared, and how many of them differed.
+   */
+  readonly stateAfterDivergence: { readonly compared: number; readonly differed: number };
 }
+
+/** Events that depend on the weights: they match only while the engine's state matches. */
+const STATE_EVENTS: ReadonlySet<string> = new Set([
+  "turn.generated",
+  "gradient_step.applied",
+  "checkpoint.saved",
+]);
 
 const stepOf = (data: unknown): number | null => {
   const s = (data as { step?: unknown }).step;
@@ -83,6 +107,7 @@ const stepOf = (data: unknown): number | null => {
 export function compareSink(options: CompareOptions) {
   const { runId, logged, mode } = options;
   const byId = new Map(logged.map((e) => [e.id, e]));
+  const lastLogged = logged.at(-1);
   const seen = new Set<string>();
   const drift = mode === "tolerance" ? numericDrift(options) : null;
   let compared = 0;
@@ -91,14 +116,18 @@ export function compareSink(options: CompareOptions) {
   let structural = 0;
   let first: Divergence | null = null;
   let stopped = false;
+  // The last step reached, and (exact mode) the last step compared after the first divergence.
+  let stepNow = -1;
+  let horizon = Number.POSITIVE_INFINITY;
+  const after = { compared: 0, differed: 0 };
 
   const diverge = (d: Divergence) => {
     divergent++;
     if (d.reason !== "different") structural++;
-    if (first === null) first = d;
-    if (mode === "exact") {
-      stopped = true;
-      throw new ReplayStopped(d);
+    if (first !== null && STATE_EVENTS.has(d.type)) after.differed++;
+    if (first === null) {
+      first = d;
+      if (mode === "exact") horizon = (d.step ?? stepNow) + 1;
     }
   };
 
@@ -108,6 +137,12 @@ export function compareSink(options: CompareOptions) {
     const coordinates = def.coordinates(data as never);
     const id = eventId(runId, event.type, coordinates);
     const step = stepOf(data);
+    if (first !== null && step !== null && step > horizon) {
+      stopped = true;
+      throw new ReplayStopped(first, horizon);
+    }
+    if (step !== null) stepNow = Math.max(stepNow, step);
+    if (first !== null && STATE_EVENTS.has(event.type)) after.compared++;
     seen.add(id);
     compared++;
     const { json, tensors } = encodeCanonical(data);
@@ -120,10 +155,12 @@ export function compareSink(options: CompareOptions) {
         type: event.type,
         step,
         version: null,
+        position: null,
         coordinates,
         recordedHash: null,
         replayedHash: null,
         loggedDataAltered: false,
+        pastLogEnd: lastLogged !== undefined && seen.has(lastLogged.id),
         fields: [],
       });
     }
@@ -144,11 +181,15 @@ export function compareSink(options: CompareOptions) {
     });
     const sameBytes = recorded.json === json && sha256Hex(recorded.tensors) === sha256Hex(tensors);
     const sameVersion = log.storedSchemaVersion === def.schemaVersion;
+    const sameType = log.type === event.type;
     drift?.add(id, log, { type: event.type, data } as NewEvent);
-    if (sameBytes && (!sameVersion || replayedHash === log.hash)) {
+    if (sameType && sameBytes && (!sameVersion || replayedHash === log.hash)) {
       identical++;
       return;
     }
+    const typeDifference: FieldDifference[] = sameType
+      ? []
+      : [{ kind: "field-difference", path: "(type)", recorded: log.type, replayed: event.type }];
     diverge({
       kind: "divergence",
       reason: "different",
@@ -156,11 +197,13 @@ export function compareSink(options: CompareOptions) {
       type: event.type,
       step,
       version: log.version,
+      position: log.position,
       coordinates,
       recordedHash: log.hash,
       replayedHash,
       loggedDataAltered: sameVersion && recordedRehash !== log.hash,
-      fields: fieldDiff(log.data, data),
+      pastLogEnd: false,
+      fields: [...typeDifference, ...fieldDiff(log.data, data)],
     });
   };
 
@@ -202,10 +245,12 @@ export function compareSink(options: CompareOptions) {
             type: e.type,
             step,
             version: e.version,
+            position: e.position,
             coordinates: runCatalogue.definition(e.type).coordinates(e.data as never),
             recordedHash: e.hash,
             replayedHash: null,
             loggedDataAltered: false,
+            pastLogEnd: false,
             fields: [],
           };
         }
@@ -217,6 +262,7 @@ export function compareSink(options: CompareOptions) {
         divergent,
         structural,
         drift: drift?.report() ?? null,
+        stateAfterDivergence: { ...after },
       };
     },
   };

@@ -1,4 +1,5 @@
 /** The text `deno task replay` prints for a replay report. */
+import { alterationText } from "./log-alteration.ts";
 import type { DriftStats } from "./numeric-drift.ts";
 import type { ReplayReport } from "./replay-run.ts";
 
@@ -9,7 +10,8 @@ const stats = (name: string, s: DriftStats) =>
 
 /**
  * Human-readable lines: the header (backend, code), the verdict, the first divergence with its
- * differing fields and likely causes, and in tolerance mode the drift table.
+ * differing fields and likely causes (an altered log among them, or on its own line when every
+ * compared event matched), and in tolerance mode the drift table.
  *
  * @example
  * console.log(formatReplayReport(report).join("\n"));
@@ -62,7 +64,7 @@ export function formatReplayReport(r: ReplayReport): string[] {
       lines.push(`  ${f.path}: recorded ${f.recorded}; replayed ${f.replayed}`);
     }
     lines.push("likely cause:", ...r.likelyCauses.map((c) => `  - ${c}`));
-  }
+  } else if (r.alteration) lines.push(alterationText(r.alteration, r.runId));
   if (r.drift) {
     const t = r.drift.firstTokenDivergence;
     lines.push(

@@ -1,16 +1,17 @@
 /**
- * Why a replay diverged, most likely first: an altered log, then a runtime that computes
- * differently (execution provider, thread count, onnxruntime), then different code, then the
- * rest of the runtime. With nothing different the engine itself is nondeterministic.
+ * Why a replay diverged, most likely first: an altered log (found by the store's check or by the
+ * replay itself, see log-alteration.ts), then a runtime that computes differently (execution
+ * provider, thread count, onnxruntime), then different code, then the rest of the runtime. With
+ * nothing different the engine itself is nondeterministic.
  */
-import type { VerifyReport } from "../../events/mod.ts";
 import { NUMERIC_RUNTIME_FIELDS, type RuntimeDifference } from "../trainer/runtime-record.ts";
-import type { Divergence } from "./compare-sink.ts";
+import { alterationText, type LogAlteration } from "./log-alteration.ts";
 
 /** What replay knows about the two executions. */
 export interface CauseEvidence {
-  readonly divergence: Divergence;
-  readonly verify: VerifyReport;
+  readonly runId: string;
+  /** what the store's check or the replay found altered in the log */
+  readonly alteration: LogAlteration | null;
   readonly runtime: readonly RuntimeDifference[];
   readonly recordedCode: string;
   readonly currentCode: string;
@@ -27,19 +28,14 @@ const LABEL: Readonly<Record<string, string>> = {
  * Likely causes of a divergence, most likely first.
  *
  * @example
- * likelyCauses({ divergence, verify, runtime: diffs, recordedCode: "abc", currentCode: "abc" });
+ * likelyCauses({ runId, alteration: null, runtime: diffs, recordedCode: "abc",
+ *   currentCode: "abc" });
  * // ["different execution provider: recorded cpu, now wasm"]
  */
 export function likelyCauses(evidence: CauseEvidence): string[] {
-  const { divergence, verify, runtime, recordedCode, currentCode } = evidence;
+  const { runId, alteration, runtime, recordedCode, currentCode } = evidence;
   const causes: string[] = [];
-  if (divergence.loggedDataAltered || !verify.ok) {
-    const where = verify.firstProblem
-      ? `; verify: ${verify.firstProblem.kind} at version ${verify.firstProblem.version} ` +
-        `(${verify.firstProblem.reason})`
-      : "";
-    causes.push(`the log was altered after recording${where}`);
-  }
+  if (alteration) causes.push(alterationText(alteration, runId));
   for (const d of runtime.filter((d) => NUMERIC_RUNTIME_FIELDS.includes(d.field))) {
     causes.push(`different ${LABEL[d.field] ?? d.field}: recorded ${d.recorded}, now ${d.current}`);
   }

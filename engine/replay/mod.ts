@@ -1,6 +1,7 @@
 /**
  * Deterministic replay of recorded runs: `replayRun` re-executes a run through the training loop
- * with a comparing sink and reports the first divergence, its fields and its likely cause.
+ * with a comparing sink and reports the first divergence, its fields and its likely cause, an
+ * altered log named as such.
  *
  * @example
  * import { replayRun } from "./engine/replay/mod.ts";
@@ -12,12 +13,19 @@ export { compareSink, type Comparison, type Divergence, ReplayStopped } from "./
 export { fieldDiff, type FieldDifference } from "./field-diff.ts";
 export { type CauseEvidence, likelyCauses } from "./likely-cause.ts";
 export {
+  alterationText,
+  type LogAlteration,
+  replayAlteration,
+  storeAlteration,
+} from "./log-alteration.ts";
+export {
   type DriftStats,
   type NumericDrift,
   numericDrift,
   type TokenDivergence,
 } from "./numeric-drift.ts";
 export {
+  NothingToReplayError,
   type ReplayOptions,
   ReplayRangeError,
   type ReplayReport,

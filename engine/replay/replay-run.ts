@@ -3,6 +3,9 @@
  * itself (through a comparing sink) and reports whether every event regenerates identically.
  * On the recorded backend any difference is a divergence; on another backend (e.g. wasm for a
  * cpu run) low bits differ by design, so it runs to the end and reports numeric drift instead.
+ * The log's integrity is checked first: an altered log is reported as such (with its first bad
+ * position), never blamed on the engine. Evaluation runs and runs without a logged step are
+ * refused: there is nothing to re-execute.
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
@@ -16,6 +19,7 @@ import {
 } from "../trainer/runtime-record.ts";
 import { runTraining, type TrainProgress } from "../trainer/train-loop.ts";
 import { compareSink, type Divergence, ReplayStopped } from "./compare-sink.ts";
+import { type LogAlteration, replayAlteration, storeAlteration } from "./log-alteration.ts";
 import { likelyCauses } from "./likely-cause.ts";
 import type { NumericDrift } from "./numeric-drift.ts";
 
@@ -36,6 +40,14 @@ function lastLoggedStep(events: readonly StoredEvent<NewEvent>[], steps: number)
 /** A step range outside the run. */
 export class ReplayRangeError extends Error {
   override name = "ReplayRangeError";
+}
+
+/** The run has no step to re-execute: a 0-step run, or one killed before its first step ended. */
+export class NothingToReplayError extends Error {
+  override name = "NothingToReplayError";
+  constructor(readonly runId: string, reason: string) {
+    super(`run ${runId} ${reason}: nothing to replay`);
+  }
 }
 
 /** What to replay and how to judge it. */
@@ -73,11 +85,13 @@ export interface ReplayReport {
   /** the last step of the range through which every event matched (null: not even the first) */
   readonly identicalThrough: number | null;
   readonly firstDivergence: Divergence | null;
+  /** the first sign that the log was changed after recording, null when none was found */
+  readonly alteration: LogAlteration | null;
   readonly likelyCauses: readonly string[];
   readonly drift: NumericDrift | null;
   /** tolerance mode: no token, structural or out-of-tolerance difference */
   readonly withinTolerance: boolean | null;
-  /** exit 0 when true: identical, or within tolerance on another backend */
+  /** exit 0 when true: an unaltered log, identical or within tolerance on another backend */
   readonly ok: boolean;
 }
 
@@ -96,6 +110,16 @@ export async function replayRun(
   const log = await readRunLog(store, runId);
   const { config } = log;
   const last = lastLoggedStep(log.events, config.steps);
+  if (config.steps === 0) {
+    throw new NothingToReplayError(runId, "has 0 steps (its config says steps: 0)");
+  }
+  if (last < 0) {
+    throw new NothingToReplayError(
+      runId,
+      `has no step wholly in the log (it stopped during step 0; deno task train --resume ` +
+        `${runId} continues it)`,
+    );
+  }
   const from = options.from ?? 0;
   const to = options.to ?? last;
   if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= last)) {
@@ -104,6 +128,7 @@ export async function replayRun(
         `${config.steps}; need 0 <= from <= to <= ${last}`,
     );
   }
+  const stored = await storeAlteration(store, runId, log.events);
   const recorded = log.started.data.runtime;
   const current = runtimeRecord(options.runtime.info);
   const mode = recorded.executionProvider === current.executionProvider ? "exact" : "tolerance";
@@ -129,17 +154,22 @@ export async function replayRun(
     });
   } catch (err) {
     if (!(err instanceof ReplayStopped)) throw err;
-    end = err.divergence.step ?? to;
+    end = Math.min(err.throughStep, to);
   }
   const startedAt = resume?.step ?? 0;
   const result = sink.finish({ from: startedAt, to: end, end: to === config.steps - 1 });
   const first = result.firstDivergence;
   const code = { recorded: log.started.data.codeVersion, current: await codeVersion() };
   const differences = runtimeDifferences(recorded, current);
+  // Another code version may rightly write an event differently; only the same code and runtime
+  // make an isolated difference evidence of an edit.
+  const sameExecution = code.recorded === code.current && differences.length === 0;
+  const alteration = stored ??
+    (mode === "exact" ? replayAlteration(result, log.events, sameExecution) : null);
   const causes = first
     ? likelyCauses({
-      divergence: first,
-      verify: await store.verify({ stream: runId }),
+      runId,
+      alteration,
       runtime: differences,
       recordedCode: code.recorded,
       currentCode: code.current,
@@ -169,9 +199,10 @@ export async function replayRun(
     identicalRun: first === null,
     identicalThrough: through !== null && through >= startedAt ? through : null,
     firstDivergence: first,
+    alteration,
     likelyCauses: causes,
     drift,
     withinTolerance,
-    ok: first === null || withinTolerance === true,
+    ok: alteration === null && (first === null || withinTolerance === true),
   });
 }

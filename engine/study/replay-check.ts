@@ -63,7 +63,7 @@ export async function replaySpotChecks(
   options: ReplayCheckOptions,
 ): Promise<ReplayRecord[]> {
   const states = await (async () => {
-    await using store = await openStore(options.store, { create: false });
+    await using store = await openStore(options.store, { readOnly: true });
     return await runStates(store, plan.map((r) => r.runId));
   })();
   const complete = new Set(

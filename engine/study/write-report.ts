@@ -45,7 +45,7 @@ export async function writeStudyReport(
   options: ReportOptions,
 ): Promise<{ results: StudyResults; files: string[] }> {
   const heads = await (async () => {
-    await using store = await openStore(options.store, { create: false });
+    await using store = await openStore(options.store, { readOnly: true });
     return new Map((await store.streams()).map((h) => [h.stream, h]));
   })();
   const runs = await (async () => {

@@ -1,6 +1,8 @@
 /**
- * A recorded run read back: its events in order and the config it started with, for resume and
- * replay. The config is trusted only when it still hashes to the `configHash` it was logged with.
+ * A recorded training run read back: its events in order and the config it started with, for
+ * resume and replay. The config is trusted only when it still hashes to the `configHash` it was
+ * logged with. Evaluation runs (deno task eval) are no training runs: they are refused, and
+ * `latest` skips them.
  */
 import {
   type EventStore,
@@ -10,6 +12,7 @@ import {
   type StoredEvent,
 } from "../../events/mod.ts";
 import { CONFIG_SCHEMA_VERSION, type NormalizedConfig } from "../config/mod.ts";
+import { isEvaluationConfig } from "../evaluation/protocol.ts";
 
 /** A run's log in stream order. */
 export interface RunLog {
@@ -29,15 +32,31 @@ export class RunLogError extends Error {
 }
 
 /**
- * The id of the run whose stream was written last, for `latest`.
+ * The id of the training run whose stream was written last, for `latest` of replay and resume:
+ * evaluation runs (and streams that are no runs) are skipped.
  *
  * @example
  * const runId = await latestRunId(store); // "smoke-20261202T1630-ab12cd"
  */
 export async function latestRunId(store: EventStore): Promise<string> {
   const heads = [...await store.streams()].sort((a, b) => b.position - a.position);
-  if (heads.length === 0) throw new RunLogError("latest", `store ${store.target} holds no runs`);
-  return heads[0].stream;
+  let evaluations = 0;
+  for (const head of heads) {
+    const started = await firstEvent(store, head.stream);
+    if (started?.type !== "run.started") continue;
+    if (!isEvaluationConfig(started.data.config)) return head.stream;
+    evaluations++;
+  }
+  throw new RunLogError(
+    "latest",
+    `store ${store.target} holds no training runs` +
+      (evaluations > 0 ? ` (only ${evaluations} evaluation run(s) of deno task eval)` : ""),
+  );
+}
+
+async function firstEvent(store: EventStore, stream: string): Promise<NewEvent | undefined> {
+  for await (const e of store.readStream(stream)) return e as StoredEvent<NewEvent>;
+  return undefined;
 }
 
 /**
@@ -63,6 +82,14 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
       runId,
       `run ${runId}: the logged config hashes to ${actual} but run.started recorded configHash ` +
         `${started.data.configHash}; the config was altered after the run started`,
+    );
+  }
+  if (isEvaluationConfig(started.data.config)) {
+    throw new RunLogError(
+      runId,
+      `run ${runId} is an evaluation run (deno task eval); replay and train --resume ` +
+        `re-execute training runs (its results are in the log: deno task report; to evaluate ` +
+        `again, run deno task eval)`,
     );
   }
   const version = (started.data.config as { schema_version?: unknown }).schema_version;

@@ -8,7 +8,7 @@
  * comparer for a replay (one loop for all three).
  */
 import type { EventStore, NewEvent } from "../../events/mod.ts";
-import { hashConfig } from "../../events/mod.ts";
+import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
@@ -89,6 +89,9 @@ export async function runTraining(
   options: TrainOptions,
 ): Promise<TrainResult> {
   const { runtime, runId, resume } = options;
+  // A new run's id names its stream and the files derived from it; resumed and replayed runs
+  // keep the id they were recorded under.
+  if (options.sink === undefined && resume === undefined) checkRunId(runId);
   const sink = options.sink ??
     (options.store ? storeSink(options.store, runId, { fresh: !resume }) : undefined);
   if (!sink) throw new TypeError("runTraining needs options.store or options.sink");

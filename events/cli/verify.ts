@@ -58,7 +58,7 @@ await runCommand(cli.help().split("\n")[0], async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
   if (positionals.length > 1) throw new UsageError(`expected at most one RUN, got ${positionals}`);
-  const store = await openStore(String(values.store), { create: false });
+  const store = await openStore(String(values.store), { readOnly: true });
   try {
     const report = await store.verify({ stream: positionals[0] });
     if (positionals[0] !== undefined && report.events === 0 && report.ok) {

@@ -42,6 +42,10 @@ export interface WriteTx {
 export interface Backend {
   readonly kind: StoreKind;
   readonly target: string;
+  /** the id written once when the store was made; null for a store older than that record */
+  readonly storeId: string | null;
+  /** whether writes are refused (the store was opened for reading) */
+  readonly readOnly: boolean;
   readonly blobs: BlobStore;
   /** Runs `fn` in a serialized write transaction; commits on return, rolls back on throw. */
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T>;

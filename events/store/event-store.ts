@@ -115,6 +115,13 @@ export interface EventStore<N extends AnyEvent = AnyEvent> extends AsyncDisposab
   readonly kind: StoreKind;
   /** the path or URL (password removed) the store was opened from */
   readonly target: string;
+  /**
+   * the random id written once when the store was made: a store replaced at the same path has
+   * another (null for a store made before ids were recorded and not opened for writing since)
+   */
+  readonly storeId: string | null;
+  /** whether the store was opened for reading only (appends throw StoreReadOnlyError) */
+  readonly readOnly: boolean;
   /** content-addressed storage for large state (weights, optimizer moments) */
   readonly blobs: BlobStore;
   /**
@@ -133,6 +140,8 @@ export interface EventStore<N extends AnyEvent = AnyEvent> extends AsyncDisposab
   streamVersion(stream: string): Promise<number>;
   /** The last global position (0 for an empty log). */
   lastPosition(): Promise<number>;
+  /** The stored hash of the event at global `position`, or undefined when there is none. */
+  eventHash(position: number): Promise<string | undefined>;
   /** Every stream's head. */
   streams(): Promise<readonly StreamHead[]>;
   /** Walks hash chains, positions and blob references; see `verifyLog`. */

@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * const store = new LogStore(await openSqliteBackend(path, { create: true }), runCatalogue);
+ * const backend = await openSqliteBackend(path, { create: true, readOnly: false });
+ * const store = new LogStore(backend, runCatalogue);
  * ```
  */
 import type { AnyEvent, Catalogue } from "../define-event.ts";
@@ -57,6 +58,8 @@ function sameContent(a: Prepared, b: Prepared | EventRow): boolean {
 export class LogStore<N extends AnyEvent> implements EventStore<N> {
   readonly kind;
   readonly target;
+  readonly storeId;
+  readonly readOnly;
   readonly blobs;
   #waiters = new Set<() => void>();
   #closed = false;
@@ -64,6 +67,8 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
   constructor(readonly backend: Backend, readonly catalogue: Catalogue<N>) {
     this.kind = backend.kind;
     this.target = backend.target;
+    this.storeId = backend.storeId;
+    this.readOnly = backend.readOnly;
     this.blobs = backend.blobs;
   }
 
@@ -254,6 +259,12 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
 
   lastPosition(): Promise<number> {
     return this.backend.lastPosition();
+  }
+
+  async eventHash(position: number): Promise<string | undefined> {
+    if (!(Number.isInteger(position) && position >= 1)) return undefined;
+    const [row] = await this.backend.readAll(position, 1);
+    return row?.position === position ? row.hash : undefined;
   }
 
   streams(): Promise<readonly StreamHead[]> {

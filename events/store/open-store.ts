@@ -1,12 +1,15 @@
 /**
  * Opens an event store by URL or path: `postgres://` and `postgresql://` URLs open the Postgres
- * store, anything else is an SQLite file path.
+ * store, anything else is an SQLite file path. Commands that only read (verify, sql, report,
+ * export, replay, web) open with `readOnly`: the store must exist, is never created, migrated or
+ * written, and reading needs read rights only.
  *
  * @example
  * ```ts
  * const local = await openStore(".polyrl/events.sqlite");
  * const shared = await openStore("postgres://postgres@127.0.0.1:5432/postgres?schema=lab");
- * const existing = await openStore("runs.sqlite", { create: false }); // StoreOpenError if absent
+ * const existing = await openStore("runs.sqlite", { create: false }); // absent: StoreNotFoundError
+ * const reading = await openStore("runs.sqlite", { readOnly: true }); // appends are refused
  * ```
  */
 import type { AnyEvent, Catalogue } from "../define-event.ts";
@@ -18,8 +21,13 @@ import { openPostgresBackend } from "./postgres-backend.ts";
 
 /** Options of `openStore`. */
 export interface OpenStoreOptions<N extends AnyEvent> {
-  /** create an SQLite file that does not exist yet (default true) */
+  /** make a missing store: its SQLite file and folder, or Postgres schema (default true) */
   readonly create?: boolean;
+  /**
+   * open an existing store for reading only (default false): nothing is created or migrated,
+   * and appends are refused with StoreReadOnlyError
+   */
+  readonly readOnly?: boolean;
   /** the event catalogue to validate and upcast with (default: the run catalogue) */
   readonly catalogue?: Catalogue<N>;
 }
@@ -29,14 +37,19 @@ export function isPostgresUrl(target: string): boolean {
   return /^postgres(ql)?:\/\//.test(target);
 }
 
-/** Opens (creating and migrating as needed) the store at `target`; throws StoreOpenError. */
+/**
+ * Opens (for writing: creating and migrating as needed) the store at `target`. Throws
+ * StoreOpenError or one of its subclasses: StoreNotFoundError, NotAnEventStoreError,
+ * StoreCorruptError, StoreVersionError.
+ */
 export async function openStore<N extends AnyEvent = NewEvent>(
   target: string,
   options: OpenStoreOptions<N> = {},
 ): Promise<EventStore<N>> {
+  const mode = { create: options.create ?? true, readOnly: options.readOnly ?? false };
   const backend = isPostgresUrl(target)
-    ? await openPostgresBackend(target)
-    : await openSqliteBackend(target, { create: options.create ?? true });
+    ? await openPostgresBackend(target, mode)
+    : await openSqliteBackend(target, mode);
   const catalogue = options.catalogue ?? (runCatalogue as unknown as Catalogue<N>);
   return new LogStore(backend, catalogue);
 }

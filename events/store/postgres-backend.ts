@@ -3,22 +3,30 @@
  * Postgres dialect and `pg`. Tables live in one schema (default `polyrl`; pick another with
  * `?schema=NAME` in the URL). Every append takes a transaction-scoped advisory lock before it
  * reads the last position, so positions are assigned and committed in the same order: a reader
- * can never see position p+1 while p is still uncommitted, which a sequence would allow.
+ * can never see position p+1 while p is still uncommitted, which a sequence would allow. Opened
+ * read-only, nothing is created or migrated, so a role with USAGE on the schema and SELECT on its
+ * tables can read a store.
  *
  * @example
  * ```ts
- * const backend = await openPostgresBackend("postgres://postgres@127.0.0.1:5432/postgres?schema=lab");
+ * const backend = await openPostgresBackend(
+ *   "postgres://postgres@127.0.0.1:5432/postgres?schema=lab",
+ *   { create: true, readOnly: false },
+ * );
  * ```
  */
 import pg from "pg";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import { Migrator } from "kysely/migration";
-import { StoreOpenError } from "../errors.ts";
+import { NotAnEventStoreError, StoreNotFoundError, StoreOpenError } from "../errors.ts";
 import { tableBlobStore } from "../blob-store-table.ts";
 import { sha256Hex } from "../hash-chain.ts";
 import type { Backend, EventRow, WriteTx } from "./backend.ts";
 import type { StreamHead } from "./event-store.ts";
-import { type EventsTable, type LogDatabase, logMigrations } from "./schema.ts";
+import { postgresOpenError } from "./postgres-open-error.ts";
+import { readOnlyBackend } from "./read-only-backend.ts";
+import { recognizeStore, type StoreInventory } from "./recognize-store.ts";
+import { type EventsTable, type LogDatabase, logMigrationNames, logMigrations } from "./schema.ts";
 
 /** The URL with its password replaced, fit for messages and `store.target`. */
 export function redactUrl(url: string): string {
@@ -61,8 +69,59 @@ function headRow(r: { [K in keyof StreamHead]: unknown }): StreamHead {
 /** Rows per INSERT or id lookup: Postgres allows 65535 parameters, an event row binds 10. */
 const INSERT_CHUNK = 1000;
 
-/** Connects to Postgres, creates the schema and migrates it; throws StoreOpenError. */
-export async function openPostgresBackend(url: string): Promise<Backend> {
+/** Options of `openPostgresBackend`. */
+export interface PostgresBackendOptions {
+  /** make the schema when it does not exist */
+  readonly create: boolean;
+  /** open for reading only: never create, migrate or write (a SELECT-only role suffices) */
+  readonly readOnly: boolean;
+}
+
+/**
+ * What the schema holds (undefined: no such schema). Its tables come from the system catalogue,
+ * which every role may read; its migration record needs SELECT on `kysely_migration`.
+ */
+async function inventory(pool: pg.Pool, schema: string): Promise<StoreInventory | undefined> {
+  const found = await pool.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+  if (found.rowCount === 0) return undefined;
+  const tables = (await pool.query(
+    "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " +
+      "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1",
+    [schema],
+  )).rows.map((r: { name: string }) => r.name);
+  const migrations = tables.includes("kysely_migration")
+    ? (await pool.query(`SELECT name FROM ${schema}.kysely_migration ORDER BY name`)).rows
+      .map((r: { name: string }) => r.name)
+    : [];
+  return { tables, migrations };
+}
+
+async function createSchema(pool: pg.Pool, schema: string): Promise<void> {
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((err: { code?: string }) => {
+    // Two processes creating the schema at once: one loses the race, the schema exists.
+    if (err?.code !== "23505") throw err;
+  });
+}
+
+async function storeIdOf(pool: pg.Pool, schema: string): Promise<string | null> {
+  const found = await inventory(pool, schema);
+  if (!found?.tables.includes("store_meta")) return null;
+  const { rows } = await pool.query(
+    `SELECT value FROM ${schema}.store_meta WHERE key = 'store_id'`,
+  );
+  return rows[0]?.value ?? null;
+}
+
+/**
+ * Connects to Postgres and recognizes the schema as an event store; for writing, creates and
+ * migrates it as needed. Throws StoreNotFoundError, NotAnEventStoreError, StoreVersionError or
+ * StoreOpenError (naming refused connections, failed authentication, a missing database,
+ * missing rights), leaving a schema that is not a store untouched.
+ */
+export async function openPostgresBackend(
+  url: string,
+  options: PostgresBackendOptions,
+): Promise<Backend> {
   const target = redactUrl(url);
   const parsed = new URL(url);
   const schema = parsed.searchParams.get("schema") ?? "polyrl";
@@ -76,34 +135,50 @@ export async function openPostgresBackend(url: string): Promise<Backend> {
     connectionTimeoutMillis: 5000,
     options: `-c search_path=${schema}`,
   });
-  try {
-    await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((err: { code?: string }) => {
-      // Two processes creating the schema at once: one loses the race, the schema exists.
-      if (err?.code !== "23505") throw err;
-    });
-  } catch (err) {
-    await pool.end().catch(() => {});
-    const e = err as { code?: string; message?: string };
-    throw new StoreOpenError(
-      target,
-      `Postgres does not answer (${[e.code, e.message].filter(Boolean).join(": ")}); ` +
-        `check that the server runs and the URL is right`,
-    );
-  }
   const db = new Kysely<LogDatabase>({ dialect: new PostgresDialect({ pool }) });
-  // Without an explicit schema Kysely looks for its migration tables in every schema, and
-  // would take another log's for this one's.
-  const { error } = await new Migrator({
-    db,
-    provider: logMigrations("postgres"),
-    migrationTableSchema: schema,
-  }).migrateToLatest();
-  if (error) {
-    await db.destroy();
-    throw new StoreOpenError(target, `migration failed: ${(error as Error).message}`);
+  let storeId: string | null;
+  try {
+    const mayCreate = options.create && !options.readOnly;
+    let found = await inventory(pool, schema);
+    if (!found) {
+      if (!mayCreate) {
+        throw new StoreNotFoundError(target, `schema ${schema} does not exist`);
+      }
+      await createSchema(pool, schema);
+      found = { tables: [], migrations: [] };
+    }
+    if (recognizeStore(target, found) === "empty" && !mayCreate) {
+      throw new NotAnEventStoreError(target, `no events table in schema ${schema}`);
+    }
+    if (!options.readOnly && logMigrationNames.some((m) => !found.migrations.includes(m))) {
+      // Without an explicit schema Kysely looks for its migration tables in every schema, and
+      // would take another log's for this one's.
+      const { error } = await new Migrator({
+        db,
+        provider: logMigrations("postgres"),
+        migrationTableSchema: schema,
+      }).migrateToLatest();
+      if (error) {
+        throw new StoreOpenError(target, `migration failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    }
+    storeId = await storeIdOf(pool, schema);
+  } catch (err) {
+    await db.destroy().catch(() => {});
+    throw postgresOpenError(target, parsed, schema, err);
   }
   const connect = () => new pg.Client({ connectionString: parsed.toString() });
-  return new PostgresBackend(db, target, appendLockKey(schema), appendChannel(schema), connect);
+  const backend = new PostgresBackend(
+    db,
+    target,
+    storeId,
+    appendLockKey(schema),
+    appendChannel(schema),
+    connect,
+  );
+  return options.readOnly ? readOnlyBackend(backend) : backend;
 }
 
 /** The NOTIFY channel on which appends to the log in `schema` are announced. */
@@ -127,6 +202,7 @@ export function appendLockKey(schema: string): string {
 
 class PostgresBackend implements Backend {
   readonly kind = "postgres" as const;
+  readonly readOnly = false;
   readonly blobs;
 
   #watchers = new Set<() => void>();
@@ -135,6 +211,7 @@ class PostgresBackend implements Backend {
   constructor(
     readonly db: Kysely<LogDatabase>,
     readonly target: string,
+    readonly storeId: string | null,
     readonly lockKey: string,
     readonly channel: string,
     readonly connect: () => ListenClient,

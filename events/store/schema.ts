@@ -44,11 +44,18 @@ export interface BlobsTable {
   bytes: Uint8Array;
 }
 
+/** Row of `store_meta`: facts about the store itself, written once (`store_id`: a UUID). */
+export interface StoreMetaTable {
+  key: string;
+  value: string;
+}
+
 /** The log's tables as Kysely sees them. */
 export interface LogDatabase {
   events: EventsTable;
   streams: StreamsTable;
   blobs: BlobsTable;
+  store_meta: StoreMetaTable;
 }
 
 /** The SQL dialects the log runs on. */
@@ -97,9 +104,42 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+// The store's identity: a random id written once, when the store is made (or, for a store made
+// before this migration, when it is first opened for writing). Projections remember it, so a
+// store replaced at the same path is never taken for the one they were built from.
+const storeMeta: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.createTable("store_meta")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("value", "text", (c) => c.notNull())
+      .execute();
+    await sql`insert into store_meta (key, value) values ('store_id', ${crypto.randomUUID()})`
+      .execute(db);
+  },
+  async down(db: Kysely<unknown>) {
+    await sql`drop table store_meta`.execute(db);
+  },
+};
+
+const MIGRATION_NAMES = ["0001_event_log", "0002_store_meta"] as const;
+
+/** The names of the log's migrations, in order; each starts with its schema version. */
+export const logMigrationNames: readonly string[] = MIGRATION_NAMES;
+
+/** The schema version a migration name stands for (its number prefix), or NaN. */
+export function migrationVersion(name: string): number {
+  const m = /^(\d+)_/.exec(name);
+  return m ? Number(m[1]) : NaN;
+}
+
+/** The schema version this code writes: that of its last migration. */
+export const LOG_SCHEMA_VERSION = migrationVersion(MIGRATION_NAMES[MIGRATION_NAMES.length - 1]);
+
 /** The migrations of the log, in order, for one dialect. */
 export function logMigrations(dialect: Dialect): MigrationProvider {
-  return {
-    getMigrations: () => Promise.resolve({ "0001_event_log": initial(dialect) }),
+  const migrations: Record<(typeof MIGRATION_NAMES)[number], Migration> = {
+    "0001_event_log": initial(dialect),
+    "0002_store_meta": storeMeta,
   };
+  return { getMigrations: () => Promise.resolve(migrations) };
 }

@@ -3,23 +3,27 @@
  * readers in other processes never block the writer. Appends run under `BEGIN IMMEDIATE`, which
  * serializes writers across processes, so positions are assigned and committed in order.
  * `synchronous=NORMAL`: a killed process loses nothing committed; a power cut may drop the last
- * commits but never tears one.
+ * commits but never tears one. Opened read-only, the file is only ever read.
  *
  * @example
  * ```ts
- * const backend = await openSqliteBackend(".polyrl/events.sqlite", { create: true });
+ * const backend = await openSqliteBackend(".polyrl/events.sqlite", {
+ *   create: true,
+ *   readOnly: false,
+ * });
  * ```
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { dirname } from "node:path";
-import { Kysely } from "kysely";
-import { Migrator } from "kysely/migration";
-import { StoreOpenError } from "../errors.ts";
+import { NotAnEventStoreError, StoreNotFoundError } from "../errors.ts";
 import { filesystemBlobStore } from "../blob-store-fs.ts";
 import type { Backend, EventRow, WriteTx } from "./backend.ts";
 import type { StreamHead } from "./event-store.ts";
-import { type LogDatabase, logMigrations } from "./schema.ts";
-import { nodeSqliteDialect } from "./sqlite-dialect.ts";
+import { readOnlyBackend } from "./read-only-backend.ts";
+import { connectSqlite } from "./sqlite-connect.ts";
+import { sqliteReadError } from "./sqlite-errors.ts";
+import { inspectSqliteFile } from "./sqlite-file.ts";
+import { immediateTransaction } from "./sqlite-transaction.ts";
 
 type Row = Record<string, unknown>;
 
@@ -77,77 +81,46 @@ export function blobDirFor(path: string): string {
   return `${path.replace(/\.sqlite3?$|\.db$/, "")}.blobs`;
 }
 
-async function migrate(db: DatabaseSync): Promise<void> {
-  const kysely = new Kysely<LogDatabase>({ dialect: nodeSqliteDialect(db) });
-  // One IMMEDIATE transaction around all migrations: a second process opening a fresh file at
-  // the same moment waits, then finds the tables made.
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const { error } = await new Migrator({
-      db: kysely,
-      provider: logMigrations("sqlite"),
-      disableTransactions: true,
-    }).migrateToLatest();
-    if (error) throw error;
-    db.exec("COMMIT");
-  } catch (err) {
-    db.exec("ROLLBACK");
-    throw err;
-  }
+/** Options of `openSqliteBackend`. */
+export interface SqliteBackendOptions {
+  /** make the file (and its folder) when it does not exist */
+  readonly create: boolean;
+  /** open for reading only: never create, migrate or write; appends are refused */
+  readonly readOnly: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return false;
-    throw err;
-  }
-}
-
-/** Opens (with `create`, creating) the SQLite log at `path`; throws StoreOpenError. */
+/**
+ * Opens the SQLite log at `path`; throws StoreNotFoundError, NotAnEventStoreError,
+ * StoreCorruptError, StoreVersionError or StoreOpenError, leaving anything that is not a store
+ * untouched.
+ */
 export async function openSqliteBackend(
   path: string,
-  options: { create: boolean },
+  options: SqliteBackendOptions,
 ): Promise<Backend> {
-  if (!(await exists(path))) {
-    if (!options.create) throw new StoreOpenError(path, "no such file");
+  const mayCreate = options.create && !options.readOnly;
+  const state = await inspectSqliteFile(path);
+  if (state === "missing") {
+    if (!mayCreate) throw new StoreNotFoundError(path, "no such file");
     await Deno.mkdir(dirname(path), { recursive: true });
+  } else if (state === "empty" && !mayCreate) {
+    throw new NotAnEventStoreError(path, "an empty file, no events table");
   }
-  let db: DatabaseSync;
-  try {
-    db = new DatabaseSync(path);
-  } catch (err) {
-    throw new StoreOpenError(path, (err as Error).message);
-  }
-  try {
-    db.exec("PRAGMA busy_timeout = 10000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    await migrate(db);
-  } catch (err) {
-    db.close();
-    const message = (err as Error).message;
-    throw new StoreOpenError(
-      path,
-      /not a database|malformed/i.test(message)
-        ? `not an SQLite database (${message}); point --store at an event store file`
-        : message,
-    );
-  }
-  return new SqliteBackend(db, path);
+  const { db, storeId } = await connectSqlite(path, options);
+  const backend = new SqliteBackend(db, path, storeId);
+  return options.readOnly ? readOnlyBackend(backend) : backend;
 }
 
 class SqliteBackend implements Backend {
   readonly kind = "sqlite" as const;
+  readonly readOnly = false;
   readonly blobs;
   #db: DatabaseSync;
   #queue: Promise<unknown> = Promise.resolve();
   #s: Record<string, StatementSync>;
   #events: Record<"all" | "stream", ArrayStatement>;
 
-  constructor(db: DatabaseSync, readonly target: string) {
+  constructor(db: DatabaseSync, readonly target: string, readonly storeId: string | null) {
     this.#db = db;
     this.blobs = filesystemBlobStore(blobDirFor(target));
     const p = (text: string) => db.prepare(text);
@@ -194,9 +167,11 @@ class SqliteBackend implements Backend {
   }
 
   // One connection serves this process: reads wait for an open write transaction so that they
-  // never see its uncommitted rows.
+  // never see its uncommitted rows. A damaged file found while reading is named as such.
   #exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
-    const run = this.#queue.then(fn, fn);
+    const run = this.#queue.then(fn, fn).catch((err) => {
+      throw sqliteReadError(this.target, err);
+    });
     this.#queue = run.catch(() => {});
     return run;
   }
@@ -234,17 +209,7 @@ class SqliteBackend implements Backend {
   };
 
   write<T>(fn: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.#exclusive(async () => {
-      this.#db.exec("BEGIN IMMEDIATE");
-      try {
-        const out = await fn(this.#tx);
-        this.#db.exec("COMMIT");
-        return out;
-      } catch (err) {
-        this.#db.exec("ROLLBACK");
-        throw err;
-      }
-    });
+    return this.#exclusive(() => immediateTransaction(this.#db, this.target, () => fn(this.#tx)));
   }
 
   readAll(from: number, limit: number) {

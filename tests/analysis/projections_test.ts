@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { Kysely } from "kysely";
 import { type NewEvent, openStore } from "../../events/mod.ts";
@@ -161,6 +162,80 @@ Deno.test("projections: a file built by another schema version is rebuilt from z
       const again = await catchUp(conn, store);
       assert.deepEqual([again.from, again.to, again.events], [0, first.to, first.events]);
       assert.equal(await dump(conn), before);
+    });
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("projections: a store replaced at the same path is projected again, not continued", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-analysis-" });
+  const path = `${dir}/events.sqlite`;
+  try {
+    await withDuck(async (conn) => {
+      const a = await openStore(path);
+      await appendRun(a, runSpec({ runId: "run-a", steps: 1 }));
+      const first = await catchUp(conn, a);
+      assert.equal(first.rebuiltBecause, null);
+      await a.close();
+      await Deno.remove(path);
+      // Store B: other runs, more events than A, so continuing would skip B's first events.
+      const b = await openStore(path);
+      try {
+        await appendRun(b, runSpec({ runId: "run-b", seed: 2 }));
+        await appendRun(b, runSpec({ runId: "run-c", seed: 3 }));
+        assert.ok((await b.lastPosition()) > first.to);
+        const second = await catchUp(conn, b);
+        assert.match(second.rebuiltBecause ?? "", /^the projections were built from another store/);
+        assert.deepEqual([second.from, second.to], [0, await b.lastPosition()]);
+        const runs = await all(conn, "SELECT run_id FROM runs ORDER BY run_id");
+        assert.deepEqual(runs.map((r) => r.run_id), ["run-b", "run-c"]);
+        await withDuck(async (fresh) => {
+          await catchUp(fresh, b);
+          assert.equal(await dump(conn), await dump(fresh));
+        });
+        const third = await catchUp(conn, b);
+        assert.deepEqual([third.rebuiltBecause, third.events], [null, 0]);
+      } finally {
+        await b.close();
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("projections: a rewritten or missing event at the last projected position rebuilds", async () => {
+  const { store, dir } = await tempStore();
+  try {
+    await appendRun(store, runSpec({ runId: "run-a", steps: 1 }));
+    await appendRun(store, runSpec({ runId: "run-b", steps: 1, seed: 2 }));
+    await withDuck(async (conn) => {
+      const first = await catchUp(conn, store);
+      const before = await dump(conn);
+      const db = new DatabaseSync(`${dir}/events.sqlite`);
+      try {
+        // The same store (same id), the event at the remembered position rewritten.
+        db.prepare("UPDATE events SET hash = ? WHERE position = ?").run("f".repeat(64), first.to);
+        const second = await catchUp(conn, store);
+        assert.equal(
+          second.rebuiltBecause,
+          `the event at position ${first.to} is not the one projected there`,
+        );
+        assert.deepEqual([second.from, second.to, second.events], [0, first.to, first.events]);
+        assert.equal(await dump(conn), before);
+        // The log cut short below the remembered position.
+        db.prepare("DELETE FROM events WHERE position >= ?").run(first.to - 1);
+        const third = await catchUp(conn, store);
+        assert.equal(
+          third.rebuiltBecause,
+          `the store ends before position ${first.to}, the last one projected`,
+        );
+        assert.equal(third.to, first.to - 2);
+      } finally {
+        db.close();
+      }
     });
   } finally {
     await store.close();

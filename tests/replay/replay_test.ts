@@ -6,6 +6,7 @@ import { replayRun } from "../../engine/replay/mod.ts";
 import { RunLogError } from "../../engine/trainer/run-log.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
+import { copyStore } from "./tamper-log.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";
 
 /** Rewrites one logged event's canonical JSON data in place, as an attacker or a bug would. */
@@ -64,8 +65,7 @@ Deno.test("replay: identical run, --from/--to, tampered event and config, other 
     });
 
     await t.step("a tampered logged event is the first divergence, with its fields", async () => {
-      const copy = join(tmp, "tampered.sqlite");
-      await Deno.copyFile(path, copy);
+      const copy = await copyStore(path, join(tmp, "tampered.sqlite"));
       tamper(copy, "gradient_step.applied", (d) => {
         (d.losses as Record<string, number>).total += 0.5;
       });
@@ -79,7 +79,9 @@ Deno.test("replay: identical run, --from/--to, tampered event and config, other 
       assert.equal(d.loggedDataAltered, true);
       assert.deepEqual(d.fields.map((f) => f.path), ["losses.total"]);
       assert.equal(report.identicalThrough, null);
-      assert.match(report.likelyCauses[0], /altered after recording/);
+      assert.equal(report.alteration?.problem, "hash-mismatch");
+      assert.equal(report.alteration?.position, d.position);
+      assert.match(report.likelyCauses[0], /^the log was altered \(hash-mismatch at position /);
 
       // The command says the same and exits 1.
       const cli = await new Deno.Command(Deno.execPath(), {
@@ -92,7 +94,7 @@ Deno.test("replay: identical run, --from/--to, tampered event and config, other 
       assert.equal(cli.code, 1, out);
       assert.match(out, /first divergent event #\d+ gradient_step\.applied step=0/);
       assert.match(out, /losses\.total: recorded /);
-      assert.match(out, /likely cause:\n {2}- the log was altered after recording/);
+      assert.match(out, /likely cause:\n {2}- the log was altered \(hash-mismatch at position /);
     });
 
     await t.step("a tampered config is refused: it no longer matches its hash", async () => {

@@ -113,11 +113,22 @@ Deno.test("compare page: mean ± SEM by estimator, vs baseline with CI and p, pa
 Deno.test("SQL endpoint runs read-only queries and refuses writes", async () => {
   await using d = await dashboardApp();
   const post = (sql: string) =>
-    d.app.request("/api/sql", { method: "POST", body: JSON.stringify({ sql }) });
+    d.app.request("/api/sql", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ sql }),
+    });
   const ok = await post("SELECT count(*) AS n FROM turns WHERE run_id = 'grpo-s1'");
   assert.equal(ok.status, 200);
   assert.deepEqual(fromWire<{ rows: unknown[][] }>(await ok.text()).rows, [[6 * 2 * 4 * 2]]);
-  for (const write of ["DELETE FROM turns", "DROP TABLE turns", "CREATE TABLE x (a INT)"]) {
+  for (
+    const write of [
+      "DELETE FROM turns",
+      "DROP TABLE turns",
+      "CREATE TABLE x (a INT)",
+      "EXPLAIN ANALYZE UPDATE evals SET c = n",
+    ]
+  ) {
     const r = await post(write);
     assert.equal(r.status, 403, write);
   }
@@ -129,6 +140,13 @@ Deno.test("SQL endpoint runs read-only queries and refuses writes", async () => 
   assert.match(await leak.text(), /file system operations are disabled/);
   const after = await post("SELECT count(*) FROM turns");
   assert.equal(after.status, 200);
+  // Queries run on a read-only copy, taken again once new events are projected.
+  {
+    await using store = await openStore(d.path);
+    await writeWebRun(store, { ...RUNS["live-s3"], steps: 4, fromStep: 3 });
+  }
+  const grown = await post("SELECT count(*) FROM turns WHERE run_id = 'live-s3'");
+  assert.deepEqual(fromWire<{ rows: unknown[][] }>(await grown.text()).rows, [[4 * 2 * 4 * 2]]);
   assert.equal((await post("SELECT 1; SELECT 2")).status, 400);
 });
 

@@ -88,6 +88,11 @@ Deno.test({
       // drmas-s1: 6 steps x 2 prompts x 4 samples x 2 agents = 96 turns.
       assert.match(await page.locator(".result .scroll tbody").innerText(), /drmas-s1\s+96/);
       await page.screenshot({ path: `${shots}/sql.png`, fullPage: true });
+      // The same query on the server: the island posts JSON, which the server requires.
+      await page.locator("#run-server").click();
+      await page.locator(".result", { hasText: "server projection" }).waitFor({ timeout: 30_000 });
+      assert.deepEqual(await page.locator("pre.error").allInnerTexts(), [], "server SQL error");
+      assert.match(await page.locator(".result .scroll tbody").innerText(), /drmas-s1\s+96/);
       assert.deepEqual(errors, []);
       console.log(`screenshots in ${shots}`);
     } finally {

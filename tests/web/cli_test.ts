@@ -18,6 +18,27 @@ Deno.test("deno task web: usage errors exit 2, a missing store exits 1", async (
   const bad = await web(["--port", "http"]).output();
   assert.equal(bad.code, 2);
   assert.match(new TextDecoder().decode(bad.stderr), /--port http: expected a port number/);
+  for (
+    const [args, message] of [
+      [
+        ["--allow-host", "http://lab.example/"],
+        /--allow-host http:\/\/lab.example\/: expected a host name/,
+      ],
+      [
+        ["--allow-host", "lab.example:8080"],
+        /expected a host name or address without scheme, port/,
+      ],
+      [
+        ["--query-timeout-ms", "0"],
+        /--query-timeout-ms 0: expected a whole number of milliseconds/,
+      ],
+      [["--query-timeout-ms", "1e4"], /--query-timeout-ms 1e4: expected a whole number/],
+    ] as const
+  ) {
+    const r = await web([...args]).output();
+    assert.equal(r.code, 2, args.join(" "));
+    assert.match(new TextDecoder().decode(r.stderr), message);
+  }
   const dir = await Deno.makeTempDir({ prefix: "polyrl-web-cli-" });
   try {
     const missing = await web(["--store", `${dir}/none.sqlite`, "--port", "0"]).output();

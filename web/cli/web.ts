@@ -1,12 +1,19 @@
 /**
- * `deno task web [--port P] [--host H] [--store PATH|URL]`: serves the dashboard (runs, a run
- * followed live, comparisons, a SQL console) on 127.0.0.1:8000 unless told otherwise. It reads
- * the store and never appends to it.
+ * `deno task web [--port P] [--host H] [--allow-host NAME]... [--query-timeout-ms MS]
+ * [--store PATH|URL]`: serves the dashboard (runs, a run followed live, comparisons, a SQL
+ * console) on 127.0.0.1:8000 unless told otherwise. It reads the store and never appends to it.
+ * It answers only requests whose Host is the bound address, localhost or an `--allow-host` name,
+ * and interrupts a SQL query after `--query-timeout-ms` (10 s by default).
  */
 import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/command.ts";
 import { serveDashboard } from "../server/serve.ts";
+import { USER_SQL_LIMITS } from "../server/user-sql.ts";
 
-const USAGE = "deno task web [--port P] [--host H] [--store PATH|URL]";
+const USAGE = "deno task web [--port P] [--host H] [--allow-host NAME]... " +
+  "[--query-timeout-ms MS] [--store PATH|URL]";
+
+/** The longest query time limit taken: one hour. */
+const MAX_QUERY_TIMEOUT_MS = 3_600_000;
 
 const cli = defineCommand({
   name: "web",
@@ -21,17 +28,48 @@ const cli = defineCommand({
       help: "port to listen on (default 8000; 0 = any free)",
     },
     host: { type: "string", default: "127.0.0.1", help: "address to bind (default 127.0.0.1)" },
+    "allow-host": {
+      type: "string",
+      multiple: true,
+      default: [],
+      help: "also answer requests for this host name (repeatable), e.g. behind a proxy",
+    },
+    "query-timeout-ms": {
+      type: "string",
+      default: String(USER_SQL_LIMITS.timeoutMs),
+      help: `interrupt a SQL query after this many ms (default ${USER_SQL_LIMITS.timeoutMs})`,
+    },
   },
 });
+
+const HOST_NAME =
+  /^(\[[0-9a-f:.]+\]|[0-9a-f]*:[0-9a-f:.]+|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/i;
 
 await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);
   if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
     throw new UsageError(`--port ${values.port}: expected a port number 0-65535`);
   }
+  for (const name of values["allow-host"]) {
+    if (!HOST_NAME.test(name)) {
+      throw new UsageError(
+        `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
+          `(e.g. --allow-host lab.example.org)`,
+      );
+    }
+  }
+  const timeout = values["query-timeout-ms"];
+  if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > MAX_QUERY_TIMEOUT_MS) {
+    throw new UsageError(
+      `--query-timeout-ms ${timeout}: expected a whole number of milliseconds from 1 to ` +
+        `${MAX_QUERY_TIMEOUT_MS}`,
+    );
+  }
   const dashboard = await serveDashboard(values.store, {
     hostname: values.host,
     port: Number(values.port),
+    allowHosts: values["allow-host"],
+    queryTimeoutMs: Number(timeout),
   });
   console.log(`dashboard of ${values.store} at ${dashboard.url}`);
   const stop = () => dashboard.close();

@@ -22,7 +22,8 @@ async function columns(
 ): Promise<Record<string, unknown[]>> {
   const reader = await conn.runAndReadAll(query, params);
   const data = reader.getColumnsJS();
-  return Object.fromEntries(reader.columnNames().map((name, i) => [name, data[i]]));
+  // No rows gives no column arrays at all (a run with no steps yet): every column is then empty.
+  return Object.fromEntries(reader.columnNames().map((name, i) => [name, data[i] ?? []]));
 }
 
 /** A JSON number as analysis stores it: non-finite values as the strings "NaN", "Infinity". */

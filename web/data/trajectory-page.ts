@@ -66,14 +66,17 @@ export async function trajectoryPage(
   const [{ total }] = (await sql<{ total: number }>`
     SELECT count(*) AS total FROM trajectories
     WHERE run_id = ${runId} AND phase = 'rollout' AND step = ${step}`.execute(db)).rows;
-  const { rows: trajectories } = await sql<Omit<TrajectoryRow, "turns">>`
+  // A page past the last one is empty; no query is built for it (nor for its turns).
+  const trajectories = page * pageSize >= total ? [] : (await sql<Omit<TrajectoryRow, "turns">>`
     SELECT t.step, t.trajectory, t.prompt, t.sample, t.problem_id AS "problemId",
       t.final_answer AS "finalAnswer", t.correct, r.total AS reward
     FROM trajectories t LEFT JOIN rewards r ON r.run_id = t.run_id AND r.step = t.step
       AND r.phase = t.phase AND r.trajectory = t.trajectory AND r.agent IS NULL
     WHERE t.run_id = ${runId} AND t.phase = 'rollout' AND t.step = ${step}
-    ORDER BY t.prompt, t.sample LIMIT ${pageSize} OFFSET ${page * pageSize}`.execute(db);
-  const { rows: turns } = await sql<Omit<TurnRow, "text"> & { trajectory: string }>`
+    ORDER BY t.prompt, t.sample LIMIT ${pageSize} OFFSET ${page * pageSize}`.execute(db)).rows;
+  const turns = trajectories.length === 0 ? [] : (await sql<
+    Omit<TurnRow, "text"> & { trajectory: string }
+  >`
     WITH adv AS (
       SELECT trajectory, agent, turn, advantage FROM advantages
       WHERE run_id = ${runId} AND step = ${step}
@@ -87,7 +90,7 @@ export async function trajectoryPage(
     LEFT JOIN adv a ON a.trajectory = u.trajectory AND a.agent = u.agent AND a.turn = u.turn
     WHERE u.run_id = ${runId} AND u.phase = 'rollout' AND u.step = ${step}
       AND u.trajectory IN (SELECT unnest(${trajectories.map((t) => t.trajectory)}::VARCHAR[]))
-    ORDER BY u.trajectory, u.turn`.execute(db);
+    ORDER BY u.trajectory, u.turn`.execute(db)).rows;
   const byTrajectory = Map.groupBy(turns, (t) => t.trajectory);
   const texts = store ? await turnTexts(store, turns.map((t) => t.position)) : new Map();
   return Object.freeze({

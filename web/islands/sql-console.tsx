@@ -22,6 +22,8 @@ interface Result {
   readonly engine: string;
   readonly columns: readonly string[];
   readonly rows: readonly (readonly unknown[])[];
+  /** the server sent its first rows only */
+  readonly truncated?: boolean;
   readonly ms: number;
 }
 
@@ -93,13 +95,15 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
         if (!runInBrowser) throw new Error("DuckDB-Wasm has not loaded in this page");
         r = { engine: "duckdb-wasm (browser)", ...await runInBrowser(text, tables) };
       } else {
+        // JSON, as the server takes no other POST body (a cross-site page cannot send it).
         const res = await fetch("/api/sql", {
           method: "POST",
+          headers: { "content-type": "application/json" },
           body: JSON.stringify({ sql: text }),
         });
-        const body = fromWire<{ columns: string[]; rows: unknown[][]; error?: string }>(
-          await res.text(),
-        );
+        const body = fromWire<
+          { columns: string[]; rows: unknown[][]; truncated?: boolean; error?: string }
+        >(await res.text());
         if (!res.ok) throw new Error(body.error ?? res.statusText);
         r = { engine: "server projection (read-only)", ...body };
       }
@@ -141,7 +145,8 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
       {result && (
         <div class="result" data-rows={result.rows.length}>
           <p class="muted">
-            {result.rows.length} rows · {result.engine} · {Math.round(result.ms)} ms
+            {result.rows.length} rows{result.truncated ? " (the first ones only)" : ""} ·{" "}
+            {result.engine} · {Math.round(result.ms)} ms
           </p>
           {chart && <LineChart name="sql" data={chart} version={version.current} height={180} />}
           <div class="scroll">

@@ -1,17 +1,20 @@
 /**
  * The dashboard's routes (Hono): server-rendered Preact pages with hydrated islands, the live
  * feed of a run as server-sent events, Parquet exports for DuckDB-Wasm, a read-only SQL endpoint,
- * and fixed static files. Nothing here appends to the store.
+ * and fixed static files. Nothing here appends to the store. Every request passes the guards
+ * first: its Host must be the dashboard's (421), its Origin, if any, too (403), a POST must be
+ * JSON (415) and no body may exceed REQUEST_BODY_LIMIT (413).
  */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import {
   EXPORTED,
   MalformedSqlError,
+  QueryTimeoutError,
   ReportError,
-  runReadOnlyQuery,
   UnknownRunError,
   WriteRefusedError,
 } from "../../analysis/mod.ts";
@@ -28,35 +31,64 @@ import { ComparePage, type CompareQuery } from "../pages/compare-page.tsx";
 import { RunPage } from "../pages/run-page.tsx";
 import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
+import { type AllowedHosts, hostGuard } from "./allowed-hosts.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
+import { BadParameterError, wholeNumberParam } from "./query-params.ts";
+import { sameOriginOnly } from "./same-origin.ts";
 import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
+import type { UserSql } from "./user-sql.ts";
 
 /** Trajectories per page of the browser. */
 export const TRAJECTORY_PAGE_SIZE = 8;
 /** Steps shown by the load/offload timeline. */
 export const TIMELINE_STEPS = 40;
+/** The largest request body taken (the SQL endpoint's JSON): 64 KiB. */
+export const REQUEST_BODY_LIMIT = 64 * 1024;
 
 function page(title: string, active: string, body: VNode): string {
   return "<!doctype html>" + renderToString(<Layout title={title} active={active}>{body}</Layout>);
 }
 
-const wholeNumber = (text: string | undefined, fallback: number) =>
-  text !== undefined && /^\d+$/.test(text) ? Number(text) : fallback;
+/** What the app serves: the source and its exports, the SQL runner, and the Host names it answers. */
+export interface DashboardParts {
+  readonly source: DashboardSource;
+  readonly exports: TableExports;
+  readonly sql: UserSql;
+  /** read per request, so a server can fill it in once it knows its port */
+  readonly hosts: () => AllowedHosts;
+}
 
 /**
- * Builds the app over an open source and its Parquet exports.
+ * Builds the app over an open source, its Parquet exports and its SQL runner.
  *
  * @example
  * ```ts
- * const app = createApp(source, exports);
+ * const app = createApp({ source, exports, sql, hosts: () => hosts });
  * const res = await app.request("/runs/run-1");
  * Deno.serve({ hostname: "127.0.0.1", port: 8000 }, app.fetch);
  * ```
  */
-export function createApp(source: DashboardSource, exports: TableExports): Hono {
+export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono {
   const app = new Hono();
+  app.use(hostGuard(hosts), sameOriginOnly());
+  app.use(bodyLimit({
+    maxSize: REQUEST_BODY_LIMIT,
+    onError: (c) =>
+      c.json({
+        error: `413 request body over ${REQUEST_BODY_LIMIT} bytes: the SQL endpoint takes ` +
+          `{"sql": "SELECT ..."} up to 64 KiB; for longer work use deno task sql`,
+      }, 413),
+  }));
+  app.onError((err, c) => {
+    if (err instanceof BadParameterError) {
+      if (c.req.path.startsWith("/api/")) return c.json({ error: err.message }, 400);
+      return c.html(page("Bad request", "", <BadRequest message={err.message} />), 400);
+    }
+    console.error(err);
+    return c.text("Internal Server Error", 500);
+  });
 
   app.get("/", async (c) => {
     const runs = await source.read((a) => listRuns(a.db));
@@ -65,16 +97,14 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
 
   app.get("/runs/:id", async (c) => {
     const runId = c.req.param("id");
+    const askedStep = wholeNumberParam("step", c.req.query("step"));
+    const askedPage = wholeNumberParam("page", c.req.query("page"));
     const body = await source.read(async (a, position) => {
       const [run] = await listRuns(a.db, runId);
       if (!run) return null;
       const lastStep = Math.max(0, run.steps - 1);
-      const step = Math.min(wholeNumber(c.req.query("step"), lastStep), lastStep);
-      const at = {
-        step,
-        page: wholeNumber(c.req.query("page"), 0),
-        pageSize: TRAJECTORY_PAGE_SIZE,
-      };
+      const step = Math.min(askedStep ?? lastStep, lastStep);
+      const at = { step, page: askedPage ?? 0, pageSize: TRAJECTORY_PAGE_SIZE };
       const charts = await runCharts(a.conn, runId);
       // Only a running run's page folds live values into means; a finished one needs no counts.
       const counts = run.status === "running";
@@ -97,10 +127,11 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
 
   app.get("/api/runs/:id/charts", async (c) => {
     const runId = c.req.param("id");
-    const body = await source.read(async (a, position) => ({
-      position,
-      charts: await runCharts(a.conn, runId),
-    }));
+    const body = await source.read(async (a, position) => {
+      const [run] = await listRuns(a.db, runId);
+      return run ? { position, charts: await runCharts(a.conn, runId) } : null;
+    });
+    if (!body) return c.json({ error: `no run ${runId} in this store` }, 404);
     return c.body(toWire(body), 200, { "content-type": "application/json" });
   });
 
@@ -108,8 +139,10 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
   // page (or after Last-Event-ID on reconnect), filtered to the run's stream.
   app.get("/runs/:id/events", (c) => {
     const runId = c.req.param("id");
-    const from =
-      wholeNumber(c.req.header("last-event-id"), wholeNumber(c.req.query("from"), 0) - 1) + 1;
+    const resumed = wholeNumberParam("Last-Event-ID", c.req.header("last-event-id"));
+    const from = resumed === undefined
+      ? wholeNumberParam("from", c.req.query("from")) ?? 0
+      : resumed + 1;
     return streamSSE(c, async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
@@ -158,16 +191,15 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
     if (typeof body?.sql !== "string") {
       return c.json({ error: 'send JSON {"sql": "SELECT ..."}' }, 400);
     }
-    const sql = body.sql;
     try {
-      const table = await source.read((a) => runReadOnlyQuery(a.conn, sql));
-      return c.body(toWire({ columns: table.columns, rows: table.rows }), 200, {
+      const { columns, rows, truncated } = await sql.query(body.sql);
+      return c.body(toWire({ columns, rows, truncated }), 200, {
         "content-type": "application/json",
       });
     } catch (err) {
-      if (err instanceof WriteRefusedError || err instanceof MalformedSqlError) {
-        return c.json({ error: err.message }, err instanceof WriteRefusedError ? 403 : 400);
-      }
+      if (err instanceof WriteRefusedError) return c.json({ error: err.message }, 403);
+      if (err instanceof MalformedSqlError) return c.json({ error: err.message }, 400);
+      if (err instanceof QueryTimeoutError) return c.json({ error: err.message }, 422);
       throw err;
     }
   });
@@ -188,13 +220,24 @@ export function createApp(source: DashboardSource, exports: TableExports): Hono 
   });
 
   app.get("/static/*", async (c) => {
-    const file = STATIC_FILES[c.req.path.slice("/static/".length)];
+    const file = STATIC_FILES.get(c.req.path.slice("/static/".length));
     if (!file) return c.text("no such file", 404);
     return c.body(await Deno.readFile(file.path), 200, { "content-type": file.type });
   });
 
   app.notFound((c) => c.html(page("Not found", "", <NotFound what={c.req.path} />), 404));
   return app;
+}
+
+function BadRequest({ message }: { message: string }) {
+  return (
+    <>
+      <h1>Bad request</h1>
+      <p class="notice">
+        {message}. <a href="/">Back to the runs</a>.
+      </p>
+    </>
+  );
 }
 
 function NotFound({ what }: { what: string }) {

@@ -1,10 +1,11 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sqlString } from "../../analysis/sql/run-query.ts";
+import { sqlString } from "../../analysis/sql/sql-string.ts";
 
 /**
- * Shuts the dashboard's DuckDB out of the file system except `dir` (where it writes exports):
- * a SELECT sent to the SQL endpoint cannot read_csv('/etc/passwd') nor COPY anywhere. DuckDB
- * does not let the setting be turned back on, so it holds for the life of the instance.
+ * Shuts the dashboard's own DuckDB out of the file system except `dir` (where it writes
+ * exports). User SQL never runs on this instance (it runs on a sealed read-only copy, see
+ * projection-snapshot.ts); this bounds what the dashboard's own queries could reach. DuckDB does
+ * not let the setting be turned back on, so it holds for the life of the instance.
  *
  * @example
  * ```ts

@@ -1,7 +1,8 @@
 /**
  * What the dashboard reads: the event store (opened, never appended to) and the DuckDB
- * projections beside it, brought up to date before each read. All DuckDB work runs one piece at
- * a time, so a page and the log position it reports always describe the same projected events.
+ * projections beside it, brought up to date before each read. All DuckDB work on the projections
+ * runs one piece at a time, so a page and the log position it reports always describe the same
+ * projected events; user SQL runs beside it on read-only copies (see projection-snapshot.ts).
  */
 import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";
 import { type Analysis, catchUp, openAnalysis } from "../../analysis/mod.ts";
@@ -33,7 +34,7 @@ export async function openDashboardSource(
   const analysis = await openAnalysis(storeTarget, { path: options.projections });
   let store: EventStore<NewEvent>;
   try {
-    store = await openStore(storeTarget, { create: false });
+    store = await openStore(storeTarget, { readOnly: true });
   } catch (err) {
     await analysis.close();
     throw err;

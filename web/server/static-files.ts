@@ -15,11 +15,14 @@ const duck = (file: string, type: string): StaticFile => ({
   type,
 });
 
-/** Served under /static/NAME. */
-export const STATIC_FILES: Readonly<Record<string, StaticFile>> = Object.freeze({
-  "uplot.css": { path: new URL("uplot/dist/uPlot.min.css", NODE_MODULES), type: "text/css" },
-  "duckdb/duckdb-eh.wasm": duck("duckdb-eh.wasm", "application/wasm"),
-  "duckdb/duckdb-mvp.wasm": duck("duckdb-mvp.wasm", "application/wasm"),
-  "duckdb/duckdb-browser-eh.worker.js": duck("duckdb-browser-eh.worker.js", "text/javascript"),
-  "duckdb/duckdb-browser-mvp.worker.js": duck("duckdb-browser-mvp.worker.js", "text/javascript"),
-});
+/**
+ * Served under /static/NAME. A Map, so that names such as `constructor` or `__proto__` find
+ * nothing rather than an Object.prototype member.
+ */
+export const STATIC_FILES: ReadonlyMap<string, StaticFile> = new Map([
+  ["uplot.css", { path: new URL("uplot/dist/uPlot.min.css", NODE_MODULES), type: "text/css" }],
+  ["duckdb/duckdb-eh.wasm", duck("duckdb-eh.wasm", "application/wasm")],
+  ["duckdb/duckdb-mvp.wasm", duck("duckdb-mvp.wasm", "application/wasm")],
+  ["duckdb/duckdb-browser-eh.worker.js", duck("duckdb-browser-eh.worker.js", "text/javascript")],
+  ["duckdb/duckdb-browser-mvp.worker.js", duck("duckdb-browser-mvp.worker.js", "text/javascript")],
+]);
