@@ -1,12 +1,14 @@
 /**
  * Batched generation with a KV cache: one prefill run over the left-padded distinct prompts (rows
  * with the same prompt, a group's samples, share one prefill and copy its cache rows), then one
- * decode run per new token, the cache staying on the device between runs. The host picks each
- * token from the logits through a caller-given `TokenChooser` (the engine passes temperature /
- * top-p sampling over Philox keyed draws, so every token is a pure function of its coordinates),
- * and records the token's log-probability under the policy that sampled it: log softmax(logits / T)
- * at the request's temperature, the number the train step recomputes for the same token (veRL and
- * TRL divide the logits by the sampling temperature the same way).
+ * decode run per new token, the cache staying on the device between runs; finished rows leave the
+ * decode batch (their cache rows are gathered out once they are a quarter of it), so they stop
+ * costing compute. The host picks each token from the logits through a caller-given
+ * `TokenChooser` (the engine passes temperature / top-p sampling over Philox keyed draws, so every
+ * token is a pure function of its coordinates), and records the token's log-probability under the
+ * policy that sampled it: log softmax(logits / T) at the request's temperature, the number the
+ * train step recomputes for the same token (veRL and TRL divide the logits by the sampling
+ * temperature the same way).
  */
 import type { DeviceTensor, Feed, Runtime, Session } from "../onnx/runtime/mod.ts";
 import { hostTensor } from "../onnx/runtime/mod.ts";
@@ -50,6 +52,12 @@ export interface GenerationRequest {
    * true); false prefills every row, for comparison.
    */
   readonly sharePrompts?: boolean;
+  /**
+   * Finished rows leave the decode batch (their cache rows are gathered out on the device once
+   * they are a quarter of it), so later steps run on fewer rows (default true); false keeps every
+   * row to the end, fed padding, for comparison.
+   */
+  readonly dropFinished?: boolean;
 }
 
 /** Why a row stopped. */
@@ -166,10 +174,10 @@ async function runGeneration(
     tokens.set(p, r * width + width - p.length);
     prefillMask.fill(1, r * width + width - p.length, (r + 1) * width);
   });
-  const maskPrefix = (len: number) => {
-    const out = new Float32Array(rows * len);
-    for (let r = 0; r < rows; r++) out.set(mask.subarray(r * total, r * total + len), r * len);
-    return hostTensor("float32", [rows, len], out);
+  const maskPrefix = (batch: readonly number[], len: number) => {
+    const out = new Float32Array(batch.length * len);
+    batch.forEach((r, b) => out.set(mask.subarray(r * total, r * total + len), b * len));
+    return hostTensor("float32", [batch.length, len], out);
   };
 
   const layers = spec.config.numLayers;
@@ -180,35 +188,28 @@ async function runGeneration(
     finishReason: null as FinishReason | null,
   }));
   const stopIds = new Set(request.stopTokenIds ?? []);
+  const allRows = prompts.map((_, r) => r);
   try {
     let result = await prefill.run({
       ...params,
       [MODEL_IO.tokens]: hostTensor("int32", [prefillRows, width], tokens),
       [MODEL_IO.attentionMask]: hostTensor("float32", [prefillRows, width], prefillMask),
     });
+    cache = takeCache(result.device, layers, cache);
     let logits = result.host[MODEL_IO.logits].data as Float32Array;
-    if (prefillRows < rows) {
-      // Every row gets its prompt's cache rows and last-position logits.
-      cache = takeCache(result.device, layers, cache);
-      result = await cacheRows.run({
-        ...cacheFeeds(cache, layers),
-        [MODEL_IO.cacheRows]: hostTensor("int32", [rows], Int32Array.from(shared.rowOf)),
-      });
-      const expanded = new Float32Array(rows * vocab);
-      shared.rowOf.forEach((at, r) =>
-        expanded.set(logits.subarray(at * vocab, (at + 1) * vocab), r * vocab)
-      );
-      logits = expanded;
-    }
+    // Row r's logits and cache sit at index at[r] of the last run's outputs: its prompt's prefill
+    // row first, then its place in the decode batch. The chooser always hears r, never the batch
+    // index, so rows leaving the batch (or sharing a prefill) never change a draw.
+    const at = Int32Array.from(shared.rowOf);
+    let cacheSize = prefillRows;
+    // The rows the cache holds, in order (before the first decode: every row, through `at`).
+    let batch: readonly number[] = allRows;
     for (let step = 0;; step++) {
-      cache = takeCache(result.device, layers, cache);
-      if (step > 0) logits = result.host[MODEL_IO.logits].data as Float32Array;
-      const next = new Int32Array(rows).fill(pad);
       for (let r = 0; r < rows; r++) {
         const row = out[r];
         if (row.finishReason !== null) continue;
-        const l = logits.subarray(r * vocab, (r + 1) * vocab);
-        const token = request.choose(l, r, step);
+        const l = logits.subarray(at[r] * vocab, (at[r] + 1) * vocab);
+        const token = request.choose(l, r, row.tokens.length);
         if (!Number.isInteger(token) || token < 0 || token >= vocab) {
           throw new ModelError(
             "choose",
@@ -217,19 +218,44 @@ async function runGeneration(
         }
         row.tokens.push(token);
         row.logprobs.push(tokenLogprob(l, token, temperature));
-        next[r] = token;
         if (stopIds.has(token)) row.finishReason = "stop-token";
         else if (request.stop && hasStopString(row.tokens, request.stop)) {
           row.finishReason = "stop-string";
         } else if (row.tokens.length === maxTokens) row.finishReason = "length";
       }
-      if (out.every((row) => row.finishReason !== null)) break;
+      const unfinished = allRows.filter((r) => out[r].finishReason === null);
+      if (unfinished.length === 0) break;
+      if (request.dropFinished !== false) {
+        // A gather copies the whole cache, about what a decode step costs, so finished rows leave
+        // once they are a quarter of the batch (a dozen gathers for 32 rows; on the bench, faster
+        // than after each row or at half), or with the prefix-sharing copy, made anyway. The rule
+        // reads only the tokens so far, never timing: each decode's rows are the same on replay.
+        const copying = cacheSize !== batch.length || batch.some((r, b) => at[r] !== b);
+        if (copying || unfinished.length * 4 <= batch.length * 3) batch = unfinished;
+      }
+      const pick = batch.map((r) => at[r]);
+      if (pick.length !== cacheSize || pick.some((from, b) => from !== b)) {
+        result = await cacheRows.run({
+          ...cacheFeeds(cache, layers),
+          [MODEL_IO.cacheRows]: hostTensor("int32", [pick.length], Int32Array.from(pick)),
+        });
+        cache = takeCache(result.device, layers, cache);
+        cacheSize = pick.length;
+      }
+      batch.forEach((r, b) => at[r] = b);
+      // A finished row kept in the batch is fed padding; its outputs are never read.
+      const next = Int32Array.from(
+        batch,
+        (r) => out[r].finishReason === null ? out[r].tokens.at(-1)! : pad,
+      );
       result = await decode.run({
         ...params,
         ...cacheFeeds(cache, layers),
-        [MODEL_IO.tokens]: hostTensor("int32", [rows, 1], next),
-        [MODEL_IO.attentionMask]: maskPrefix(width + step + 1),
+        [MODEL_IO.tokens]: hostTensor("int32", [batch.length, 1], next),
+        [MODEL_IO.attentionMask]: maskPrefix(batch, width + step + 1),
       });
+      cache = takeCache(result.device, layers, cache);
+      logits = result.host[MODEL_IO.logits].data as Float32Array;
     }
   } finally {
     Object.values(cache).forEach((t) => t.dispose());

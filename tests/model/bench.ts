@@ -4,7 +4,8 @@
  *   the whole prefix (one prefill run over context + 1 tokens), at contexts 128 and 512;
  * - train-step tokens/s (the supervised step: logprob forward + fused train step);
  * - generation throughput for a batch of 64 sequences;
- * - a rollout batch of 4 prompts x 8 samples (160-token prompts) with and without prefix sharing.
+ * - a rollout batch of 4 prompts x 8 samples (160-token prompts) with and without prefix sharing,
+ *   and with rows of different lengths, finished rows leaving the decode batch or staying in it.
  * All figures come from one run, so machine load affects them alike.
  */
 import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
@@ -135,10 +136,38 @@ export async function run(): Promise<void> {
     }
     console.log(
       `rollout, 4 prompts x 8 samples x 48 new tokens (160-token prompts): prefix sharing ${
-        ((32 * 48) / shared).toFixed(0)
-      } tok/s, without ${((32 * 48) / unshared).toFixed(0)} tok/s, ratio ${
+        ((32 * 48) / (shared / 2)).toFixed(0)
+      } tok/s, without ${((32 * 48) / (unshared / 2)).toFixed(0)} tok/s, ratio ${
         (unshared / shared).toFixed(2)
       }x`,
+    );
+    // Rows of a rollout end at different lengths (stop token 0 at a row's own length, 8 to 48):
+    // finished rows leave the decode batch, or stay in it, fed padding, until the longest ends.
+    const ends = Array.from({ length: 32 }, (_, r) => 8 + ((r * 37) % 41));
+    const stopAtEnd: TokenChooser = (l, row, index) =>
+      index + 1 === ends[row] ? 0 : 1 + (choose(l, row, index) % 249);
+    const generated = ends.reduce((a, b) => a + b, 0);
+    const ragged = (dropFinished: boolean) =>
+      seconds(2, async () => {
+        await gen.generate(base.feeds, {
+          prompts: group,
+          maxTokens: 48,
+          temperature: 1,
+          choose: stopAtEnd,
+          stopTokenIds: [0],
+          dropFinished,
+        });
+      });
+    let [kept, dropped] = [0, 0];
+    for (let round = 0; round < 2; round++) {
+      kept += await ragged(false);
+      dropped += await ragged(true);
+    }
+    console.log(
+      `rollout, 4 prompts x 8 samples, 8 to 48 new tokens per row (${generated} in all): ` +
+        `finished rows leave the batch ${(generated / (dropped / 2)).toFixed(0)} tok/s, stay ${
+          (generated / (kept / 2)).toFixed(0)
+        } tok/s, ratio ${(kept / dropped).toFixed(2)}x`,
     );
     await gen.release();
     base.release();
