@@ -51,7 +51,7 @@ function numberOption(name: string, value: string | undefined, integer: boolean)
   return n;
 }
 
-await runCommand(cli.help().split("\n")[0], async () => {
+await runCommand(cli.usage, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat(values.format, ["table", "json"]);
   if (positionals.length !== 1) throw new UsageError("name one run (or `latest`)");

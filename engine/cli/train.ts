@@ -66,7 +66,7 @@ const cli = defineCommand({
   allowPositionals: false,
 });
 
-await runCommand(cli.help().split("\n")[0], async () => {
+await runCommand(cli.usage, async () => {
   const { values } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
   const givenRunId = values["run-id"] === undefined ? undefined : runIdFlag(values["run-id"]);

@@ -95,6 +95,8 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
     }),
   ) as O;
   return {
+    /** The usage line, as `runCommand` prints it after a usage error. */
+    usage: spec.usage,
     help: () => helpText(spec),
     parse(args: string[]) {
       if (args.includes("--help") || args.includes("-h")) {

@@ -54,7 +54,7 @@ function render(report: VerifyReport, format: string): string {
   return lines.join("\n");
 }
 
-await runCommand(cli.help().split("\n")[0], async () => {
+await runCommand(cli.usage, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
   if (positionals.length > 1) throw new UsageError(`expected at most one RUN, got ${positionals}`);

@@ -26,7 +26,7 @@ const cli = defineCommand({
   options: {},
 });
 
-await runCommand(cli.help().split("\n")[0], async () => {
+await runCommand(cli.usage, async () => {
   const { positionals } = cli.parse(Deno.args);
   const names = positionals.length > 0 ? positionals : Object.keys(suites);
   if (names.length === 0) throw new Error("no benchmark suite is built yet");

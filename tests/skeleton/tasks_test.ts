@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 
 const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+/** Each task's command line; tasks are `{ description, command }` so `deno task` lists them. */
+const commands: [string, string][] = Object.entries<{ description: string; command: string }>(
+  config.tasks,
+).map(([task, { command }]) => [task, command]);
 
 Deno.test("deno.json declares the whole task surface", () => {
   for (
@@ -18,6 +22,7 @@ Deno.test("deno.json declares the whole task surface", () => {
     ]
   ) {
     assert.ok(config.tasks[task], `task ${task} is missing`);
+    assert.ok(config.tasks[task].description?.length > 0, `task ${task} has no description`);
   }
 });
 
@@ -29,7 +34,7 @@ Deno.test("every npm dependency is pinned to an exact version", () => {
 });
 
 Deno.test("every task answers --help with exit 0", async () => {
-  for (const [task, command] of Object.entries<string>(config.tasks)) {
+  for (const [task, command] of commands) {
     const match = command.match(/^deno run -A (\S+\.ts)$/);
     if (!match || task === "test") continue;
     const out = await new Deno.Command(Deno.execPath(), {
