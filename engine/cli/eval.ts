@@ -2,7 +2,8 @@
  * `deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... [--workflow single|debate|refine]
  * [--n 16] [--seeds K]`: evaluates a model under a protocol and records every sample in the store
  * (one run per seed), so `deno task report` shows it beside trained runs. Prints `run id: <id>`
- * as each seed's run starts, then avg@n and pass@n per benchmark as mean ± SEM over seeds.
+ * as each seed's run starts (on stderr under `--format json|csv`, so that stdout is only the
+ * result), then avg@n and pass@n per benchmark as mean ± SEM over seeds.
  */
 import {
   defineCommand,
@@ -32,6 +33,7 @@ import {
   type SeedStat,
 } from "../evaluation/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
+import { printRunId } from "./run-id-line.ts";
 
 const USAGE = "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
   "[--workflow single|debate|refine] [--n 16] [--seeds K] [--seed S] [--worker-group WG] " +
@@ -183,7 +185,7 @@ await runCommand(USAGE, async () => {
         device: values.device,
         threads,
         name: values.name,
-        onRunStarted: (id) => console.log(`run id: ${id}`),
+        onRunStarted: (id) => printRunId(id, format),
         onProgress: (p) => progress.update(p.done, p.total, `seed ${p.seed}`),
       });
       progress.finish();

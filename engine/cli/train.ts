@@ -1,6 +1,8 @@
 /**
  * `deno task train`: runs an experiment (by default the Dr. MAS refine recipe on the embedded
- * model) and records every step in the event store. Prints `run id: <id>` first. With
+ * model) and records every step in the event store. Prints `run id: <id>` first (on stderr
+ * under `--format json|csv`, so that stdout is only the result). Every agent's model is checked
+ * before the run is recorded. With
  * `--resume RUN` (or `latest`: the latest training run) it continues a killed run from its last
  * checkpoint instead. A run id keeps RUN_ID_RULE (events/run-id.ts); a bad one is refused (exit 2)
  * before the store is touched.
@@ -34,6 +36,8 @@ import { progressReporter } from "../trainer/progress.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
+import { checkModelFiles } from "../trainer/model-files.ts";
+import { printRunId } from "./run-id-line.ts";
 
 const cli = defineCommand({
   name: "train",
@@ -93,7 +97,7 @@ await runCommand(cli.usage, async () => {
     const runId = values.resume === "latest" ? await latestRunId(store) : values.resume;
     const { config } = await readRunLog(store, runId);
     const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-    console.log(`run id: ${runId}`);
+    printRunId(runId, format);
     try {
       const result = await resumeTraining(store, runId, {
         runtime,
@@ -130,9 +134,11 @@ await runCommand(cli.usage, async () => {
     throw err;
   }
   const runId = givenRunId ?? defaultRunId(config.name);
+  // Before the store is opened: a mistyped model path records no run and prints no run id.
+  await checkModelFiles(config.agents);
   await using store = await openStore(config.store);
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-  console.log(`run id: ${runId}`);
+  printRunId(runId, format);
   console.error(
     `store ${config.store}; backend ${runtime.info.backend}` +
       (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),

@@ -30,6 +30,7 @@ function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
 
 /**
  * A reporter writing to stderr: in place on a terminal, one line per finished unit otherwise.
+ * Write errors are dropped, and end the reporting.
  *
  * @example
  * const progress = progressReporter("train");
@@ -42,7 +43,17 @@ export function progressReporter(
   const started = performance.now();
   const encoder = new TextEncoder();
   let lastDone = -1;
-  const write = (text: string) => Deno.stderr.writeSync(encoder.encode(text));
+  // Reporting must never stop the work reported on: after a failed write (a closed pipe, as in
+  // `train 2>&1 | head`), the reporter stays silent.
+  let writable = true;
+  const write = (text: string) => {
+    if (!writable) return;
+    try {
+      Deno.stderr.writeSync(encoder.encode(text));
+    } catch {
+      writable = false;
+    }
+  };
   return {
     update(done, total, stage, metrics) {
       const elapsed = (performance.now() - started) / 1000;

@@ -97,15 +97,22 @@ export async function runTraining(
   if (!sink) throw new TypeError("runTraining needs options.store or options.sink");
   const append = (events: NewEvent[]) => sink.append(events);
   const lastStep = Math.min(options.lastStep ?? config.steps - 1, config.steps - 1);
-  if (!resume) await append([await runStartedEvent(config, runtime)]);
-  let step = resume?.step ?? 0;
-  let stage: TrainProgress["stage"] = "rollout";
+  // Loaded before run.started, so that a model that fails to load leaves no run in the store.
   const pool = await openPolicyPool(runtime, config.worker_groups, {
     seed: config.seed,
     klCoef: config.loss.kl_coef,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
   });
+  try {
+    // No run.failed when this fails: the stream may be another run's (a taken run id).
+    if (!resume) await append([await runStartedEvent(config, runtime)]);
+  } catch (err) {
+    await pool.release();
+    throw err;
+  }
+  let step = resume?.step ?? 0;
+  let stage: TrainProgress["stage"] = "rollout";
   try {
     const tasks = await taskSource(config);
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");

@@ -191,6 +191,36 @@ Deno.test("eval: two seeds of a single agent, recorded as eval runs and projecte
   }
 });
 
+Deno.test("eval: --format json prints only JSON on stdout, the run ids on stderr", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const r = await evalCli(
+      "--model",
+      await randomModel(join(tmp, "model")),
+      "--data",
+      await benchmarkFile(join(tmp, "tiny.jsonl"), 1),
+      "--n",
+      "1",
+      "--max-tokens",
+      "4",
+      "--device",
+      "cpu",
+      "--run-id",
+      "evj",
+      "--store",
+      join(tmp, "events.sqlite"),
+      "--format",
+      "json",
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as { benchmarks: { benchmark: string }[] };
+    assert.deepEqual(result.benchmarks.map((b) => b.benchmark), ["tiny"]);
+    assert.match(r.stderr, /^run id: evj$/m);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
 Deno.test("eval: bad usage exits 2 and names what is wrong", async () => {
   const tmp = await Deno.makeTempDir();
   try {

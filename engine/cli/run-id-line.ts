@@ -1,0 +1,14 @@
+/** The `run id: <id>` line that the training and evaluation tasks print as a run starts. */
+import type { OutputFormat } from "../../events/cli/command.ts";
+
+/**
+ * Prints `run id: <id>` on stdout under the table format, where it is the first line (README);
+ * on stderr under json and csv, so that stdout holds only the parseable result.
+ *
+ * @example printRunId("smoke-20260101T000000-abc123", format);
+ */
+export function printRunId(runId: string, format: OutputFormat): void {
+  const line = `run id: ${runId}`;
+  if (format === "table") console.log(line);
+  else console.error(line);
+}
