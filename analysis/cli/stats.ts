@@ -1,11 +1,20 @@
 /**
- * `deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--json]`: Welch's t-test from the
- * summary statistics a paper prints, to check its table by hand.
+ * `deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--format table|json|csv]`: Welch's t-test
+ * from the summary statistics a paper prints, to check its table by hand. The table rounds to
+ * four significant digits; json and csv carry full precision.
  */
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import {
+  defineCommand,
+  formatOption,
+  parseFormat,
+  runCommand,
+  UsageError,
+} from "../../events/cli/command.ts";
+import { toCsv } from "../format/csv.ts";
 import { type GroupSummary, StatsInputError, welchFromSummary } from "../stats/mod.ts";
 
-const USAGE = "deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--json]";
+const USAGE = "deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--format table|json|csv]\n" +
+  "  e.g. deno task stats welch --a 41.9,0.3,10 --b 39.9,0.4,10";
 
 const cli = defineCommand({
   name: "stats",
@@ -14,7 +23,8 @@ const cli = defineCommand({
   options: {
     a: { type: "string", help: "group a as MEAN,SEM,N (e.g. 41.9,0.3,10)" },
     b: { type: "string", help: "group b as MEAN,SEM,N" },
-    json: { type: "boolean", help: "print one JSON object instead of text" },
+    ...formatOption,
+    json: { type: "boolean", help: "the same as --format json (kept for scripts)" },
   },
 });
 
@@ -46,25 +56,27 @@ await runCommand(USAGE, () => {
   const r = usageOnBadInput(() =>
     welchFromSummary(parseGroup("a", values.a), parseGroup("b", values.b))
   );
-  if (values.json) {
-    console.log(JSON.stringify({
-      diff: r.diff,
-      se: r.se,
-      df: r.df,
-      t: r.t,
-      p: r.p,
-      ci95: r.ci,
-    }));
+  const format = values.json ? "json" : parseFormat(values.format);
+  if (format === "json") {
+    console.log(JSON.stringify({ diff: r.diff, se: r.se, df: r.df, t: r.t, p: r.p, ci95: r.ci }));
     return;
   }
+  if (format === "csv") {
+    const columns = ["diff", "se", "df", "t", "p", "ci95_low", "ci95_high"];
+    console.log(toCsv(columns, [[r.diff, r.se, r.df, r.t, r.p, r.ci[0], r.ci[1]]]).trimEnd());
+    return;
+  }
+  const digits = (x: number) => Number(x.toPrecision(4)).toString();
+  // A p-value below 1e-4 keeps its exponent: rounding it to 0 would claim certainty.
+  const p = r.p < 1e-4 ? r.p.toExponential(2) : digits(r.p);
   console.log(
     [
-      `diff  ${r.diff}`,
-      `se    ${r.se}`,
-      `df    ${r.df}`,
-      `t     ${r.t}`,
-      `p     ${r.p}`,
-      `ci95  [${r.ci[0]}, ${r.ci[1]}]`,
+      `diff  ${digits(r.diff)}`,
+      `se    ${digits(r.se)}`,
+      `df    ${digits(r.df)}`,
+      `t     ${digits(r.t)}`,
+      `p     ${p}`,
+      `ci95  [${digits(r.ci[0])}, ${digits(r.ci[1])}]`,
     ].join("\n"),
   );
 });

@@ -244,6 +244,25 @@ Deno.test("stats task: Welch from (mean, SEM, n) as a paper prints it", async ()
   assert.ok(Math.abs(out.t - 4) < 1e-12);
   assert.ok(Math.abs(out.df - 0.0625 / ((0.0081 + 0.0256) / 9)) < 1e-9);
   assert.ok(out.p > 0 && out.p < 0.001);
+  // --json is the alias of --format json; the table rounds, csv keeps full precision.
+  const viaFormat = await task("stats", [
+    "welch",
+    "--a",
+    "41.9,0.3,10",
+    "--b",
+    "39.9,0.4,10",
+    "--format",
+    "json",
+  ]);
+  assert.deepEqual(JSON.parse(viaFormat.stdout), out);
+  const args = ["welch", "--a", "41.9,0.3,10", "--b", "39.9,0.4,10", "--format"];
+  const table = await task("stats", [...args, "table"]);
+  assert.match(table.stdout, /^df {4}16\.69$/m);
+  assert.match(table.stdout, /^p {5}0\.0009575$/m);
+  const csv = (await task("stats", [...args, "csv"])).stdout.trim().split("\n");
+  assert.equal(csv[0], "diff,se,df,t,p,ci95_low,ci95_high");
+  assert.equal(Number(csv[1].split(",")[2]), out.df);
+  assert.equal((await task("stats", [...args, "xml"])).code, 2);
   const bad = await task("stats", ["welch", "--a", "41.9,0.3", "--b", "39.9,0.4,10"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--a must be three numbers MEAN,SEM,N/);
