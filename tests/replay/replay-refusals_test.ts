@@ -12,19 +12,12 @@ import { latestRunId, readRunLog, RunLogError } from "../../engine/trainer/run-l
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";
+import { runCli } from "../support/run-cli.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-
+/** The CLI run, with stdout and stderr together as `out`. */
 async function cli(script: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), out: text(out.stdout) + text(out.stderr) };
+  const r = await runCli(script, ...args);
+  return { ...r, out: r.stdout + r.stderr };
 }
 
 Deno.test("replay refuses eval and 0-step runs; latest is the latest training run", async (t) => {

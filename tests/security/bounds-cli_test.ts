@@ -10,19 +10,7 @@ import { mergeConfig } from "../../engine/config/mod.ts";
 import { openStore, type StreamHead } from "../../events/mod.ts";
 import { runStartedEvent } from "../events/sample-events.ts";
 import { randomModel, tinyConfigInput } from "../replay/tiny-run.ts";
-
-const ROOT = new URL("../..", import.meta.url).pathname;
-
-async function cli(script: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
+import { runCli as cli } from "../support/run-cli.ts";
 
 async function heads(path: string): Promise<readonly StreamHead[]> {
   await using store = await openStore(path);

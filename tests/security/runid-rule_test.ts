@@ -9,20 +9,9 @@ import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { checkRunId, isRunId, openStore, RunIdError, runIdSlug } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "../replay/tiny-run.ts";
+import { runCli as cli } from "../support/run-cli.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
 const HOSTILE = "a/../../../elsewhere";
-
-async function cli(script: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...args],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
 
 const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 
