@@ -116,3 +116,12 @@ export type {
   OnnxModelOptions,
 } from "./onnx-writer.ts";
 export { IR_VERSION, OPSET, toOnnxModel, toOnnxModelWithExternalData } from "./onnx-writer.ts";
+export { IO, logprobTemperature, type LossAggregation } from "./train-step-spec.ts";
+export type { DropoutMaskFill, PolicyBatch } from "./train-step-batch.ts";
+export {
+  openTrainStep,
+  type PartedStepMetrics,
+  type TrainStepHyper,
+  type TrainStepMetrics,
+  type TrainStepRunner,
+} from "./train-step-runner.ts";

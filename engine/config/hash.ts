@@ -1,5 +1,5 @@
 /** The stable identity of a normalized config, for the run-started event. */
-import { hashConfig } from "../../events/catalogue.ts";
+import { hashConfig } from "../../events/mod.ts";
 import type { NormalizedConfig } from "./normalize.ts";
 
 /**

@@ -20,7 +20,7 @@
  * only; the loss covers answers (and the closing `<|im_end|>`), never prompts.
  */
 import type { HfTokenizer } from "../../adapters/hf/mod.ts";
-import type { SupervisedExample } from "../../adapters/model/supervised.ts";
+import type { SupervisedExample } from "../../adapters/model/mod.ts";
 import { PRESET_PROMPTS } from "../config/mod.ts";
 import { randomStream, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arithmetic/mod.ts";

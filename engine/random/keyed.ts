@@ -1,8 +1,8 @@
 /**
  * Keyed random streams: every draw is a pure function of
- * `(seed, purpose, step, wg, agent, prompt, sample, turn, index)` (DESIGN.md "Determinism"), so
- * the order in which rollouts finish, or how many other draws happened first, never changes a
- * value.
+ * `(seed, purpose, step, wg, agent, prompt, sample, turn, index)` (docs/ARCHITECTURE.md,
+ * "Determinism"), so the order in which rollouts finish, or how many other draws happened first,
+ * never changes a value.
  *
  * Derivation: SHA-256 of a versioned canonical JSON of the coordinates gives 128 bits; 64 become
  * the Philox key and 64 the top half of the counter. The counter's low words are

@@ -1,6 +1,7 @@
 /**
- * Counter-based randomness for the engine (DESIGN.md "Determinism"): Philox4x32-10 and keyed
- * streams whose every draw is a pure function of its coordinates and index, never of call order.
+ * Counter-based randomness for the engine (docs/ARCHITECTURE.md, "Determinism"): Philox4x32-10
+ * and keyed streams whose every draw is a pure function of its coordinates and index, never of
+ * call order.
  *
  * @example
  * ```ts

@@ -36,18 +36,17 @@ import {
   uploadBase,
 } from "../../adapters/model/mod.ts";
 import {
+  type DropoutMaskFill,
   IO,
   logprobTemperature,
   type LossAggregation,
-} from "../../adapters/onnx/train-step-spec.ts";
-import type { DropoutMaskFill, PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
-import {
   openTrainStep,
   type PartedStepMetrics,
+  type PolicyBatch,
   type TrainStepHyper,
   type TrainStepMetrics,
   type TrainStepRunner,
-} from "../../adapters/onnx/train-step-runner.ts";
+} from "../../adapters/onnx/mod.ts";
 import {
   type HostTensor,
   hostTensor,

@@ -7,8 +7,7 @@
  * ones measure how far the policy moved.
  */
 import type { NewEvent } from "../../events/mod.ts";
-import type { TrainStepMetrics } from "../../adapters/onnx/train-step-runner.ts";
-import { logprobTemperature } from "../../adapters/onnx/train-step-spec.ts";
+import { logprobTemperature, type TrainStepMetrics } from "../../adapters/onnx/mod.ts";
 import type { GroupAdvantages } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";

@@ -2,10 +2,10 @@
  * Synthetic multi-step arithmetic tasks with exact answers, deterministic from the seed.
  *
  * Every candidate problem is a pure function of `(seed, candidate index)` through a keyed
- * counter-based stream (engine/random, DESIGN.md "Determinism"). Its split is a pure function
- * of the problem text (a SHA-256 bucket), so one problem text belongs to exactly one split under
- * every seed and difficulty: train, validation and test can never overlap. A split's k-th task
- * is the k-th candidate that falls in that split.
+ * counter-based stream (engine/random, docs/ARCHITECTURE.md "Determinism"). Its split is a pure
+ * function of the problem text (a SHA-256 bucket), so one problem text belongs to exactly one
+ * split under every seed and difficulty: train, validation and test can never overlap. A split's
+ * k-th task is the k-th candidate that falls in that split.
  *
  * @example
  * ```ts
