@@ -19,6 +19,8 @@
  * | `run.completed`          | -                                            | run                |
  * | `run.failed`             | step                                         | failure            |
  *
+ * Annotations (tags, hiding) are events too, in a stream of their own: see run-annotations.ts.
+ *
  * @example
  * ```ts
  * const e: NewEvent = {
@@ -44,6 +46,7 @@ import {
 import { encodeCanonical } from "./canonical.ts";
 import { sha256Hex } from "./hash-chain.ts";
 import { CanonicalEncodingError } from "./errors.ts";
+import { annotationEventDefinitions } from "./run-annotations.ts";
 
 /** sha256 of the canonical JSON of a normalized config: the `configHash` of `run.started`. */
 export function hashConfig(config: Readonly<Record<string, unknown>>): string {
@@ -75,6 +78,12 @@ export const runStarted = defineEvent({
     seed: z.number().int(),
     codeVersion: z.string().min(1),
     runtime,
+    /**
+     * A custom workflow's module: the path it was loaded from and the SHA-256 of its source
+     * (replay names a changed module as a divergence's cause). Absent for built-in workflows,
+     * so their events are unchanged.
+     */
+    workflowModule: z.strictObject({ path: z.string().min(1), sha256 }).optional(),
   }).superRefine((d, ctx) => {
     let actual: string;
     try {
@@ -156,6 +165,8 @@ export const stepStarted = defineEvent({
 export const turnGenerated = defineEvent({
   type: "turn.generated",
   schemaVersion: 2,
+  // A v1 log compares on the fields it has: replay checks what was recorded, not what was not.
+  addedFields: { 2: ["role", "correct"] },
   schema: z.strictObject({
     step: count,
     phase,
@@ -196,7 +207,7 @@ export const turnGenerated = defineEvent({
 /** A trajectory (one sample of one prompt) finished. */
 export const trajectoryCompleted = defineEvent({
   type: "trajectory.completed",
-  schemaVersion: 1,
+  schemaVersion: 2,
   schema: z.strictObject({
     step: count,
     phase,
@@ -204,6 +215,10 @@ export const trajectoryCompleted = defineEvent({
     prompt: count,
     sample: count,
     problemId: z.string(),
+    /** the task's question text as the workflow received it; null in logs from before v2 */
+    question: z.string().nullable(),
+    /** the task's reference answer; null when it has none, or in logs from before v2 */
+    gold: z.string().nullable(),
     turns: count,
     agents: z.array(name),
     finalAnswer: z.string().nullable(),
@@ -214,6 +229,7 @@ export const trajectoryCompleted = defineEvent({
     terminationReason: z.string(),
   }),
   coordinates: (d) => ({ step: d.step, phase: d.phase, prompt: d.prompt, sample: d.sample }),
+  addedFields: { 2: ["question", "gold"] },
 });
 
 /** A reward for a trajectory (agent null) or for one agent in it. */
@@ -390,7 +406,7 @@ export const runFailed = defineEvent({
   coordinates: (d) => ({ step: d.step }),
 });
 
-/** Every run event definition, in the order a run emits them. */
+/** Every run event definition, in the order a run emits them, then the annotations of runs. */
 export const runEventDefinitions = [
   runStarted,
   policyInitialized,
@@ -406,6 +422,7 @@ export const runEventDefinitions = [
   evaluationCompleted,
   runCompleted,
   runFailed,
+  ...annotationEventDefinitions,
 ] as const;
 
 /** Upcasters of older run event versions: old logs stay readable, with the new fields null. */
@@ -414,6 +431,12 @@ export const runEventUpcasters: readonly Upcaster[] = [
     type: "turn.generated",
     fromVersion: 1,
     up: (d) => ({ ...(d as Record<string, unknown>), role: null, correct: null }),
+  },
+  {
+    // Before v2 a trajectory did not record what it was asked, nor the reference answer.
+    type: "trajectory.completed",
+    fromVersion: 1,
+    up: (d) => ({ ...(d as Record<string, unknown>), question: null, gold: null }),
   },
   {
     type: "advantages.computed",

@@ -1,7 +1,9 @@
 /**
  * The machinery of a versioned event catalogue: one definition per `(type, schema_version)` in
  * current use, upcasters that lift older stored versions to the current one on read, and runtime
- * validation whose errors name the field.
+ * validation whose errors name the field. A definition may declare the top-level fields each
+ * version added (`addedFields`), so that `asOfVersion` can view current data as an older version
+ * recorded it: how replay compares a fresh event with one logged before the version change.
  *
  * @example
  * ```ts
@@ -31,6 +33,11 @@ export interface EventDefinition<T extends string = string, D = unknown> {
   readonly coordinates: (data: D) => Coordinates;
   /** SHA-256 keys of the blobs the event refers to; `verify` checks that each exists intact. */
   readonly blobRefs: (data: D) => readonly string[];
+  /**
+   * The top-level fields each version added, keyed by that version: what `asOfVersion` strips
+   * to see current data as an older version recorded it.
+   */
+  readonly addedFields: Readonly<Record<number, readonly string[]>>;
 }
 
 /** Declares an event type; `blobRefs` defaults to none. */
@@ -40,6 +47,7 @@ export function defineEvent<T extends string, D>(spec: {
   schema: z.ZodType<D>;
   coordinates: (data: D) => Coordinates;
   blobRefs?: (data: D) => readonly (string | null)[];
+  addedFields?: Readonly<Record<number, readonly string[]>>;
 }): EventDefinition<T, D> {
   const blobRefs = spec.blobRefs;
   return Object.freeze({
@@ -51,7 +59,43 @@ export function defineEvent<T extends string, D>(spec: {
     blobRefs: blobRefs
       ? (data: D) => blobRefs(data).filter((h): h is string => typeof h === "string")
       : () => [],
+    addedFields: Object.freeze({ ...spec.addedFields }),
   });
+}
+
+/**
+ * Current data as an event of `version` carried it: the top-level fields added after `version`
+ * are dropped. Replay compares a freshly produced event with an older logged one this way, so a
+ * version that only adds fields does not make every old log diverge. (An upcast older event
+ * carries those fields too, with placeholder values; both sides are stripped alike.)
+ *
+ * @example
+ * ```ts
+ * const def = defineEvent({
+ *   type: "note.added",
+ *   schemaVersion: 2,
+ *   schema: z.strictObject({ text: z.string(), author: z.string().nullable() }),
+ *   coordinates: () => ({}),
+ *   addedFields: { 2: ["author"] },
+ * });
+ * asOfVersion(def, { text: "hi", author: "ann" }, 1); // { text: "hi" }
+ * ```
+ */
+export function asOfVersion(
+  definition: Pick<EventDefinition, "type" | "schemaVersion" | "addedFields">,
+  data: unknown,
+  version: number,
+): unknown {
+  if (version >= definition.schemaVersion) return data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new TypeError(`${definition.type} data is not an object: cannot view it as v${version}`);
+  }
+  const later = Object.entries(definition.addedFields)
+    .filter(([v]) => Number(v) > version)
+    .flatMap(([, names]) => names);
+  if (later.length === 0) return data;
+  const drop = new Set(later);
+  return Object.fromEntries(Object.entries(data).filter(([k]) => !drop.has(k)));
 }
 
 /** Lifts stored data of `(type, fromVersion)` to `fromVersion + 1`. */

@@ -1,6 +1,7 @@
 /**
  * The event log: the public API that the engine, analysis and web import. Nothing else in
- * `events/` is meant to be imported from outside it.
+ * `events/` is meant to be imported from outside it, except `events/cli/mod.ts`, the helpers every
+ * command-line task shares (docs/ARCHITECTURE.md, "Layers").
  *
  * Write a run:
  * ```ts
@@ -56,6 +57,7 @@ export {
 } from "./catalogue.ts";
 export {
   type AnyEvent,
+  asOfVersion,
   type Catalogue,
   createCatalogue,
   defineEvent,
@@ -64,6 +66,14 @@ export {
   type Upcaster,
 } from "./define-event.ts";
 export * as fields from "./fields.ts";
+export { ANNOTATIONS_STREAM, TAG_RULE } from "./run-annotations.ts";
+export { annotateRun, type RunAnnotation } from "./annotate-run.ts";
+export {
+  LEASE_HEARTBEAT_MS,
+  LEASE_TIMEOUT_MS,
+  leaseIsLive,
+  processExists,
+} from "./lease-liveness.ts";
 
 // Encoding, ids, hashing.
 export { type CanonicalValue, decodeCanonical, encodeCanonical } from "./canonical.ts";
@@ -78,6 +88,7 @@ export type {
   AppendResult,
   EventStore,
   RecordedEvent,
+  RunLease,
   StoredEvent,
   StoreKind,
   StreamHead,

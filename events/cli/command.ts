@@ -10,11 +10,13 @@
  *   usage: "deno task verify [RUN] [--store PATH|postgres://URL]",
  *   summary: "Walk the hash chains and blob references of a store.",
  *   options: { ...storeOption },
+ *   examples: ["deno task verify --store runs.sqlite"],
  * });
  * const { values, positionals } = cli.parse(Deno.args);
  * ```
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { userPath } from "./user-path.ts";
 
 /** Exit codes every task uses. */
 export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2 });
@@ -29,6 +31,13 @@ type Options = NonNullable<ParseArgsConfig["options"]>;
 /** Describes one option for `--help`. */
 export interface OptionHelp {
   readonly help: string;
+  /** The value's name in `--help` (`--steps N`, `--store PATH|URL`); string options need one. */
+  readonly value?: string;
+  /**
+   * A file or folder path: a value given on the command line resolves against the directory the
+   * user ran the task from (see user-path.ts); the default stays relative to the repository root.
+   */
+  readonly path?: boolean;
 }
 
 /** A command definition: name, usage line, summary and options (parseArgs shape plus help). */
@@ -38,9 +47,14 @@ export interface CommandSpec<O extends Options> {
   readonly summary: string;
   readonly options: O & { [K in keyof O]: OptionHelp };
   readonly allowPositionals?: boolean;
+  /** Complete command lines shown under `examples:` in `--help`; at least one. */
+  readonly examples: readonly [string, ...string[]];
 }
 
-/** Default location of the embedded store: a `.polyrl` folder in the working directory. */
+/**
+ * Default location of the embedded store: a `.polyrl` folder in the repository root, where
+ * `deno task` runs every command, so that tasks run from any subdirectory share one store.
+ */
 export const DEFAULT_STORE = ".polyrl/events.sqlite";
 
 /** `--store PATH|postgres://URL`, shared by every command that touches a store. */
@@ -48,6 +62,8 @@ export const storeOption = {
   store: {
     type: "string",
     default: DEFAULT_STORE,
+    value: "PATH|URL",
+    path: true,
     help: `event store: a SQLite file path or a postgres:// URL (default ${DEFAULT_STORE})`,
   },
 } as const;
@@ -57,7 +73,12 @@ export type OutputFormat = "table" | "json" | "csv";
 
 /** `--format table|json|csv`. */
 export const formatOption = {
-  format: { type: "string", default: "table", help: "output format: table, json or csv" },
+  format: {
+    type: "string",
+    default: "table",
+    value: "table|json|csv",
+    help: "output format: table, json or csv",
+  },
 } as const;
 
 /** Validates a `--format` value, raising a UsageError naming the allowed values. */
@@ -72,28 +93,49 @@ export function parseFormat<F extends string = OutputFormat>(
 }
 
 function helpText<O extends Options>(spec: CommandSpec<O>): string {
-  const lines = [`usage: ${spec.usage}`, "", spec.summary, "", "options:"];
-  const entries = Object.entries(spec.options) as [string, Options[string] & OptionHelp][];
-  for (
-    const [name, opt] of [...entries, ["help", { type: "boolean", help: "show this help" }]] as [
-      string,
-      Options[string] & OptionHelp,
-    ][]
-  ) {
-    const flag = opt.type === "string" ? `--${name} VALUE` : `--${name}`;
-    lines.push(`  ${flag.padEnd(26)} ${opt.help}`);
-  }
-  return lines.join("\n");
+  const entries = [
+    ...Object.entries(spec.options) as [string, Options[string] & OptionHelp][],
+    ["help", { type: "boolean", help: "show this help" }] as const,
+  ];
+  const flags = entries.map(([name, opt]) =>
+    opt.type === "string" ? `--${name} ${opt.value ?? "VALUE"}` : `--${name}`
+  );
+  const width = Math.max(...flags.map((f) => f.length)) + 2;
+  return [
+    `usage: ${spec.usage}`,
+    "",
+    spec.summary,
+    "",
+    "options:",
+    ...entries.map(([, opt], i) => `  ${flags[i].padEnd(width)} ${opt.help}`),
+    "",
+    "examples:",
+    ...spec.examples.map((example) => `  ${example}`),
+  ].join("\n");
 }
 
 /** Builds a parser for one command. `parse` prints help and exits 0 on `--help`. */
 export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
+  const optionEntries = Object.entries(spec.options) as [string, Options[string] & OptionHelp][];
+  // Path options parse without their default, so that only a value the user typed is resolved.
   const parseOptions = Object.fromEntries(
-    Object.entries(spec.options).map(([k, v]) => {
-      const { help: _help, ...rest } = v as Options[string] & OptionHelp;
+    optionEntries.map(([k, v]) => {
+      const { help: _help, value: _value, path, ...rest } = v;
+      if (path) delete rest.default;
       return [k, rest];
     }),
   ) as O;
+  const pathOptions = optionEntries.filter(([, v]) => v.path);
+  const resolvePaths = (values: Record<string, unknown>) => {
+    for (const [name, opt] of pathOptions) {
+      const given = values[name];
+      if (given === undefined) {
+        if (opt.default !== undefined) values[name] = opt.default;
+      } else {
+        values[name] = Array.isArray(given) ? given.map(userPath) : userPath(given as string);
+      }
+    }
+  };
   return {
     /** The usage line, as `runCommand` prints it after a usage error. */
     usage: spec.usage,
@@ -103,8 +145,9 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
         console.log(helpText(spec));
         Deno.exit(ExitCode.ok);
       }
+      let parsed;
       try {
-        return parseArgs({
+        parsed = parseArgs({
           args,
           options: parseOptions,
           allowPositionals: spec.allowPositionals ?? true,
@@ -113,6 +156,8 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
+      resolvePaths(parsed.values as Record<string, unknown>);
+      return parsed;
     },
   };
 }

@@ -20,6 +20,7 @@ const cli = defineCommand({
   usage: "deno task verify [RUN] [--store PATH|postgres://URL] [--format table|json|csv]",
   summary: "Walk the hash chains and blob references of a store; exit 1 on damage.",
   options: { ...storeOption, ...formatOption },
+  examples: ["deno task verify", "deno task verify --store runs.sqlite --format json"],
 });
 
 function csvCell(value: unknown): string {

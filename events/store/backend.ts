@@ -12,7 +12,7 @@
  * ```
  */
 import type { BlobStore } from "../blob-store.ts";
-import type { StoreKind, StreamHead } from "./event-store.ts";
+import type { RunLease, StoreKind, StreamHead } from "./event-store.ts";
 
 /** An `events` row as the backends return it (numbers as JS numbers, bytes as Uint8Array). */
 export interface EventRow {
@@ -56,6 +56,10 @@ export interface Backend {
   head(stream: string): Promise<StreamHead | undefined>;
   heads(): Promise<StreamHead[]>;
   lastPosition(): Promise<number>;
+  /** Upserts a run's lease (outside any event transaction). */
+  putLease(lease: RunLease): Promise<void>;
+  /** Every lease, by run id; none when the store has no lease table yet. */
+  leases(): Promise<RunLease[]>;
   /**
    * Calls `onAppend` when another connection may have appended (a hint: readers re-read).
    * Optional: without it subscribers rely on polling. Appends committed after `ready` resolves

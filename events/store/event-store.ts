@@ -107,6 +107,22 @@ export interface SubscribeOptions {
   readonly onCaughtUp?: (position: number) => void;
 }
 
+/**
+ * A writer's lease on a run: which process (host, pid) is appending to it, since when, and when
+ * it last renewed the lease. Kept beside the log, not in it: leases are never hashed, verified
+ * or replayed, so a run's stream is the same whether or not its writer held one.
+ */
+export interface RunLease {
+  readonly runId: string;
+  readonly host: string;
+  readonly pid: number;
+  /** ms since the Unix epoch (UTC) */
+  readonly startedAt: number;
+  readonly heartbeatAt: number;
+  /** when the writer let go of it (its run ended, or it exited); null while held */
+  readonly endedAt: number | null;
+}
+
 /** Which implementation backs a store. */
 export type StoreKind = "sqlite" | "postgres";
 
@@ -144,6 +160,16 @@ export interface EventStore<N extends AnyEvent = AnyEvent> extends AsyncDisposab
   eventHash(position: number): Promise<string | undefined>;
   /** Every stream's head. */
   streams(): Promise<readonly StreamHead[]>;
+  /**
+   * Records a writer's lease on a run, replacing the run's previous one (a renewal, a release,
+   * or a new process taking over a resumed run). Throws StoreReadOnlyError on a read-only store.
+   */
+  putLease(lease: RunLease): Promise<void>;
+  /**
+   * Every run's last lease, by run id (none for a store made before leases existed that no
+   * writer has opened since).
+   */
+  leases(): Promise<readonly RunLease[]>;
   /** Walks hash chains, positions and blob references; see `verifyLog`. */
   verify(options?: { stream?: string }): Promise<VerifyReport>;
   close(): Promise<void>;

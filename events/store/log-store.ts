@@ -24,6 +24,7 @@ import type {
   AppendOptions,
   AppendResult,
   EventStore,
+  RunLease,
   StoredEvent,
   StreamHead,
   SubscribeOptions,
@@ -269,6 +270,14 @@ export class LogStore<N extends AnyEvent> implements EventStore<N> {
 
   streams(): Promise<readonly StreamHead[]> {
     return this.backend.heads();
+  }
+
+  putLease(lease: RunLease): Promise<void> {
+    return this.backend.putLease(lease);
+  }
+
+  leases(): Promise<readonly RunLease[]> {
+    return this.backend.leases();
   }
 
   verify(options: { stream?: string } = {}): Promise<VerifyReport> {

@@ -22,7 +22,8 @@ import { NotAnEventStoreError, StoreNotFoundError, StoreOpenError } from "../err
 import { tableBlobStore } from "../blob-store-table.ts";
 import { sha256Hex } from "../hash-chain.ts";
 import type { Backend, EventRow, WriteTx } from "./backend.ts";
-import type { StreamHead } from "./event-store.ts";
+import type { RunLease, StreamHead } from "./event-store.ts";
+import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
 import { postgresOpenError } from "./postgres-open-error.ts";
 import { readOnlyBackend } from "./read-only-backend.ts";
 import { recognizeStore, type StoreInventory } from "./recognize-store.ts";
@@ -320,6 +321,36 @@ class PostgresBackend implements Backend {
 
   lastPosition() {
     return lastPositionOf(this.db);
+  }
+
+  async putLease(lease: RunLease) {
+    const row = {
+      run_id: lease.runId,
+      host: lease.host,
+      pid: lease.pid,
+      started_at: lease.startedAt,
+      heartbeat_at: lease.heartbeatAt,
+      ended_at: lease.endedAt,
+    };
+    await this.db.insertInto("run_leases").values(row).onConflict((oc) =>
+      oc.column("run_id").doUpdateSet({
+        host: row.host,
+        pid: row.pid,
+        started_at: row.started_at,
+        heartbeat_at: row.heartbeat_at,
+        ended_at: row.ended_at,
+      })
+    ).execute();
+  }
+
+  async leases() {
+    // A store opened read-only may predate the table: it then holds no leases.
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT to_regclass('run_leases') IS NOT NULL AS present`.execute(this.db);
+    if (!rows[0]?.present) return [];
+    const found = await sql<Record<string, unknown>>`${sql.raw(LEASE_SELECT)} ORDER BY run_id`
+      .execute(this.db);
+    return found.rows.map(leaseRow);
   }
 
   async close() {

@@ -35,6 +35,8 @@ export function readOnlyBackend(backend: Backend): Backend {
     head: (stream) => backend.head(stream),
     heads: () => backend.heads(),
     lastPosition: () => backend.lastPosition(),
+    putLease: () => refuse("record a run lease"),
+    leases: () => backend.leases(),
     watch: backend.watch && ((onAppend) => backend.watch!(onAppend)),
     close: () => backend.close(),
   };

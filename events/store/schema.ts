@@ -50,12 +50,29 @@ export interface StoreMetaTable {
   value: string;
 }
 
+/**
+ * Row of `run_leases`: the process writing a run and when it last said it was alive. Not part of
+ * the log (never hashed, verified or replayed): a heartbeat a writer renews and clears on exit,
+ * so readers can tell a run whose process died from one still training.
+ */
+export interface RunLeasesTable {
+  run_id: string;
+  host: string;
+  pid: number;
+  /** ms since the Unix epoch (UTC) */
+  started_at: number;
+  heartbeat_at: number;
+  /** set when the writer let go (its run ended or it exited); null while it holds the lease */
+  ended_at: number | null;
+}
+
 /** The log's tables as Kysely sees them. */
 export interface LogDatabase {
   events: EventsTable;
   streams: StreamsTable;
   blobs: BlobsTable;
   store_meta: StoreMetaTable;
+  run_leases: RunLeasesTable;
 }
 
 /** The SQL dialects the log runs on. */
@@ -121,7 +138,27 @@ const storeMeta: Migration = {
   },
 };
 
-const MIGRATION_NAMES = ["0001_event_log", "0002_store_meta"] as const;
+// Writer leases: one row per run, upserted by its training process every few seconds.
+function runLeases(dialect: Dialect): Migration {
+  const bigint = dialect === "sqlite" ? "integer" : "bigint";
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createTable("run_leases")
+        .addColumn("run_id", "text", (c) => c.primaryKey())
+        .addColumn("host", "text", (c) => c.notNull())
+        .addColumn("pid", bigint, (c) => c.notNull())
+        .addColumn("started_at", bigint, (c) => c.notNull())
+        .addColumn("heartbeat_at", bigint, (c) => c.notNull())
+        .addColumn("ended_at", bigint)
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table run_leases`.execute(db);
+    },
+  };
+}
+
+const MIGRATION_NAMES = ["0001_event_log", "0002_store_meta", "0003_run_leases"] as const;
 
 /** The names of the log's migrations, in order; each starts with its schema version. */
 export const logMigrationNames: readonly string[] = MIGRATION_NAMES;
@@ -140,6 +177,7 @@ export function logMigrations(dialect: Dialect): MigrationProvider {
   const migrations: Record<(typeof MIGRATION_NAMES)[number], Migration> = {
     "0001_event_log": initial(dialect),
     "0002_store_meta": storeMeta,
+    "0003_run_leases": runLeases(dialect),
   };
   return { getMigrations: () => Promise.resolve(migrations) };
 }

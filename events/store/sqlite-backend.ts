@@ -18,7 +18,8 @@ import { dirname } from "node:path";
 import { NotAnEventStoreError, StoreNotFoundError } from "../errors.ts";
 import { filesystemBlobStore } from "../blob-store-fs.ts";
 import type { Backend, EventRow, WriteTx } from "./backend.ts";
-import type { StreamHead } from "./event-store.ts";
+import type { RunLease, StreamHead } from "./event-store.ts";
+import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
 import { readOnlyBackend } from "./read-only-backend.ts";
 import { connectSqlite } from "./sqlite-connect.ts";
 import { sqliteReadError } from "./sqlite-errors.ts";
@@ -132,6 +133,7 @@ class SqliteBackend implements Backend {
         "INSERT INTO events (position, id, stream, version, type, schema_version, data, tensors, " +
           "hash, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
+      hasLeases: p("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_leases'"),
       setHead: p(
         "INSERT INTO streams (stream, version, hash, position) VALUES (?, ?, ?, ?) " +
           "ON CONFLICT (stream) DO UPDATE SET version = excluded.version, " +
@@ -230,6 +232,34 @@ class SqliteBackend implements Backend {
 
   lastPosition() {
     return this.#exclusive(() => (this.#s.last.get() as Row).p as number);
+  }
+
+  putLease(lease: RunLease) {
+    return this.#exclusive(() =>
+      immediateTransaction(this.#db, this.target, () => {
+        this.#db.prepare(
+          "INSERT INTO run_leases (run_id, host, pid, started_at, heartbeat_at, ended_at) " +
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET host = excluded.host, " +
+            "pid = excluded.pid, started_at = excluded.started_at, " +
+            "heartbeat_at = excluded.heartbeat_at, ended_at = excluded.ended_at",
+        ).run(
+          lease.runId,
+          lease.host,
+          lease.pid,
+          lease.startedAt,
+          lease.heartbeatAt,
+          lease.endedAt,
+        );
+      })
+    );
+  }
+
+  leases() {
+    return this.#exclusive(() => {
+      // A store opened read-only may predate the table: it then holds no leases.
+      if (this.#s.hasLeases.get() === undefined) return [];
+      return (this.#db.prepare(`${LEASE_SELECT} ORDER BY run_id`).all() as Row[]).map(leaseRow);
+    });
   }
 
   close() {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import {
+  asOfVersion,
   createCatalogue,
   defineEvent,
   type EventType,
@@ -52,6 +53,8 @@ const everyType: NewEvent[] = [
       prompt: 0,
       sample: 0,
       problemId: "gsm8k/0",
+      question: "What is 6 * 7?",
+      gold: "42",
       turns: 1,
       agents: ["solver"],
       finalAnswer: "42",
@@ -154,6 +157,11 @@ const everyType: NewEvent[] = [
     type: "run.failed",
     data: { step: 0, stage: "update", error: { name: "Error", message: "out of memory" } },
   },
+  // Annotations (they go to the annotations stream; the catalogue is one).
+  { type: "run.tagged", data: { runId: "run-1", tag: "baseline", seq: 1 } },
+  { type: "run.untagged", data: { runId: "run-1", tag: "baseline", seq: 2 } },
+  { type: "run.hidden", data: { runId: "run-1", seq: 3 } },
+  { type: "run.unhidden", data: { runId: "run-1", seq: 4 } },
 ];
 
 Deno.test("the catalogue covers a whole run and accepts one valid event of each type", () => {
@@ -308,6 +316,30 @@ Deno.test("v1 turn and advantage events from older logs read as current with the
   const adv = runCatalogue.upcast("advantages.computed", 1, v1Advantages) as typeof v1Advantages;
   assert.deepEqual(adv.baseline.perAgent, { solver: { mu: 0, sigma: 1, n: 2, multiplier: null } });
   runCatalogue.validate("advantages.computed", adv);
+});
+
+Deno.test("a v1 trajectory reads with question and gold null; v2 data views as v1 without them", () => {
+  const v2 = everyType.find((e) => e.type === "trajectory.completed")!.data as Record<
+    string,
+    unknown
+  >;
+  const def = runCatalogue.definition("trajectory.completed");
+  assert.equal(def.schemaVersion, 2);
+  const v1 = asOfVersion(def, v2, 1) as Record<string, unknown>;
+  assert.equal("question" in v1 || "gold" in v1, false);
+  assert.deepEqual(
+    Object.keys(v1),
+    Object.keys(v2).filter((k) => k !== "question" && k !== "gold"),
+  );
+  // At its own version the data is left as is.
+  assert.equal(asOfVersion(def, v2, 2), v2);
+  // v1 data is no valid v2 event until upcast, which fills the new fields with null.
+  assert.throws(() => runCatalogue.validate("trajectory.completed", v1), EventValidationError);
+  const up = runCatalogue.upcast("trajectory.completed", 1, v1) as Record<string, unknown>;
+  assert.deepEqual([up.question, up.gold], [null, null]);
+  assert.deepEqual({ ...up, question: v2.question, gold: v2.gold }, v2);
+  runCatalogue.validate("trajectory.completed", up);
+  assert.throws(() => asOfVersion(def, [1], 1), /trajectory\.completed data is not an object/);
 });
 
 Deno.test("v2 advantages and v1 gradient steps read as current: what old code did, stated", () => {

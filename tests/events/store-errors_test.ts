@@ -135,9 +135,9 @@ Deno.test("a store from newer code: 'schema version N is newer than this code's 
       await assert.rejects(
         openStore(path, options),
         (e: unknown) =>
-          e instanceof StoreVersionError && e.stored === 99 && e.current === 2 &&
+          e instanceof StoreVersionError && e.stored === 99 && e.current === 3 &&
           e.message === `event store ${path}: store schema version 99 is newer than this ` +
-              "code's 2; upgrade polyrl",
+              "code's 3; upgrade polyrl",
       );
     }
     assert.deepEqual(await fingerprint(dir), before);

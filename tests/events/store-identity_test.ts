@@ -59,7 +59,10 @@ Deno.test("sqlite: a store made before store ids gets one when opened for writin
     await smallStore(path, ["run-a"]);
     // Back to the schema of version 1, as older code left it.
     const db = new DatabaseSync(path);
-    db.exec("DROP TABLE store_meta; DELETE FROM kysely_migration WHERE name = '0002_store_meta'");
+    db.exec(
+      "DROP TABLE store_meta; DROP TABLE run_leases; DELETE FROM kysely_migration " +
+        "WHERE name IN ('0002_store_meta', '0003_run_leases')",
+    );
     db.close();
     const before = await fingerprint(dir);
     const reading = await openStore(path, { readOnly: true });
