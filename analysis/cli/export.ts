@@ -7,11 +7,13 @@
 import { dirname, resolve } from "node:path";
 import {
   defineCommand,
+  invocationDir,
   parseFormat,
   runCommand,
   storeOption,
   UsageError,
-} from "../../events/cli/command.ts";
+  userPath,
+} from "../../events/cli/mod.ts";
 import { runIdSlug } from "../../events/mod.ts";
 import { EXPORTED } from "../projections/schema.ts";
 import { openAnalysis } from "../queries/open-analysis.ts";
@@ -27,19 +29,27 @@ const cli = defineCommand({
     "`latest`) as Parquet or CSV files, one per table.",
   options: {
     ...storeOption,
-    format: { type: "string", default: "parquet", help: "parquet (default) or csv" },
+    format: {
+      type: "string",
+      default: "parquet",
+      value: "parquet|csv",
+      help: "parquet (default) or csv",
+    },
     out: {
       type: "string",
+      value: "DIR",
+      path: true,
       help: "output folder (default export-RUN, or export-N-runs, in the working directory)",
     },
   },
+  examples: ["deno task export latest --format csv --out /tmp/latest-run"],
 });
 
 await runCommand(USAGE, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat<"parquet" | "csv">(values.format, ["parquet", "csv"]);
   if (positionals.length === 0) throw new UsageError("name at least one RUN (an id or latest)");
-  await using analysis = await openAnalysis(values.store, { readOnly: true });
+  await using analysis = await openAnalysis(values.store);
   let runs: string[];
   try {
     runs = await resolveRuns(analysis.db, positionals);
@@ -62,14 +72,14 @@ await runCommand(USAGE, async () => {
 });
 
 /**
- * The default output folder: one folder right inside the working directory, named from the run
- * id made safe; resolved and checked to stay there.
+ * The default output folder: one folder right inside the directory the user ran the task from,
+ * named from the run id made safe; resolved and checked to stay there.
  */
 function defaultFolder(runs: readonly string[]): string {
   const name = runs.length === 1 ? `export-${runIdSlug(runs[0])}` : `export-${runs.length}-runs`;
-  const cwd = resolve(".");
+  const cwd = resolve(invocationDir() ?? ".");
   if (dirname(resolve(cwd, name)) !== cwd) {
     throw new Error(`export folder ${JSON.stringify(name)} would leave ${cwd}; give --out DIR`);
   }
-  return name;
+  return userPath(name);
 }

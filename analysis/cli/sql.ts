@@ -1,8 +1,9 @@
 /**
  * `deno task sql "SELECT ..." [--store S] [--format table|csv|json|parquet] [--out F]
  * [--rebuild]`: one read-only query against the projections of a store (brought up to date
- * first; with `--rebuild`, built again from the whole log). With no query,
- * an interactive prompt: statements end with `;`, `.tables` lists tables, `.quit` leaves.
+ * first; with `--rebuild`, built again from the whole log). With no query, an interactive prompt
+ * (sql-prompt.ts): statements end with `;`; `.help`, `.tables`, `.schema [TABLE]`,
+ * `.mode table|csv|json` and `.quit`.
  *
  * Queries run on the projections opened READ_ONLY, only SELECTs pass (as DuckDB's parser reads
  * them), and the instance is sealed first: local files can be read, but no extension is installed
@@ -15,13 +16,14 @@ import {
   runCommand,
   storeOption,
   UsageError,
-} from "../../events/cli/command.ts";
+} from "../../events/cli/mod.ts";
 import { openAnalysis } from "../queries/open-analysis.ts";
 import { formatQueryTable } from "../sql/format-query-table.ts";
 import { runReadOnlyQuery, writeQueryParquet } from "../sql/run-query.ts";
 import { MalformedSqlError, WriteRefusedError } from "../sql/sql-errors.ts";
 import { sealDuckDB } from "../sql/seal-duckdb.ts";
 import { EXPORTED } from "../projections/schema.ts";
+import { sqlPrompt } from "./sql-prompt.ts";
 
 const USAGE = 'deno task sql ["SELECT ..."] [--store PATH|URL] [--format table|csv|json|parquet] ' +
   "[--out FILE] [--rebuild]";
@@ -37,14 +39,24 @@ const cli = defineCommand({
     format: {
       type: "string",
       default: "table",
+      value: "table|csv|json|parquet",
       help: "table, csv, json, or parquet (needs --out)",
     },
-    out: { type: "string", help: "write the result to this file instead of stdout" },
+    out: {
+      type: "string",
+      value: "FILE",
+      path: true,
+      help: "write the result to this file instead of stdout",
+    },
     rebuild: {
       type: "boolean",
       help: "drop the projections and build them again from the whole log first",
     },
   },
+  examples: [
+    `deno task sql "SELECT run_id, status, last_step FROM runs" --format csv`,
+    "deno task sql --store runs.sqlite",
+  ],
 });
 
 type Format = "table" | "csv" | "json" | "parquet";
@@ -73,46 +85,6 @@ async function runOne(conn: DuckDBConnection, query: string, format: Format, out
   }
 }
 
-/** Lines of standard input, whether a terminal or a pipe (Deno's prompt() needs a terminal). */
-async function* stdinLines(): AsyncGenerator<string> {
-  let rest = "";
-  for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    const parts = (rest + chunk).split("\n");
-    rest = parts.pop() ?? "";
-    yield* parts;
-  }
-  if (rest) yield rest;
-}
-
-async function interactive(conn: DuckDBConnection): Promise<void> {
-  const terminal = Deno.stdin.isTerminal();
-  const show = (p: string) => terminal && Deno.stdout.writeSync(new TextEncoder().encode(p));
-  if (terminal) {
-    console.log(`polyrl sql: statements end with ';'. .tables lists tables, .quit leaves.`);
-  }
-  let buffer = "";
-  show("polyrl> ");
-  for await (const line of stdinLines()) {
-    const trimmed = line.trim();
-    if (!buffer && trimmed === ".quit") return;
-    if (!buffer && trimmed === ".tables") {
-      console.log(EXPORTED.join("\n"));
-    } else if (buffer || trimmed) {
-      buffer += (buffer ? "\n" : "") + line;
-      if (trimmed.endsWith(";")) {
-        const query = buffer;
-        buffer = "";
-        try {
-          await runOne(conn, query, "table");
-        } catch (err) {
-          console.error(`error: ${(err as Error).message}`);
-        }
-      }
-    }
-    show(buffer ? "   ...> " : "polyrl> ");
-  }
-}
-
 await runCommand(USAGE, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat<Format>(values.format, ["table", "csv", "json", "parquet"]);
@@ -121,11 +93,12 @@ await runCommand(USAGE, async () => {
       `give the query as one quoted argument; got ${positionals.length} arguments`,
     );
   }
-  await using analysis = await openAnalysis(values.store, {
-    readOnly: true,
-    rebuild: values.rebuild,
-  });
+  await using analysis = await openAnalysis(values.store, { rebuild: values.rebuild });
   await sealDuckDB(analysis.conn, { files: "read" });
-  if (positionals.length === 0) return await interactive(analysis.conn);
+  if (positionals.length === 0) {
+    if (format === "parquet") throw new UsageError("--format parquet needs a query and --out FILE");
+    const conn = analysis.conn;
+    return await sqlPrompt(conn, { mode: format, run: (query, mode) => runOne(conn, query, mode) });
+  }
   await runOne(analysis.conn, positionals[0], format, values.out);
 });

@@ -8,24 +8,24 @@ import {
   formatOption,
   parseFormat,
   runCommand,
+  toCsv,
   UsageError,
-} from "../../events/cli/command.ts";
-import { toCsv } from "../format/csv.ts";
+} from "../../events/cli/mod.ts";
 import { type GroupSummary, StatsInputError, welchFromSummary } from "../stats/mod.ts";
 
-const USAGE = "deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--format table|json|csv]\n" +
-  "  e.g. deno task stats welch --a 41.9,0.3,10 --b 39.9,0.4,10";
+const USAGE = "deno task stats welch --a MEAN,SEM,N --b MEAN,SEM,N [--format table|json|csv]";
 
 const cli = defineCommand({
   name: "stats",
   usage: USAGE,
   summary: "Welch's t-test of mean(a) - mean(b) from (mean, SEM, n): diff, SE, df, t, p, 95% CI.",
   options: {
-    a: { type: "string", help: "group a as MEAN,SEM,N (e.g. 41.9,0.3,10)" },
-    b: { type: "string", help: "group b as MEAN,SEM,N" },
+    a: { type: "string", value: "MEAN,SEM,N", help: "group a as MEAN,SEM,N (e.g. 41.9,0.3,10)" },
+    b: { type: "string", value: "MEAN,SEM,N", help: "group b as MEAN,SEM,N" },
     ...formatOption,
     json: { type: "boolean", help: "the same as --format json (kept for scripts)" },
   },
+  examples: ["deno task stats welch --a 41.9,0.3,10 --b 39.9,0.4,10"],
 });
 
 function parseGroup(flag: string, text: unknown): GroupSummary {

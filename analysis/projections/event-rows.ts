@@ -33,6 +33,11 @@ function meanOf(xs: Float32Array): number | null {
  * ```
  */
 export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
+  return [["log_events", [e.stream, e.version, e.position, e.recordedAt]], ...typeRows(e)];
+}
+
+/** The rows of the tables that model `e`'s type. */
+function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
   const run = e.stream;
   switch (e.type) {
     case "run.started": {
@@ -99,6 +104,7 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
         d.correct,
         meanOf(d.logprobs),
         e.position,
+        d.text,
       ]]];
     }
     case "trajectory.completed": {
@@ -117,6 +123,8 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
         d.correct,
         d.tokens,
         d.terminationReason,
+        d.question,
+        d.gold,
       ]]];
     }
     case "reward.assigned": {
@@ -240,6 +248,7 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
       return [["run_ended", [
         run,
         e.position,
+        e.version,
         e.recordedAt,
         "completed",
         d.steps,
@@ -254,6 +263,7 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
       return [["run_ended", [
         run,
         e.position,
+        e.version,
         e.recordedAt,
         "failed",
         null,
@@ -263,5 +273,23 @@ export function eventRows(e: StoredEvent<NewEvent>): TableRow[] {
         `${d.error.name}: ${d.error.message}`,
       ]]];
     }
+    case "run.tagged":
+    case "run.untagged":
+      return [["run_annotations", [
+        e.data.runId,
+        e.position,
+        e.recordedAt,
+        e.type.slice("run.".length),
+        e.data.tag,
+      ]]];
+    case "run.hidden":
+    case "run.unhidden":
+      return [["run_annotations", [
+        e.data.runId,
+        e.position,
+        e.recordedAt,
+        e.type.slice("run.".length),
+        null,
+      ]]];
   }
 }

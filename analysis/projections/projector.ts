@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { appendRows } from "./append-rows.ts";
+import { copyLeases } from "./copy-leases.ts";
 import { eventRows } from "./event-rows.ts";
 import { SCHEMA_VERSION, STATE_DDL, tableDdl, type TableName, TABLES, VIEWS } from "./schema.ts";
 
@@ -22,13 +23,23 @@ export interface CatchUpResult {
 }
 
 /** The row of `projection_state`, as this code's schema version writes it. */
-interface ProjectionState {
+export interface ProjectionState {
   readonly position: number;
   readonly storeId: string | null;
   readonly positionHash: string | null;
 }
 
-async function readState(conn: DuckDBConnection): Promise<ProjectionState | null> {
+/**
+ * The projection's state, or null where it was built by another schema version. Reads only, so it
+ * works on a projection opened READ_ONLY.
+ *
+ * @example
+ * ```ts
+ * const state = await readState(conn);
+ * const upToDate = state?.position === await store.lastPosition();
+ * ```
+ */
+export async function readState(conn: DuckDBConnection): Promise<ProjectionState | null> {
   const rows = (await conn.runAndReadAll(
     "SELECT * FROM projection_state WHERE name = $1",
     [STATE],
@@ -114,7 +125,8 @@ async function commit(conn: DuckDBConnection): Promise<void> {
  * DuckDB commits a batch on its own threads while the next batch is read and decoded; that batch
  * waits for the commit before it opens its transaction. A projection built from another store
  * (its id differs) or from other events (the hash at its last position differs) is dropped and
- * built again from position 1.
+ * built again from position 1. The store's writer leases, which are no events, are copied afresh
+ * each time (see copy-leases.ts).
  *
  * @example
  * ```ts
@@ -179,6 +191,7 @@ export async function catchUp(
     }
     if (pending > 0) await flush();
     await committing;
+    await copyLeases(conn, store);
   } finally {
     // A read that fails mid-way still leaves the connection idle when this returns.
     await committing.catch(() => {});

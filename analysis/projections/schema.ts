@@ -2,7 +2,10 @@
  * The DuckDB read models projected from the event log: base tables (appended to, never updated)
  * and views over them with the stable column names users query. Documented in analysis/TABLES.md;
  * a change here that alters a column bumps SCHEMA_VERSION, which rebuilds existing projections.
+ * One table is no projection of the log: `run_leases`, the store's writer leases, copied afresh
+ * at every catch-up so that the runs view can tell a running run from an interrupted one.
  */
+import { LEASE_TIMEOUT_MS } from "../../events/mod.ts";
 
 /** Column types the appender writes. */
 export type ColumnType = "VARCHAR" | "BIGINT" | "DOUBLE" | "BOOLEAN";
@@ -14,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 9;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -45,6 +48,8 @@ export const TABLES = Object.freeze({
   run_ended: table("run_ended", [
     ["run_id", "VARCHAR"],
     ["position", "BIGINT"],
+    // The end event's version in the run's stream: the next attempt begins at version + 1.
+    ["version", "BIGINT"],
     ["recorded_at_ms", "BIGINT"],
     ["status", "VARCHAR"],
     ["steps", "BIGINT"],
@@ -104,6 +109,7 @@ export const TABLES = Object.freeze({
     ["correct", "BOOLEAN"],
     ["mean_logprob", "DOUBLE"],
     ["position", "BIGINT"],
+    ["text", "VARCHAR"],
   ]),
   trajectories: table("trajectories", [
     ["run_id", "VARCHAR"],
@@ -119,6 +125,9 @@ export const TABLES = Object.freeze({
     ["correct", "BOOLEAN"],
     ["tokens", "BIGINT"],
     ["termination_reason", "VARCHAR"],
+    // NULL in logs from before trajectory.completed v2, which did not record them.
+    ["question", "VARCHAR"],
+    ["gold", "VARCHAR"],
   ]),
   rewards: table("rewards", [
     ["run_id", "VARCHAR"],
@@ -238,6 +247,33 @@ export const TABLES = Object.freeze({
     ["metric", "VARCHAR"],
     ["value", "DOUBLE"],
   ]),
+  // Every event's place and time, of every stream: where a resumed run's attempts begin.
+  log_events: table("log_events", [
+    ["stream", "VARCHAR"],
+    ["version", "BIGINT"],
+    ["position", "BIGINT"],
+    ["recorded_at_ms", "BIGINT"],
+  ]),
+  // Tags and hiding, from the annotations stream; action is tagged, untagged, hidden, unhidden.
+  run_annotations: table("run_annotations", [
+    ["run_id", "VARCHAR"],
+    ["position", "BIGINT"],
+    ["recorded_at_ms", "BIGINT"],
+    ["action", "VARCHAR"],
+    ["tag", "VARCHAR"],
+  ]),
+  // Not from the log: the store's writer leases, replaced at every catch-up. pid_alive is
+  // whether the writer's process still exists, judged where the writer's host is this one
+  // (NULL elsewhere, where only the heartbeat tells).
+  run_leases: table("run_leases", [
+    ["run_id", "VARCHAR"],
+    ["host", "VARCHAR"],
+    ["pid", "BIGINT"],
+    ["started_at_ms", "BIGINT"],
+    ["heartbeat_at_ms", "BIGINT"],
+    ["ended_at_ms", "BIGINT"],
+    ["pid_alive", "BOOLEAN"],
+  ]),
 });
 
 /** Name of a base table. */
@@ -276,7 +312,83 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
       SELECT run_id, key, value, regexp_extract(key, '([^.]+)$', 1) AS leaf FROM run_config`,
   ],
   [
+    "run_attempts",
+    // Attempt n of a run spans its events after its (n-1)-th end event (run.failed; a resume
+    // appends after it) up to its n-th. Events after the last end event, or a run with none
+    // yet, make an attempt that has not ended: running while its writer's lease is held and its
+    // process exists (on this host) or it was renewed within LEASE_TIMEOUT_MS (elsewhere),
+    // interrupted once not, running when there is no lease (runs recorded before leases). An
+    // interrupted attempt ends at its last sign of life. A writer killed outright writes no end
+    // event, so a resume after a kill continues its attempt (the log of a resumed run is the
+    // uninterrupted run's, event for event).
+    `CREATE OR REPLACE VIEW run_attempts AS
+      WITH heads AS (
+        SELECT stream AS run_id, max(version) AS head_version, max(position) AS head_position,
+          max(recorded_at_ms) AS head_ms
+        FROM log_events GROUP BY stream),
+      ends AS (
+        SELECT run_id, position, version, recorded_at_ms, status, error, failed_step,
+          failed_stage, row_number() OVER w AS attempt, coalesce(lag(version) OVER w, 0) AS after
+        FROM run_ended WINDOW w AS (PARTITION BY run_id ORDER BY position)),
+      last_end AS (
+        SELECT run_id, max(version) AS version, count(*) AS n FROM run_ended GROUP BY run_id),
+      spans AS (
+        SELECT run_id, attempt, after + 1 AS first_version, version AS last_version,
+          position AS end_position, recorded_at_ms AS ended_ms, status, error, failed_step,
+          failed_stage
+        FROM ends
+        UNION ALL
+        SELECT h.run_id, coalesce(e.n, 0) + 1, coalesce(e.version, 0) + 1, h.head_version, NULL,
+          NULL, NULL, NULL, NULL, NULL
+        FROM heads h JOIN run_started s USING (run_id) LEFT JOIN last_end e USING (run_id)
+        WHERE h.head_version > coalesce(e.version, 0)),
+      -- Each attempt's first event: where and when it began.
+      firsts AS (
+        SELECT l.stream AS run_id, l.version, l.position, l.recorded_at_ms
+        FROM log_events l SEMI JOIN spans p ON l.stream = p.run_id AND l.version = p.first_version),
+      judged AS (
+        SELECT p.run_id, p.attempt, p.error, p.failed_step, p.failed_stage, p.end_position,
+          f.position AS first_position,
+          f.recorded_at_ms AS started_ms,
+          coalesce(p.end_position, h.head_position) AS last_position,
+          p.last_version - p.first_version + 1 AS events,
+          p.ended_ms,
+          CASE WHEN p.status IS NOT NULL THEN p.status
+               WHEN k.run_id IS NULL THEN 'running'
+               WHEN k.ended_at_ms IS NULL AND coalesce(k.pid_alive,
+                 k.heartbeat_at_ms >= epoch_ms(now()) - ${LEASE_TIMEOUT_MS}) THEN 'running'
+               ELSE 'interrupted' END AS state,
+          greatest(h.head_ms, coalesce(k.ended_at_ms, k.heartbeat_at_ms)) AS alive_ms,
+          k.host, k.pid
+        FROM spans p
+        JOIN firsts f ON f.run_id = p.run_id AND f.version = p.first_version
+        JOIN heads h ON h.run_id = p.run_id
+        LEFT JOIN run_leases k ON k.run_id = p.run_id)
+      SELECT run_id, attempt, state AS status,
+        to_timestamp(started_ms / 1000.0) AS started_at,
+        to_timestamp(CASE WHEN state = 'interrupted' THEN alive_ms ELSE ended_ms END / 1000.0)
+          AS ended_at,
+        (coalesce(CASE WHEN state = 'interrupted' THEN alive_ms ELSE ended_ms END,
+                  epoch_ms(now())) - started_ms) / 1000.0 AS duration_s,
+        events, first_position, last_position, failed_step, failed_stage, error,
+        CASE WHEN end_position IS NULL THEN host END AS host,
+        CASE WHEN end_position IS NULL THEN pid END AS pid
+      FROM judged`,
+  ],
+  [
+    "run_tags",
+    // A tag is on a run when its last tagged/untagged annotation tagged it.
+    `CREATE OR REPLACE VIEW run_tags AS
+      SELECT run_id, tag, to_timestamp(recorded_at_ms / 1000.0) AS tagged_at FROM (
+        SELECT run_id, tag, action, recorded_at_ms,
+          row_number() OVER (PARTITION BY run_id, tag ORDER BY position DESC) AS r
+        FROM run_annotations WHERE action IN ('tagged', 'untagged'))
+      WHERE r = 1 AND action = 'tagged'`,
+  ],
+  [
     "runs",
+    // One row per run, resumed or not: the status, end and error of its last attempt, the
+    // start of its first, the time its attempts took together.
     `CREATE OR REPLACE VIEW runs AS
       WITH leaf AS (
         SELECT run_id, leaf, min(value) AS value, count(*) AS k FROM config_lookup
@@ -291,19 +403,31 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
                       AND c.key IN ('workflow', 'workflow.kind')),
                    (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'workflow' AND l.k = 1))
             AS workflow
-        FROM run_started s)
+        FROM run_started s),
+      att AS (
+        SELECT run_id, count(*) AS attempts, sum(duration_s) AS duration_s,
+          arg_max({'status': status, 'ended_at': ended_at, 'error': error}, attempt) AS last
+        FROM run_attempts GROUP BY run_id),
+      hid AS (
+        SELECT run_id, arg_max(action, position) = 'hidden' AS hidden FROM run_annotations
+        WHERE action IN ('hidden', 'unhidden') GROUP BY run_id)
       SELECT s.run_id, p.estimator, p.workflow, s.seed,
         (SELECT string_agg(DISTINCT model, ',' ORDER BY model) FROM worker_groups w
           WHERE w.run_id = s.run_id) AS models,
         (SELECT count(*) FROM worker_groups w WHERE w.run_id = s.run_id) AS worker_groups,
         (SELECT sum(trainable_parameter_count) FROM worker_groups w WHERE w.run_id = s.run_id)
           AS trainable_parameters,
-        coalesce(e.status, 'running') AS status,
+        coalesce(a.last.status, 'running') AS status,
         (SELECT max(step) FROM steps t WHERE t.run_id = s.run_id) AS last_step,
         s.code_version, s.config_hash, s.execution_provider, s.position AS started_position,
         to_timestamp(s.recorded_at_ms / 1000.0) AS started_at,
-        to_timestamp(e.recorded_at_ms / 1000.0) AS ended_at, e.error, s.config_json
-      FROM run_started s JOIN pick p USING (run_id) LEFT JOIN run_ended e USING (run_id)`,
+        a.last.ended_at AS ended_at, a.last.error AS error, s.config_json,
+        coalesce(a.attempts, 1) AS attempts, a.duration_s,
+        (SELECT string_agg(tag, ',' ORDER BY tag) FROM run_tags g WHERE g.run_id = s.run_id)
+          AS tags,
+        coalesce(h.hidden, false) AS hidden
+      FROM run_started s JOIN pick p USING (run_id) LEFT JOIN att a USING (run_id)
+        LEFT JOIN hid h USING (run_id)`,
   ],
   [
     "turns",
@@ -323,7 +447,7 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
         (row_number() OVER (PARTITION BY t.run_id, t.step, t.phase, t.trajectory, t.agent
                             ORDER BY t.turn) - 1
           + CASE WHEN coalesce(t.role, r.role) = 'critic' THEN 1 ELSE 0 END) AS round,
-        t.mean_logprob, t.position
+        t.mean_logprob, t.position, t.text
       FROM turn_events t
       LEFT JOIN agent_roles r USING (run_id, agent)
       LEFT JOIN trajectories j USING (run_id, step, phase, trajectory)`,
@@ -385,6 +509,8 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
 /** What `export` writes and TABLES.md documents: the user-facing tables and views. */
 export const EXPORTED = Object.freeze([
   "runs",
+  "run_attempts",
+  "run_tags",
   "run_config",
   "worker_groups",
   "steps",

@@ -15,8 +15,33 @@ export interface AnalysisDb {
     status: string;
     last_step: number | null;
     started_position: number;
+    error: string | null;
     config_json: string;
+    /** Attempts: 1, plus one per resume after a failure or an interruption. */
+    attempts: number;
+    /** Seconds the attempts took together (a running one counts up to now). */
+    duration_s: number | null;
+    /** The run's tags, sorted, comma-separated; NULL when it has none. */
+    tags: string | null;
+    hidden: boolean;
   };
+  /** One row per attempt of a run: the first, and one per resume. */
+  run_attempts: {
+    run_id: string;
+    attempt: number;
+    /** completed, failed, running or interrupted (its writer died). */
+    status: string;
+    duration_s: number | null;
+    events: number;
+    first_position: number;
+    last_position: number;
+    failed_step: number | null;
+    failed_stage: string | null;
+    error: string | null;
+    host: string | null;
+    pid: number | null;
+  };
+  run_tags: { run_id: string; tag: string };
   run_config: { run_id: string; key: string; value: string };
   turns: {
     run_id: string;
@@ -44,6 +69,9 @@ export interface AnalysisDb {
     turns: number;
     tokens: number;
     correct: boolean | null;
+    /** The task's question and reference answer; null in logs from before they were recorded. */
+    question: string | null;
+    gold: string | null;
   };
   grad_steps: {
     run_id: string;

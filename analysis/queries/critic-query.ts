@@ -6,7 +6,7 @@ import type { AnalysisDb } from "./analysis-db.ts";
  * Critic improvement per round for one run, from the `turns` view: each trajectory of the chosen
  * phase is one debated question, its rounds as the view numbers them. Trajectories with fewer
  * rounds than the run's most (a debate cut short) are left out so rounds line up. Empty when
- * the run has no critic round.
+ * the run has no critic turn (single, refine) or no critic round.
  *
  * @example
  * ```ts
@@ -20,9 +20,12 @@ export async function criticImprovementOfRun(
   phase: "rollout" | "eval",
 ): Promise<CriticRoundEffect[]> {
   const turns = await db.selectFrom("turns")
-    .select(["step", "trajectory", "round", "parsed_answer", "correct"])
+    .select(["step", "trajectory", "round", "role", "parsed_answer", "correct"])
     .where("run_id", "=", runId).where("phase", "=", phase)
     .orderBy("step").orderBy("trajectory").orderBy("round").orderBy("turn").execute();
+  // A refine run's solver answers again in later rounds, but with no critic there is no
+  // critic effect to measure.
+  if (!turns.some((t) => t.role === "critic")) return [];
   const byTrajectory = new Map<string, DebateAnswer[][]>();
   for (const t of turns) {
     const key = `${t.step}\u0000${t.trajectory}`;

@@ -4,9 +4,23 @@ import type { AnalysisDb } from "./analysis-db.ts";
 import { criticImprovementOfRun } from "./critic-query.ts";
 
 /**
+ * The report column of a benchmark evaluated with k samples per problem: "math avg@16". Results
+ * with different k are different measurements, so they never share a column or an average.
+ *
+ * @example
+ * ```ts
+ * accuracyColumn("math", "pass@k", 4); // "math pass@4"
+ * ```
+ */
+export function accuracyColumn(benchmark: string, metric: AccuracyMetric, k: number): string {
+  return `${benchmark} ${metric.replace(/k$/, String(k))}`;
+}
+
+/**
  * Reads what the report needs of each run from the projections: flattened config (plus the
  * runs view's estimator, workflow, seed and models, so they group even when the config names
- * them differently), avg@k or pass@k per benchmark at the run's last evaluated step, gradient
+ * them differently), avg@k or pass@k per benchmark at the run's last evaluated step (one column
+ * per benchmark and k, named by `accuracyColumn`), gradient
  * norms per worker group, one per optimizer update in the order applied (step, then update:
  * several per step with PPO epochs and mini-batches), the per-step mean Lemma 4.2 multiplier per
  * agent, critic effects on eval debates, and cost figures.
@@ -42,7 +56,7 @@ export async function loadRunSummaries(
       seed: run.seed,
       models: run.models,
     });
-    const evals = await db.selectFrom("eval_summary").select(["benchmark", column])
+    const evals = await db.selectFrom("eval_summary").select(["benchmark", "k", column])
       .where("run_id", "=", runId)
       .where(
         "step",
@@ -75,9 +89,11 @@ export async function loadRunSummaries(
       runId,
       config,
       // pass@k is undefined where a problem had fewer than k samples; such a benchmark is left
-      // out, and the report then names the run whose benchmarks differ.
+      // out of the run's columns (and so of the average over the columns every run has).
       accuracy: Object.fromEntries(
-        evals.filter((e) => e[column] !== null).map((e) => [e.benchmark, e[column] as number]),
+        evals.filter((e) => e[column] !== null).map((
+          e,
+        ) => [accuracyColumn(e.benchmark, metric, e.k), e[column] as number]),
       ),
       gradNorms: [...gradNorms].map(([wg, values]) => ({ wg, norms: values })),
       lemma: [...lemma].map(([agent, multipliers]) => ({ agent, multipliers })),

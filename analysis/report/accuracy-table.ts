@@ -1,6 +1,5 @@
 import { mean, summarize } from "../stats/mod.ts";
 import type { RunGroup } from "./group-runs.ts";
-import { ReportError } from "./report-error.ts";
 import { AVERAGE, type RunSummary } from "./run-summary.ts";
 
 /** One group's accuracy on one benchmark over its runs (seeds). */
@@ -16,48 +15,62 @@ export interface AccuracyCell {
   readonly samples: readonly number[];
 }
 
-/**
- * The benchmarks every run was evaluated on, sorted, then the average column. Runs evaluated on
- * different benchmark sets cannot share an average; the error names both runs.
- */
-export function benchmarksOf(runs: readonly RunSummary[]): string[] {
-  const first = Object.keys(runs[0].accuracy).sort();
-  if (first.length === 0) throw new ReportError(`run ${runs[0].runId} has no evaluation yet`);
-  for (const run of runs) {
-    const own = Object.keys(run.accuracy).sort();
-    if (own.join("\u0000") !== first.join("\u0000")) {
-      throw new ReportError(
-        `run ${run.runId} was evaluated on [${own.join(", ")}] but run ${runs[0].runId} on ` +
-          `[${first.join(", ")}]; report runs evaluated on the same benchmarks`,
-      );
-    }
-  }
-  return [...first, AVERAGE];
-}
-
-/** A run's accuracy on a benchmark, or its mean over benchmarks for the average column. */
-export function runAccuracy(run: RunSummary, benchmark: string): number {
-  return benchmark === AVERAGE
-    ? mean(Object.values(run.accuracy), `${run.runId}.accuracy`)
-    : run.accuracy[benchmark];
+/** The accuracy columns of a set of runs, and which of them the average column averages. */
+export interface AccuracyColumns {
+  /** every column some run has (sorted), then the average column when there is one */
+  readonly columns: readonly string[];
+  /** the columns every run has: the average is over these, so it compares like with like */
+  readonly averageOf: readonly string[];
 }
 
 /**
- * Accuracy mean ± SEM per group and benchmark, as the papers' main tables.
+ * The accuracy columns of the runs: one per benchmark and samples per problem, as the loader
+ * labels them ("math avg@16"), so runs evaluated with a different k never share a column. The
+ * average column averages the columns every run has and is left out when they share none.
  *
  * @example
  * ```ts
- * accuracyTable(groupRuns(runs, "estimator"), ["math", "average"]);
+ * accuracyColumns(runs); // { columns: ["gsm8k avg@4", "math avg@4", "average"], averageOf: [...] }
+ * ```
+ */
+export function accuracyColumns(runs: readonly RunSummary[]): AccuracyColumns {
+  // Numeric order, so "math avg@4" comes before "math avg@16".
+  const all = [...new Set(runs.flatMap((r) => Object.keys(r.accuracy)))]
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  const averageOf = all.filter((c) => runs.every((r) => c in r.accuracy));
+  return { columns: averageOf.length ? [...all, AVERAGE] : all, averageOf };
+}
+
+/** A run's accuracy in a column (its mean over `averageOf` for the average), or undefined. */
+export function runAccuracy(
+  run: RunSummary,
+  column: string,
+  averageOf: readonly string[],
+): number | undefined {
+  return column === AVERAGE
+    ? mean(averageOf.map((c) => run.accuracy[c]), `${run.runId}.accuracy`)
+    : run.accuracy[column];
+}
+
+/**
+ * Accuracy mean ± SEM per group and column, as the papers' main tables, over the group's runs
+ * that have the column; a group with none has no cell there.
+ *
+ * @example
+ * ```ts
+ * accuracyTable(groupRuns(runs, "estimator"), accuracyColumns(runs));
  * ```
  */
 export function accuracyTable(
   groups: readonly RunGroup[],
-  benchmarks: readonly string[],
+  { columns, averageOf }: AccuracyColumns,
 ): AccuracyCell[] {
   return groups.flatMap((g) =>
-    benchmarks.map((benchmark) => {
-      const samples = g.runs.map((r) => runAccuracy(r, benchmark));
-      return Object.freeze({
+    columns.flatMap((benchmark): AccuracyCell[] => {
+      const samples = g.runs.map((r) => runAccuracy(r, benchmark, averageOf))
+        .filter((x): x is number => x !== undefined);
+      if (samples.length === 0) return [];
+      return [Object.freeze({
         kind: "accuracy-cell",
         group: g.value,
         benchmark,
@@ -65,7 +78,7 @@ export function accuracyTable(
         mean: mean(samples),
         sem: samples.length >= 2 ? summarize(samples).sem : null,
         samples,
-      });
+      })];
     })
   );
 }

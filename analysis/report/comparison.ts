@@ -25,7 +25,8 @@ function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
 }
 
 /**
- * Every group except the baseline against the baseline, per benchmark: difference, 95% CI, p.
+ * Every group except the baseline against the baseline, per column both have: difference, 95%
+ * CI, p. A column the baseline lacks (another benchmark or k) has no comparison.
  *
  * @example
  * ```ts
@@ -33,13 +34,10 @@ function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
  * ```
  */
 export function againstBaseline(cells: readonly AccuracyCell[], baseline: string): Comparison[] {
-  return cells
-    .filter((c) => c.group !== baseline)
-    .map((c) => {
-      const base = cells.find((b) => b.group === baseline && b.benchmark === c.benchmark);
-      if (!base) throw new Error(`no baseline cell for ${c.benchmark}: grouping is inconsistent`);
-      return compare(c, base);
-    });
+  return cells.filter((c) => c.group !== baseline).flatMap((c) => {
+    const base = cells.find((b) => b.group === baseline && b.benchmark === c.benchmark);
+    return base ? [compare(c, base)] : [];
+  });
 }
 
 /**

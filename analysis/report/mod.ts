@@ -1,6 +1,12 @@
 /** Paper-style reports of runs grouped by a config key across seeds. */
 export { buildReport, type Report, type ReportOptions } from "./build-report.ts";
-export { renderReport, type ReportFormat } from "./render-report.ts";
+export {
+  renderReport,
+  type ReportCsv,
+  reportCsvTables,
+  type ReportFormat,
+  type ReportTextFormat,
+} from "./render-report.ts";
 export { ReportError } from "./report-error.ts";
 export {
   type AccuracyMetric,

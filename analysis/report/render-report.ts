@@ -1,11 +1,14 @@
-import { toCsv } from "../format/csv.ts";
+import { toCsv } from "../../events/cli/mod.ts";
 import { markdownTable } from "../format/markdown-table.ts";
 import type { Report } from "./build-report.ts";
 import type { Comparison } from "./comparison.ts";
 import { figure, points, pValue, signedPoints } from "./report-numbers.ts";
 
-/** Output formats of `deno task report`. */
-export type ReportFormat = "md" | "csv" | "json";
+/** Output formats of `deno task report`: text on stdout (md, json) or a folder of CSVs. */
+export type ReportFormat = ReportTextFormat | "csv";
+
+/** The formats `renderReport` writes as one text. */
+export type ReportTextFormat = "md" | "json";
 
 function cellOf(report: Report, group: string, benchmark: string) {
   return report.accuracy.find((c) => c.group === group && c.benchmark === benchmark);
@@ -18,73 +21,93 @@ function ciText(c: Comparison): string {
 function markdown(r: Report): string {
   const groups = r.groups.map((g) => g.value);
   const key = r.groupBy;
+  const runsOf = new Map(r.groups.map((g) => [g.value, g.runs.length]));
+  const table = (rows: readonly unknown[], empty: string | null, render: () => string) =>
+    rows.length ? render() : `_Empty: ${empty ?? "no rows"}._`;
   const out: string[] = [
     `# Report: runs grouped by \`${key}\``,
     "",
     `Baseline: \`${key}=${r.baseline}\`. Accuracy is ${r.metric} at each run's last evaluation, in ` +
-    `percentage points, mean ± SEM over runs (seeds). Tests are Welch's two-sided t-tests over ` +
-    `per-run accuracy; CIs are 95%.`,
+    `percentage points, mean ± SEM over runs (seeds); a column is one benchmark at one k ` +
+    `(samples per problem), so results with different k are never averaged together. Tests are ` +
+    `Welch's two-sided t-tests over per-run accuracy; CIs are 95%.`,
     "",
     markdownTable(
       [key, "runs"],
       r.groups.map((g) => [g.value, g.runs.join(", ")]),
     ),
     "",
+    ...(r.unevaluated.length
+      ? [`Runs without an evaluation (no accuracy): ${r.unevaluated.join(", ")}.`, ""]
+      : []),
     "## Accuracy",
     "",
-    markdownTable(
-      [key, "n", ...r.benchmarks],
-      groups.map((g) => [
-        g,
-        String(cellOf(r, g, r.benchmarks[0])?.n ?? 0),
-        ...r.benchmarks.map((b) => {
-          const c = cellOf(r, g, b);
-          return c ? `${points(c.mean)}${c.sem === null ? "" : ` ± ${points(c.sem)}`}` : "n/a";
-        }),
-      ]),
-    ),
+    ...(r.averageOf.length && r.averageOf.length < r.benchmarks.length - 1
+      ? [`The average is over the columns every run has: ${r.averageOf.join(", ")}.`, ""]
+      : r.averageOf.length === 0 && r.benchmarks.length > 0
+      ? ["No column is shared by every run, so there is no average column.", ""]
+      : []),
+    table(r.accuracy, "no selected run has an evaluation yet", () =>
+      markdownTable(
+        [key, "n", ...r.benchmarks],
+        groups.map((g) => [
+          g,
+          String(runsOf.get(g) ?? 0),
+          ...r.benchmarks.map((b) => {
+            const c = cellOf(r, g, b);
+            if (!c) return "n/a";
+            const n = c.n === runsOf.get(g) ? "" : ` (n=${c.n})`;
+            return `${points(c.mean)}${c.sem === null ? "" : ` ± ${points(c.sem)}`}${n}`;
+          }),
+        ]),
+      )),
     "",
     `## Against the baseline (${r.baseline})`,
     "",
-    markdownTable(
-      [key, "benchmark", "diff", "95% CI", "t", "df", "p"],
-      r.vsBaseline.map((c) => [
-        c.group,
-        c.benchmark,
-        signedPoints(c.diff),
-        ciText(c),
-        figure(c.welch?.t ?? null),
-        figure(c.welch?.df ?? null),
-        pValue(c.welch?.p),
-      ]),
-    ),
+    table(r.vsBaseline, r.vsBaselineEmpty, () =>
+      markdownTable(
+        [key, "benchmark", "diff", "95% CI", "t", "df", "p"],
+        r.vsBaseline.map((c) => [
+          c.group,
+          c.benchmark,
+          signedPoints(c.diff),
+          ciText(c),
+          figure(c.welch?.t ?? null),
+          figure(c.welch?.df ?? null),
+          pValue(c.welch?.p),
+        ]),
+      )),
     "",
     "## Pairwise differences on average accuracy (row − column, points ± SE)",
     "",
-    markdownTable(
-      [key, ...groups],
-      groups.map((a) => [
-        a,
-        ...groups.map((b) => {
-          const c = r.pairwise.find((p) => p.group === a && p.against === b);
-          if (!c) return "—";
-          return c.welch ? `${signedPoints(c.diff)} ± ${points(c.welch.se)}` : signedPoints(c.diff);
-        }),
-      ]),
-    ),
+    table(r.pairwise, r.pairwiseEmpty, () =>
+      markdownTable(
+        [key, ...groups],
+        groups.map((a) => [
+          a,
+          ...groups.map((b) => {
+            const c = r.pairwise.find((p) => p.group === a && p.against === b);
+            if (!c) return "—";
+            return c.welch
+              ? `${signedPoints(c.diff)} ± ${points(c.welch.se)}`
+              : signedPoints(c.diff);
+          }),
+        ]),
+      )),
     "",
     "## Pairwise p-values on average accuracy (Welch, no multiple-comparison correction)",
     "",
-    markdownTable(
-      [key, ...groups],
-      groups.map((a) => [
-        a,
-        ...groups.map((b) => {
-          const c = r.pairwise.find((p) => p.group === a && p.against === b);
-          return c ? pValue(c.welch?.p) : "—";
-        }),
-      ]),
-    ),
+    table(r.pairwise, r.pairwiseEmpty, () =>
+      markdownTable(
+        [key, ...groups],
+        groups.map((a) => [
+          a,
+          ...groups.map((b) => {
+            const c = r.pairwise.find((p) => p.group === a && p.against === b);
+            return c ? pValue(c.welch?.p) : "—";
+          }),
+        ]),
+      )),
     "",
     `## Training stability: gradient norm per worker group`,
     "",
@@ -154,9 +177,28 @@ function markdown(r: Report): string {
   return out.join("\n");
 }
 
-function csv(r: Report): string {
-  const section = (name: string, columns: string[], rows: unknown[][]) =>
-    `# ${name}\n${toCsv(columns, rows)}`;
+/** One table of a report as CSV: its file name (without `.csv`) and its CSV text. */
+export interface ReportCsv {
+  readonly name: string;
+  readonly csv: string;
+}
+
+/**
+ * The report's tables as one CSV each (raw fractions, empty fields for missing values), for
+ * `deno task report --format csv --out DIR`: runs, accuracy, vs_baseline, pairwise, stability,
+ * lemma, critic and cost. An empty table is its header line alone.
+ *
+ * @example
+ * ```ts
+ * for (const t of reportCsvTables(report)) await Deno.writeTextFile(`out/${t.name}.csv`, t.csv);
+ * ```
+ */
+export function reportCsvTables(r: Report): ReportCsv[] {
+  const finite = (x: number | null) => x !== null && Number.isFinite(x) ? x : null;
+  const table = (name: string, columns: string[], rows: unknown[][]) => ({
+    name,
+    csv: toCsv(columns, rows.map((row) => row.map((v) => typeof v === "number" ? finite(v) : v))),
+  });
   const comparisons = (cs: readonly Comparison[]) =>
     cs.map((c) => [
       c.group,
@@ -183,26 +225,27 @@ function csv(r: Report): string {
     "ci_high",
   ];
   return [
-    section(
+    table("runs", ["group", "run_id"], r.groups.flatMap((g) => g.runs.map((id) => [g.value, id]))),
+    table(
       "accuracy",
       ["group", "benchmark", "n", "mean", "sem"],
       r.accuracy.map((c) => [c.group, c.benchmark, c.n, c.mean, c.sem]),
     ),
-    section("vs_baseline", compCols, comparisons(r.vsBaseline)),
-    section("pairwise", compCols, comparisons(r.pairwise)),
-    section(
+    table("vs_baseline", compCols, comparisons(r.vsBaseline)),
+    table("pairwise", compCols, comparisons(r.pairwise)),
+    table(
       "stability",
       ["group", "wg", "runs", "median", "p99", "max", "max_over_median", "spikes", "non_finite"],
       r.stability.map((
         s,
       ) => [s.group, s.wg, s.runs, s.median, s.p99, s.max, s.maxOverMedian, s.spikes, s.nonFinite]),
     ),
-    section(
+    table(
       "lemma",
       ["group", "agent", "runs", "multiplier"],
       r.lemma.map((l) => [l.group, l.agent, l.runs, l.multiplier]),
     ),
-    section(
+    table(
       "critic",
       [
         "group",
@@ -225,7 +268,7 @@ function csv(r: Report): string {
         c.accuracy,
       ]),
     ),
-    section(
+    table(
       "cost",
       [
         "group",
@@ -244,20 +287,19 @@ function csv(r: Report): string {
         c.gainPerParameter,
       ]),
     ),
-  ].join("\n");
+  ];
 }
 
 /**
- * Renders a report: Markdown (a readable page), CSV (one `# name` block per table, raw
- * fractions) or JSON (the report object; NaN and infinities become null).
+ * Renders a report as text: Markdown (a readable page) or JSON (the report object; NaN and
+ * infinities become null). CSV is one file per table: `reportCsvTables`.
  *
  * @example
  * ```ts
  * console.log(renderReport(buildReport(runs, { groupBy: "estimator" }), "md"));
  * ```
  */
-export function renderReport(report: Report, format: ReportFormat): string {
+export function renderReport(report: Report, format: ReportTextFormat): string {
   if (format === "md") return markdown(report);
-  if (format === "csv") return csv(report);
   return JSON.stringify(report, null, 2) + "\n";
 }

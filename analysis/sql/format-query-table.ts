@@ -1,5 +1,4 @@
-import { toCsv } from "../format/csv.ts";
-import { textTable } from "../format/text-table.ts";
+import { textTable, toCsv } from "../../events/cli/mod.ts";
 import type { QueryTable } from "./run-query.ts";
 
 /** Text formats of `deno task sql`; parquet is written by `writeQueryParquet`. */

@@ -172,12 +172,15 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       for (const benchmark of ["gsm8k", "math"]) {
         const a = perRun("dr_mas", benchmark);
         const b = perRun("grpo", benchmark);
+        // A column is one benchmark at one k (the fixture's 4 samples per problem).
         const cell = report.accuracy.find((c: { group: string; benchmark: string }) =>
-          c.group === "dr_mas" && c.benchmark === benchmark
+          c.group === "dr_mas" && c.benchmark === `${benchmark} avg@4`
         );
         assert.ok(Math.abs(cell.mean - meanOf(a)) < 1e-12);
         assert.ok(Math.abs(cell.sem - Math.sqrt(varOf(a) / 3)) < 1e-12);
-        const vs = report.vsBaseline.find((c: { benchmark: string }) => c.benchmark === benchmark);
+        const vs = report.vsBaseline.find((c: { benchmark: string }) =>
+          c.benchmark === `${benchmark} avg@4`
+        );
         const va = varOf(a) / 3;
         const vb = varOf(b) / 3;
         assert.ok(Math.abs(vs.diff - (meanOf(a) - meanOf(b))) < 1e-12);
@@ -221,12 +224,15 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
         return e.data.problems.filter((p) => p.c > 0).length / e.data.problems.length;
       });
       const passCell = passReport.accuracy.find((c: { group: string; benchmark: string }) =>
-        c.group === "grpo" && c.benchmark === "math"
+        c.group === "grpo" && c.benchmark === "math pass@4"
       );
       assert.deepEqual(passCell.samples, solved);
       const bad = await task("report", ["--store", path, "--baseline", "ppo"]);
       assert.equal(bad.code, 2);
-      assert.match(bad.stderr, /baseline estimator=ppo matches no run; groups: dr_mas, grpo/);
+      assert.match(
+        bad.stderr,
+        /--baseline: no selected run has estimator=ppo; the selected groups are dr_mas, grpo/,
+      );
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

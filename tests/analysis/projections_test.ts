@@ -9,7 +9,8 @@ import { EXPORTED, TABLES } from "../../analysis/projections/schema.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
 import { loadRunSummaries } from "../../analysis/queries/run-summaries.ts";
 import { appendLegacyRun, appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
-import type { RunSpec } from "./fixtures/generate-run.ts";
+import { generateRun, type RunSpec } from "./fixtures/generate-run.ts";
+import { asTrajectoryV1, trajectoryV1Catalogue } from "../events/fixtures/trajectory-v1.ts";
 
 async function withDuck<T>(body: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
   const instance = await DuckDBInstance.create(":memory:");
@@ -516,6 +517,46 @@ Deno.test("projections: a log from before advantages v3 and gradient steps v2 re
     } finally {
       await store.close();
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("projections: trajectories carry question and gold; NULL from a log before v2", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-analysis-" });
+  const path = `${dir}/events.sqlite`;
+  try {
+    {
+      await using old = await openStore(path, { catalogue: trajectoryV1Catalogue });
+      for (const events of generateRun(runSpec({ runId: "old" }))) {
+        await old.append("old", events.map(asTrajectoryV1));
+      }
+    }
+    await using store = await openStore(path);
+    const current = await appendRun(store, runSpec({ runId: "new" }));
+    const logged = new Map(
+      current.flatMap((e) =>
+        e.type === "trajectory.completed"
+          ? [[e.data.trajectory, [e.data.question, e.data.gold]]]
+          : []
+      ),
+    );
+    await withDuck(async (conn) => {
+      await catchUp(conn, store);
+      const rows = await all(
+        conn,
+        `SELECT run_id, trajectory, question, gold FROM trajectories ORDER BY run_id, trajectory`,
+      );
+      const old = rows.filter((r) => r.run_id === "old");
+      assert.equal(old.length, count(current, "trajectory.completed"));
+      assert.ok(old.every((r) => r.question === null && r.gold === null));
+      const fresh = rows.filter((r) => r.run_id === "new");
+      assert.equal(fresh.length, logged.size);
+      for (const r of fresh) {
+        assert.match(String(r.question), /^What is 6 \* 7\? \(p\d+\)$/);
+        assert.deepEqual([r.question, r.gold], logged.get(String(r.trajectory)));
+      }
+    });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

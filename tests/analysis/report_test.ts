@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   buildReport,
   renderReport,
+  reportCsvTables,
   ReportError,
   type RunSummary,
 } from "../../analysis/report/mod.ts";
@@ -96,30 +97,98 @@ Deno.test("report: stability, Lemma and cost tables", () => {
   assert.match(md, /\| drmas \| gsm8k \| \+10\.00 \| n\/a \|/);
 });
 
-Deno.test("report: markdown, CSV and JSON render the same numbers", () => {
+Deno.test("report: markdown, CSV tables and JSON render the same numbers", () => {
   const r = buildReport(runs, { groupBy: "estimator", baseline: "grpo" });
   const md = renderReport(r, "md");
   assert.match(md, /^# Report: runs grouped by `estimator`/);
   assert.match(md, /\| grpo \| 3 \| 61\.00 ± 0\.58 \| 42\.00 ± 1\.15 \| 51\.50 ± 0\.76 \|/);
-  const csv = renderReport(r, "csv");
-  assert.match(csv, /^# accuracy\ngroup,benchmark,n,mean,sem\n/);
+  const tables = new Map(reportCsvTables(r).map((t) => [t.name, t.csv]));
+  assert.deepEqual([...tables.keys()], [
+    "runs",
+    "accuracy",
+    "vs_baseline",
+    "pairwise",
+    "stability",
+    "lemma",
+    "critic",
+    "cost",
+  ]);
+  const accuracy = tables.get("accuracy")!.trim().split("\n");
+  assert.equal(accuracy[0], "group,benchmark,n,mean,sem");
+  assert.equal(accuracy.length, 1 + r.accuracy.length);
+  assert.equal(accuracy.find((l) => l.startsWith("grpo,math,"))!.split(",")[3], String(0.42));
+  // An empty table is its header alone.
+  assert.equal(
+    tables.get("critic"),
+    "group,round,runs,improvement_rate,improvement_sem," +
+      "degradation_rate,accuracy\n",
+  );
   const json = JSON.parse(renderReport(r, "json"));
   assert.equal(json.baseline, "grpo");
   assert.equal(json.vsBaseline.length, 3);
+  assert.equal(json.vsBaselineEmpty, null);
 });
 
-Deno.test("report: unknown baseline, missing key and mismatched benchmarks are named", () => {
-  assert.throws(
-    () => buildReport(runs, { groupBy: "estimator", baseline: "ppo" }),
-    /ppo matches no run; groups: drmas, grpo/,
+Deno.test("report: columns at another k or benchmark are kept apart, never averaged", () => {
+  const wide = {
+    ...run("w", "drmas", 4, 0, 0),
+    accuracy: { "math avg@16": 0.9, "gsm8k avg@16": 0.8 },
+  };
+  const k4 = runs.map((x) => ({
+    ...x,
+    accuracy: { "math avg@4": x.accuracy.math, "gsm8k avg@4": x.accuracy.gsm8k },
+  }));
+  const r = buildReport([...k4, wide], { groupBy: "estimator", baseline: "grpo" });
+  assert.deepEqual(r.benchmarks, ["gsm8k avg@4", "gsm8k avg@16", "math avg@4", "math avg@16"]);
+  assert.deepEqual(r.averageOf, []);
+  const d4 = r.accuracy.find((c) => c.group === "drmas" && c.benchmark === "math avg@4")!;
+  assert.deepEqual(d4.samples, [0.45, 0.47, 0.46]);
+  const d16 = r.accuracy.find((c) => c.group === "drmas" && c.benchmark === "math avg@16")!;
+  assert.deepEqual(d16.samples, [0.9]);
+  // Against the baseline only where both have the column; no average, so no pairwise matrix.
+  assert.deepEqual(r.vsBaseline.map((c) => c.benchmark), ["gsm8k avg@4", "math avg@4"]);
+  assert.equal(r.pairwise.length, 0);
+  assert.match(r.pairwiseEmpty!, /share no benchmark at the same k/);
+  const md = renderReport(r, "md");
+  assert.match(md, /\| drmas \| 4 \| 67\.00 ± 1\.53 \(n=3\) \| 80\.00 \(n=1\) \|/);
+  assert.match(md, /No column is shared by every run, so there is no average column/);
+  // The average is over the columns every run has when they share some.
+  const partial = buildReport([...runs, {
+    ...run("y", "grpo", 5, 0.5, 0.5),
+    accuracy: { math: 0.5, extra: 1 },
+  }], {
+    groupBy: "estimator",
+  });
+  assert.deepEqual(partial.averageOf, ["math"]);
+  const avg = partial.accuracy.find((c) => c.group === "grpo" && c.benchmark === "average")!;
+  assert.deepEqual(avg.samples, [0.40, 0.42, 0.44, 0.5]);
+});
+
+Deno.test("report: empty comparisons say why; a missing key is named", () => {
+  const ppo = buildReport(runs, { groupBy: "estimator", baseline: "ppo" });
+  assert.equal(ppo.vsBaseline.length, 0);
+  assert.equal(
+    ppo.vsBaselineEmpty,
+    "no selected run has estimator=ppo; the selected groups are drmas, grpo",
+  );
+  const alone = buildReport(runs.slice(0, 3), { groupBy: "estimator" });
+  assert.match(alone.vsBaselineEmpty!, /^only estimator=grpo is selected/);
+  assert.equal(alone.pairwiseEmpty, "only one group is selected");
+  assert.match(renderReport(alone, "md"), /## Against the baseline \(grpo\)\n\n_Empty: only/);
+  const unevaluated = { ...run("u", "drmas", 9, 0, 0), accuracy: {} };
+  const apart = buildReport([...runs.slice(0, 3), unevaluated], { groupBy: "estimator" });
+  assert.deepEqual(apart.unevaluated, ["u"]);
+  assert.equal(apart.vsBaselineEmpty, "the baseline's runs (estimator=drmas) have no evaluation");
+  const onlyGsm = { ...run("v", "drmas", 9, 0, 0), accuracy: { gsm8k: 0.5 } };
+  const onlyMath = runs.slice(0, 3).map((x) => ({ ...x, accuracy: { math: x.accuracy.math } }));
+  assert.equal(
+    buildReport([...onlyMath, onlyGsm], { groupBy: "estimator", baseline: "grpo" })
+      .vsBaselineEmpty,
+    "no benchmark at the same k is shared: the baseline estimator=grpo has [math], " +
+      "estimator=drmas has [gsm8k]",
   );
   assert.throws(
     () => buildReport(runs, { groupBy: "workflow" }),
     (e) => e instanceof ReportError && /run g1 has no config key workflow/.test(e.message),
-  );
-  const odd = [...runs, { ...run("x", "grpo", 9, 0.1, 0.1), accuracy: { math: 0.1 } }];
-  assert.throws(
-    () => buildReport(odd, { groupBy: "estimator" }),
-    /run x was evaluated on \[math\]/,
   );
 });

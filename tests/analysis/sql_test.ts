@@ -9,7 +9,7 @@ import {
   QueryTimeoutError,
   WriteRefusedError,
 } from "../../analysis/sql/sql-errors.ts";
-import { toCsv } from "../../analysis/format/csv.ts";
+import { toCsv } from "../../events/cli/mod.ts";
 
 async function withConn(
   body: (conn: Awaited<ReturnType<DuckDBInstance["connect"]>>) => Promise<void>,

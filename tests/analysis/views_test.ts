@@ -87,6 +87,8 @@ function debate(
       prompt: 0,
       sample,
       problemId: "q",
+      question: "What is 3 + 4?",
+      gold: "7",
       turns: answers.length,
       agents,
       finalAnswer: final,
