@@ -14,7 +14,11 @@ export {
   roundToDtype,
 } from "./dtype.ts";
 export { elementCount, type NamedTensor, namedTensor } from "./tensor.ts";
-export type { SafetensorsEntry, SafetensorsHeader } from "./safetensors-header.ts";
+export {
+  parseSafetensorsHeader,
+  type SafetensorsEntry,
+  type SafetensorsHeader,
+} from "./safetensors-header.ts";
 export { openSafetensors, type SafetensorsFile } from "./safetensors-reader.ts";
 export {
   encodeSafetensors,
@@ -77,3 +81,4 @@ export {
   peftTensorName,
   saveLoraAdapter,
 } from "./peft-adapter.ts";
+export { mergeLoraAdapter } from "./merge-lora.ts";

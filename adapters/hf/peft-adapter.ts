@@ -5,6 +5,23 @@
  * `base_model.model.<module>.lora_A.weight` ([r, in]) and `...lora_B.weight` ([out, r]).
  * The update to a module's weight W ([out, in]) is `scale * B @ A`, scale = alpha / r
  * (alpha / sqrt(r) with rsLoRA).
+ *
+ * What this follows in PEFT (huggingface/peft 5d602fdb):
+ * - src/peft/utils/constants.py lines 400-401: the file names `adapter_model.safetensors` and
+ *   `adapter_config.json`.
+ * - src/peft/tuners/lora/layer.py lines 263-264: `lora_A = nn.Linear(in_features, r)` and
+ *   `lora_B = nn.Linear(r, out_features)`, so lora_A.weight is [r, in] and lora_B.weight [out, r].
+ * - src/peft/utils/save_and_load.py lines 93-283 (`get_peft_model_state_dict`): the saved keys are
+ *   the PeftModel's state-dict keys with the adapter name removed (line 282), e.g.
+ *   `base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight`: `base_model` is the
+ *   LoraModel (src/peft/peft_model.py line 176), its `.model` the transformers model, whose own
+ *   keys start `model.layers.N`.
+ * - src/peft/peft_model.py lines 354-358: written with `safe_save_file(..., metadata={"format":
+ *   "pt"})` (writeSafetensors always sets it); lines 374-381: `base_model_name_or_path` filled and
+ *   `inference_mode` set true.
+ * - src/peft/tuners/lora/config.py lines 613-642 and 992, src/peft/config.py lines 365-371: the
+ *   config keys (peft_type LORA, r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out,
+ *   bias, use_rslora, task_type, base_model_name_or_path, revision, inference_mode).
  */
 import { join } from "node:path";
 import { exists } from "./file-exists.ts";
@@ -79,6 +96,7 @@ export async function saveLoraAdapter(
     peft_type: "LORA",
     task_type: "CAUSAL_LM",
     base_model_name_or_path: c.baseModel,
+    revision: null,
     r: c.r,
     lora_alpha: c.alpha,
     lora_dropout: c.dropout,

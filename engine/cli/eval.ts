@@ -1,7 +1,9 @@
 /**
- * `deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... [--workflow single|debate|refine]
- * [--n 16] [--seeds K]`: evaluates a model under a protocol and records every sample in the store
- * (one run per seed), so `deno task report` shows it beside trained runs. Prints `run id: <id>`
+ * `deno task eval RUN|latest[@STEP] [--data FILE...]`: evaluates a training run's team (every
+ * worker group with its checkpointed weights, the run's workflow and roles; engine/evaluation/
+ * team.ts). `deno task eval --model DIR|embedded|RUN[@STEP] --data FILE...
+ * [--workflow single|debate|refine] [--n 16] [--seeds K]`: evaluates one model under a protocol.
+ * Either records every sample in the store (one run per seed), so `deno task report` shows it beside trained runs. Prints `run id: <id>`
  * as each seed's run starts (on stderr under `--format json|csv`, so that stdout is only the
  * result), then avg@n and pass@n per benchmark as mean ± SEM over seeds.
  */
@@ -12,7 +14,9 @@ import {
   runCommand,
   storeOption,
   UsageError,
-} from "../../events/cli/command.ts";
+  userPath,
+  userPathIfExists,
+} from "../../events/cli/mod.ts";
 import { checkRunId, openStore, RUN_ID_RULE, RunIdError } from "../../events/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import {
@@ -25,17 +29,21 @@ import {
 } from "../config/mod.ts";
 import {
   type BenchmarkSummary,
+  type EvalProgress,
   EvaluationInputError,
   type Protocol,
   PROTOCOLS,
   resolveModelSource,
+  resolveTeam,
   runEvaluation,
+  runTeamEvaluation,
   type SeedStat,
 } from "../evaluation/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { printRunId } from "./run-id-line.ts";
 
-const USAGE = "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
+const USAGE = "deno task eval RUN|latest[@STEP] [--data FILE...] [--n N] [--seeds K] | " +
+  "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
   "[--workflow single|debate|refine] [--n 16] [--seeds K] [--seed S] [--worker-group WG] " +
   "[--temperature T] [--top-p P] [--max-tokens N] [--device auto|cpu|wasm|webgpu] " +
   "[--store PATH|postgres://URL] [--format table|json|csv]";
@@ -43,46 +51,91 @@ const USAGE = "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
 const cli = defineCommand({
   name: "eval",
   usage: USAGE,
-  summary: "Evaluates a local HF checkpoint directory, the embedded model, or a run's checkpoint " +
+  summary: "RUN: evaluates a training run's team, every worker group with its weights of the " +
+    "run's last checkpoint (RUN@STEP: that step's) in the run's own workflow, roles and " +
+    "prompts, on --data files or by default the run's own evaluation benchmarks; with the " +
+    "run's seed it re-samples the run's own evaluation. --model: evaluates a local HF " +
+    "checkpoint directory, the embedded model, or one worker group's checkpoint " +
     "(RUN: its latest; RUN@STEP) on benchmark files (JSONL/JSON/Parquet; more files may follow " +
     "--data) under a protocol: one agent, or a debate/refine workflow with the same model in " +
     "every role. n samples per problem and K seeds; each seed is a run of eval-phase events in " +
     "the store.",
   options: {
-    model: { type: "string", help: "HF checkpoint directory, embedded, RUN or RUN@STEP" },
-    data: { type: "string", multiple: true, help: "benchmark file (repeatable)" },
-    workflow: { type: "string", default: "single", help: "protocol: single, debate or refine" },
+    model: {
+      type: "string",
+      value: "DIR|embedded|RUN[@STEP]",
+      help: "HF checkpoint directory, embedded, RUN or RUN@STEP",
+    },
+    data: {
+      type: "string",
+      multiple: true,
+      value: "FILE",
+      path: true,
+      help: "benchmark file (repeatable)",
+    },
+    workflow: {
+      type: "string",
+      value: "single|debate|refine",
+      help: "protocol of --model: single, debate or refine (default single)",
+    },
     n: {
       type: "string",
-      default: "16",
-      help: `samples per problem, 1..${MAX_SAMPLES} (default 16)`,
+      value: "N",
+      help: `samples per problem, 1..${MAX_SAMPLES} (default 16; RUN: the run's n_samples)`,
     },
-    seeds: { type: "string", default: "1", help: `number of seeds K, 1..${MAX_SEEDS} (default 1)` },
-    seed: { type: "string", default: "0", help: "first seed; seeds are S..S+K-1 (default 0)" },
+    seeds: {
+      type: "string",
+      default: "1",
+      value: "K",
+      help: `number of seeds K, 1..${MAX_SEEDS} (default 1)`,
+    },
+    seed: {
+      type: "string",
+      value: "S",
+      help: "first seed; seeds are S..S+K-1 (default 0; RUN: the run's seed)",
+    },
     "worker-group": {
       type: "string",
-      help: "which worker group's checkpoint, for a run that trained several",
+      value: "WG",
+      help: "which worker group's checkpoint for --model RUN, for a run that trained several",
     },
-    temperature: { type: "string", help: "override the sampling temperature" },
-    "top-p": { type: "string", help: "override top-p" },
+    temperature: { type: "string", value: "T", help: "override the sampling temperature" },
+    "top-p": { type: "string", value: "P", help: "override top-p" },
     "max-tokens": {
       type: "string",
+      value: "N",
       help: `override the new tokens per turn (<= ${MAX_NEW_TOKENS})`,
     },
-    device: { type: "string", default: "auto", help: "runtime: auto, cpu, wasm, webgpu" },
+    device: {
+      type: "string",
+      default: "auto",
+      value: "auto|cpu|wasm|webgpu",
+      help: "runtime: auto, cpu, wasm, webgpu",
+    },
     threads: {
       type: "string",
       default: "1",
+      value: "N",
       help: `intra-op threads, 1..${MAX_THREADS} (default 1)`,
     },
-    name: { type: "string", help: "config name of the runs (default `eval MODEL PROTOCOL`)" },
+    name: {
+      type: "string",
+      value: "NAME",
+      help: "config name of the runs (default `eval MODEL PROTOCOL`)",
+    },
     "run-id": {
       type: "string",
+      value: "ID",
       help: `run id: ${RUN_ID_RULE} (K > 1: suffixed -seedS; default derived from the time)`,
     },
     ...storeOption,
     ...formatOption,
   },
+  examples: [
+    "deno task eval latest --seeds 3",
+    "deno task eval --model embedded --data bench.jsonl --n 4 --seeds 2",
+    "deno task eval --model latest --workflow refine --data bench.jsonl --format json",
+  ],
 });
 
 function integer(flag: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -131,10 +184,31 @@ function table(rows: readonly BenchmarkSummary[]): string {
 await runCommand(USAGE, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
-  if (values.model === undefined) throw new UsageError("--model is required");
-  const data = [...(values.data ?? []), ...positionals];
-  if (data.length === 0) throw new UsageError("--data needs at least one benchmark file");
-  const protocol = values.workflow as Protocol;
+  // `eval RUN`: the run's team; `eval --model M`: one model in every role of a protocol.
+  const teamRun = values.model === undefined ? positionals[0] : undefined;
+  if (values.model === undefined && teamRun === undefined) {
+    throw new UsageError(
+      "name a training run (deno task eval RUN|latest) or a model (--model DIR|embedded|RUN)",
+    );
+  }
+  const data = [
+    ...(values.data ?? []),
+    ...positionals.slice(teamRun === undefined ? 0 : 1).map(userPath),
+  ];
+  if (teamRun === undefined && data.length === 0) {
+    throw new UsageError("--data needs at least one benchmark file");
+  }
+  if (teamRun !== undefined) {
+    for (const flag of ["workflow", "worker-group"] as const) {
+      if (values[flag] !== undefined) {
+        throw new UsageError(
+          `--${flag} is for --model; eval RUN evaluates every worker group of the run in its ` +
+            "own workflow",
+        );
+      }
+    }
+  }
+  const protocol = (values.workflow ?? "single") as Protocol;
   if (!PROTOCOLS.includes(protocol)) {
     throw new UsageError(
       `--workflow must be one of ${PROTOCOLS.join(", ")}; got ${values.workflow}`,
@@ -143,9 +217,11 @@ await runCommand(USAGE, async () => {
   if (!(DEVICES as readonly string[]).includes(values.device)) {
     throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${values.device}`);
   }
-  const n = integer("n", values.n, 1, MAX_SAMPLES);
+  const n = values.n === undefined ? null : integer("n", values.n, 1, MAX_SAMPLES);
   const k = integer("seeds", values.seeds, 1, MAX_SEEDS);
-  const first = integer("seed", values.seed, 0, Number.MAX_SAFE_INTEGER - k + 1);
+  const firstSeed = values.seed === undefined
+    ? null
+    : integer("seed", values.seed, 0, Number.MAX_SAFE_INTEGER - k + 1);
   const threads = integer("threads", values.threads, 1, MAX_THREADS);
   const sampling = {
     temperature: number("temperature", values.temperature),
@@ -154,43 +230,65 @@ await runCommand(USAGE, async () => {
       ? undefined
       : integer("max-tokens", values["max-tokens"], 1, MAX_NEW_TOKENS),
   };
-  const seeds = Array.from({ length: k }, (_, i) => first + i);
+  const seedsFrom = (first: number) => Array.from({ length: k }, (_, i) => first + i);
   const base = values["run-id"] ??
     `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
       crypto.randomUUID().slice(0, 6)
     }`;
-  const ids = runIds(base, seeds);
+  // Run ids are checked before the store is opened.
+  runIds(base, seedsFrom(firstSeed ?? 0));
 
   await using store = await openStore(values.store);
   try {
-    const source = await resolveModelSource(store, values.model, {
-      workerGroup: values["worker-group"],
-    });
+    const team = teamRun === undefined ? null : await resolveTeam(store, teamRun, "RUN");
+    const source = team !== null ? null : await resolveModelSource(
+      store,
+      await userPathIfExists(values.model!),
+      { workerGroup: values["worker-group"] },
+    );
+    // A team re-evaluated with its run's seed re-samples the run's own evaluation.
+    const seeds = seedsFrom(firstSeed ?? team?.config.seed ?? 0);
+    const ids = runIds(base, seeds);
+    const label = team?.label ?? source!.label;
     const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
     const progress = progressReporter("eval");
     try {
       console.error(
-        `store ${store.target}; backend ${runtime.info.backend}; model ${source.label}`,
+        `store ${store.target}; backend ${runtime.info.backend}; ` +
+          (team
+            ? `team ${label}: ${team.members.map((m) => m.source.label).join(", ")}`
+            : `model ${label}`),
       );
-      const result = await runEvaluation({
+      const common = {
         store,
         runtime,
-        source,
-        protocol,
-        benchmarks: data,
-        n,
         seeds,
         runIds: ids,
         sampling,
         device: values.device,
         threads,
         name: values.name,
-        onRunStarted: (id) => printRunId(id, format),
-        onProgress: (p) => progress.update(p.done, p.total, `seed ${p.seed}`),
-      });
+        onRunStarted: (id: string) => printRunId(id, format),
+        onProgress: (p: EvalProgress) => progress.update(p.done, p.total, `seed ${p.seed}`),
+      };
+      const result = team
+        ? await runTeamEvaluation({
+          ...common,
+          team,
+          benchmarks: data.length === 0 ? null : data,
+          n,
+        })
+        : await runEvaluation({
+          ...common,
+          source: source!,
+          protocol,
+          benchmarks: data,
+          n: n ?? 16,
+        });
+      const shown = { model: label, protocol: team ? "team" : protocol };
       progress.finish();
       if (format === "json") {
-        console.log(JSON.stringify({ ...result, model: source.label, protocol }, null, 2));
+        console.log(JSON.stringify({ ...result, ...shown }, null, 2));
       } else if (format === "csv") {
         console.log("benchmark,problems,n,seeds,avg_mean,avg_sem,pass_mean,pass_sem");
         for (const r of result.benchmarks) {

@@ -1,12 +1,24 @@
 /**
  * `deno task grade`: grade one prediction against a gold answer, or a JSONL batch.
  *
- *   deno task grade --gold '$\frac{1}{3}$' --pred 'so $\boxed{1/3}$' [--json]
+ *   deno task grade --gold '$\frac{1}{3}$' --pred 'so $\boxed{1/3}$' [--format table|json|csv]
  *   deno task grade FILE.jsonl [--timeout-ms 5000]      # JSONL results on stdout, summary on stderr
  *
+ * `--format` defaults to table for one pair and to json (JSONL, one record per line as it is
+ * graded) for a batch, which scripts read line by line. `--json` is kept as `--format json`.
  * Exit 0 whether or not answers match; 2 on bad usage.
  */
-import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/command.ts";
+import {
+  defineCommand,
+  ExitCode,
+  type OutputFormat,
+  parseFormat,
+  runCommand,
+  textTable,
+  toCsv,
+  UsageError,
+  userPath,
+} from "../../events/cli/mod.ts";
 import {
   type BatchRecord,
   gradeJsonl,
@@ -18,8 +30,9 @@ import {
 import { DEFAULT_GRADE_OPTIONS } from "../tasks/math/options.ts";
 
 const usage =
-  "deno task grade (--gold G --pred P | FILE.jsonl) [--float-rounding N] [--strict|--no-strict] " +
-  "[--allow-set-relation] [--plain-only | --latex-only] [--timeout-ms MS] [--json]";
+  "deno task grade (--gold TEXT --pred TEXT | FILE.jsonl) [--float-rounding N] [--strict|--no-strict] " +
+  "[--allow-set-relation] [--plain-only | --latex-only] [--timeout-ms MS] " +
+  "[--format table|json|csv]";
 
 const cli = defineCommand({
   name: "grade",
@@ -27,9 +40,13 @@ const cli = defineCommand({
   summary: "Grade a predicted math answer against a gold answer (Math-Verify style), or a JSONL " +
     "batch of {gold, pred, options} lines.",
   options: {
-    gold: { type: "string", help: "gold answer or solution text" },
-    pred: { type: "string", help: "predicted answer or model output" },
-    "float-rounding": { type: "string", help: "decimal places numbers are rounded to (default 6)" },
+    gold: { type: "string", value: "TEXT", help: "gold answer or solution text" },
+    pred: { type: "string", value: "TEXT", help: "predicted answer or model output" },
+    "float-rounding": {
+      type: "string",
+      value: "N",
+      help: "decimal places numbers are rounded to (default 6)",
+    },
     strict: {
       type: "boolean",
       help: "variables must match by name (default); --no-strict lets f(x) match f(y)",
@@ -44,10 +61,47 @@ const cli = defineCommand({
       help:
         "extract LaTeX only ($...$, \\(...\\), \\boxed{}), as Math-Verify's LatexExtractionConfig",
     },
-    "timeout-ms": { type: "string", help: "per-item time limit in milliseconds (default 5000)" },
-    json: { type: "boolean", help: "single mode: print the result as JSON" },
+    "timeout-ms": {
+      type: "string",
+      value: "MS",
+      help: "per-item time limit in milliseconds (default 5000)",
+    },
+    format: {
+      type: "string",
+      value: "table|json|csv",
+      help: "output format (default table for one pair, json lines for a FILE)",
+    },
+    json: { type: "boolean", help: "the same as --format json (kept for scripts)" },
   },
+  examples: [
+    "deno task grade --gold '$\\frac{1}{3}$' --pred 'so $\\boxed{1/3}$'",
+    "deno task grade answers.jsonl --format csv > graded.csv",
+  ],
 });
+
+const COLUMNS = ["equivalent", "gold", "gold_parsed", "pred", "pred_parsed", "reason"] as const;
+
+// One flat row per result, for the table and csv formats.
+function row(result: GradeResult): unknown[] {
+  return [
+    result.equivalent,
+    result.gold.extracted,
+    result.gold.parsed ?? result.gold.parseError ?? null,
+    result.pred.extracted,
+    result.pred.parsed ?? result.pred.parseError ?? null,
+    result.reason,
+  ];
+}
+
+function batchTable(records: readonly BatchRecord[]): [string[], unknown[][]] {
+  const columns = ["line", ...COLUMNS, "expected", "error"];
+  const rows = records.map((r) =>
+    "error" in r
+      ? [r.line, ...COLUMNS.map(() => null), null, r.error]
+      : [r.line, ...row(r), r.expected ?? null, null]
+  );
+  return [columns, rows];
+}
 
 function integerOption(name: string, value: string | undefined, min: number, max: number) {
   if (value === undefined) return undefined;
@@ -92,7 +146,15 @@ await runCommand(usage, async () => {
   };
   const timeoutMs = integerOption("timeout-ms", values["timeout-ms"], 1, 3_600_000) ?? 5000;
 
+  if (values.json && values.format !== undefined && values.format !== "json") {
+    throw new UsageError(`--json and --format ${values.format} conflict: choose one`);
+  }
   const single = values.gold !== undefined || values.pred !== undefined;
+  const format: OutputFormat = values.json
+    ? "json"
+    : values.format === undefined
+    ? (single ? "table" : "json")
+    : parseFormat(values.format);
   if (single) {
     if (positionals.length > 0) {
       throw new UsageError("give either --gold/--pred or a FILE, not both");
@@ -106,7 +168,9 @@ await runCommand(usage, async () => {
         ...DEFAULT_GRADE_OPTIONS,
         ...overrides,
       });
-      console.log(values.json ? JSON.stringify(result, null, 2) : describe(result));
+      if (format === "json") console.log(JSON.stringify(result, null, 2));
+      else if (format === "csv") console.log(toCsv(COLUMNS, [row(result)]).trimEnd());
+      else console.log(describe(result));
     } finally {
       await runner.close();
     }
@@ -114,8 +178,7 @@ await runCommand(usage, async () => {
   }
 
   if (positionals.length !== 1) throw new UsageError("give one FILE.jsonl, or --gold and --pred");
-  if (values.json) throw new UsageError("--json is for single mode; batch output is always JSONL");
-  const file = positionals[0];
+  const file = userPath(positionals[0]);
   let text: string;
   try {
     text = await Deno.readTextFile(file);
@@ -125,7 +188,11 @@ await runCommand(usage, async () => {
   const records: BatchRecord[] = [];
   for await (const record of gradeJsonl(text, { timeoutMs, overrides })) {
     records.push(record);
-    console.log(JSON.stringify(record));
+    if (format === "json") console.log(JSON.stringify(record));
+  }
+  if (format !== "json") {
+    const [columns, rows] = batchTable(records);
+    console.log(format === "csv" ? toCsv(columns, rows).trimEnd() : textTable(columns, rows));
   }
   const s = summarize(records);
   const agreement = s.withExpected > 0

@@ -8,7 +8,7 @@
  * the seed, batches in a fixed order, fixed cpu thread count.
  */
 import { join } from "node:path";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { defineCommand, runCommand, UsageError } from "../../events/cli/mod.ts";
 import { EMBEDDED_TOKENIZER_DIR, type HfTokenizer, loadTokenizer } from "../../adapters/hf/mod.ts";
 import {
   baseTensorsFromHost,
@@ -20,11 +20,12 @@ import {
   embeddedModelConfig,
   type EmbeddedSize,
   initEmbeddedModel,
+  openSupervisedTrainer,
   paramCount,
   saveEmbeddedModel,
+  type SupervisedTrainer,
   trainableParams,
 } from "../../adapters/model/mod.ts";
-import { openSupervisedTrainer, type SupervisedTrainer } from "../../adapters/model/supervised.ts";
 import {
   type BackendChoice,
   type HostTensor,
@@ -32,7 +33,7 @@ import {
   openRuntime,
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { IO } from "../../adapters/onnx/mod.ts";
 import {
   type CorpusSource,
   DEFAULT_MIXTURE,
@@ -55,33 +56,73 @@ const cli = defineCommand({
   usage: USAGE,
   summary: "Pretrains the embedded base model on synthetic arithmetic and saves it with its log.",
   options: {
-    steps: { type: "string", default: "1500", help: "optimizer steps (default 1500)" },
-    rows: { type: "string", default: "16", help: "packed rows per step (default 16)" },
-    "row-length": { type: "string", default: "512", help: "tokens per row (default 512)" },
-    seed: { type: "string", default: "1", help: "seed of init and data (default 1)" },
-    lr: { type: "string", default: "0.002", help: "peak AdamW learning rate (default 0.002)" },
-    difficulties: { type: "string", default: "1", help: "task difficulties mixed (default 1)" },
+    steps: { type: "string", default: "1500", value: "N", help: "optimizer steps (default 1500)" },
+    rows: { type: "string", default: "16", value: "N", help: "packed rows per step (default 16)" },
+    "row-length": {
+      type: "string",
+      default: "512",
+      value: "N",
+      help: "tokens per row (default 512)",
+    },
+    seed: { type: "string", default: "1", value: "N", help: "seed of init and data (default 1)" },
+    lr: {
+      type: "string",
+      default: "0.002",
+      value: "X",
+      help: "peak AdamW learning rate (default 0.002)",
+    },
+    difficulties: {
+      type: "string",
+      default: "1",
+      value: "D,...",
+      help: "task difficulties mixed (default 1)",
+    },
     "eval-tasks": {
       type: "string",
       default: "200",
+      value: "N",
       help: "held-out validation tasks per difficulty (default 200)",
     },
     "eval-every": {
       type: "string",
       default: "250",
+      value: "N",
       help: "steps between evaluations and checkpoints (default 250)",
     },
     out: {
       type: "string",
       default: EMBEDDED_MODEL_DIR.pathname,
+      value: "DIR",
+      path: true,
       help: "checkpoint directory (default the committed adapters/model/embedded/)",
     },
-    size: { type: "string", default: "base", help: "model size: base or small (default base)" },
-    backend: { type: "string", default: "cpu", help: "runtime: cpu, wasm, webgpu or auto" },
-    threads: { type: "string", default: "2", help: "cpu threads; part of the result (default 2)" },
-    "log-every": { type: "string", default: "25", help: "steps between log lines (default 25)" },
+    size: {
+      type: "string",
+      default: "base",
+      value: "base|small",
+      help: "model size: base or small (default base)",
+    },
+    backend: {
+      type: "string",
+      default: "cpu",
+      value: "cpu|wasm|webgpu|auto",
+      help: "runtime: cpu, wasm, webgpu or auto",
+    },
+    threads: {
+      type: "string",
+      default: "2",
+      value: "N",
+      help: "cpu threads; part of the result (default 2)",
+    },
+    "log-every": {
+      type: "string",
+      default: "25",
+      value: "N",
+      help: "steps between log lines (default 25)",
+    },
   },
   allowPositionals: false,
+  examples: ["deno task pretrain --size small --steps 800 --threads 1 --out /tmp/small-model"],
 });
 
 /** Distinct training tasks per difficulty; d1 has ~50k train problems in all, so this is most. */

@@ -14,7 +14,7 @@ import {
   runCommand,
   storeOption,
   UsageError,
-} from "../../events/cli/command.ts";
+} from "../../events/cli/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import { type BackendChoice, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { formatReplayReport, ReplayRangeError, replayRun } from "../replay/mod.ts";
@@ -28,14 +28,31 @@ const cli = defineCommand({
   summary: "Re-executes a recorded training run (latest: the latest one) and checks that the " +
     "log is intact and every event regenerates identically.",
   options: {
-    from: { type: "string", help: "first step to compare (restored from the checkpoint before)" },
-    to: { type: "string", help: "last step to compare (default: the run's last)" },
-    device: { type: "string", help: "backend to replay on (default: the recorded config's)" },
-    rtol: { type: "string", help: "relative tolerance on another backend (default 1e-3)" },
-    atol: { type: "string", help: "absolute tolerance on another backend (default 1e-4)" },
+    from: {
+      type: "string",
+      value: "STEP",
+      help: "first step to compare (restored from the checkpoint before)",
+    },
+    to: { type: "string", value: "STEP", help: "last step to compare (default: the run's last)" },
+    device: {
+      type: "string",
+      value: "cpu|wasm|webgpu|auto",
+      help: "backend to replay on (default: the recorded config's)",
+    },
+    rtol: {
+      type: "string",
+      value: "X",
+      help: "relative tolerance on another backend (default 1e-3)",
+    },
+    atol: {
+      type: "string",
+      value: "X",
+      help: "absolute tolerance on another backend (default 1e-4)",
+    },
     ...storeOption,
-    format: { ...formatOption.format, help: "output format: table or json" },
+    format: { ...formatOption.format, value: "table|json", help: "output format: table or json" },
   },
+  examples: ["deno task replay latest", "deno task replay latest --from 2 --to 3 --format json"],
 });
 
 const DEVICES: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu"];

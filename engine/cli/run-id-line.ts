@@ -1,5 +1,5 @@
 /** The `run id: <id>` line that the training and evaluation tasks print as a run starts. */
-import type { OutputFormat } from "../../events/cli/command.ts";
+import type { OutputFormat } from "../../events/cli/mod.ts";
 
 /**
  * Prints `run id: <id>` on stdout under the table format, where it is the first line (README);

@@ -1,8 +1,9 @@
 /**
  * `deno task train`: runs an experiment (by default the Dr. MAS refine recipe on the embedded
  * model) and records every step in the event store. Prints `run id: <id>` first (on stderr
- * under `--format json|csv`, so that stdout is only the result). Every agent's model is checked
- * before the run is recorded. With
+ * under `--format json|csv`, so that stdout is only the result). `--model DIR` sets every agent's
+ * model (one base model for the whole team); every agent's model is checked before the run is
+ * recorded. With
  * `--resume RUN` (or `latest`: the latest training run) it continues a killed run from its last
  * checkpoint instead. A run id keeps RUN_ID_RULE (events/run-id.ts); a bad one is refused (exit 2)
  * before the store is touched.
@@ -14,7 +15,8 @@ import {
   runCommand,
   storeOption,
   UsageError,
-} from "../../events/cli/command.ts";
+  userPath,
+} from "../../events/cli/mod.ts";
 import {
   checkRunId,
   DEFAULT_STORE,
@@ -30,10 +32,12 @@ import {
   loadConfig,
   MAX_STEPS,
   overridesFromFlags,
+  PRESET_SUMMARIES,
   presetNames,
 } from "../config/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
+import { WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 import { checkModelFiles } from "../trainer/model-files.ts";
@@ -42,25 +46,44 @@ import { printRunId } from "./run-id-line.ts";
 const cli = defineCommand({
   name: "train",
   usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
-    "[--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] [--format table|json|csv] | " +
+    "[--model DIR|embedded] [--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] " +
+    "[--format table|json|csv] | " +
     "deno task train --resume RUN|latest [--store PATH|postgres://URL]",
   summary: "Runs a multi-agent RL experiment and records every step as events in the store.\n\n" +
     "estimators (the config's estimator.kind):\n" +
     ESTIMATOR_NAMES.map((name) =>
       `  ${name.padEnd(12)} ${ESTIMATOR_REGISTRY[name].summary} [${ESTIMATOR_REGISTRY[name].scope}]`
-    ).join("\n"),
+    ).join("\n") +
+    "\n\npresets (--preset NAME):\n" +
+    presetNames().map((name) => `  ${name.padEnd(14)} ${PRESET_SUMMARIES[name]}`).join("\n"),
   options: {
-    config: { type: "string", help: "experiment config file (JSON)" },
-    preset: { type: "string", help: `a named preset: ${presetNames().join(", ")}` },
-    seed: { type: "string", help: "override the config's seed" },
-    steps: { type: "string", help: `override the config's number of steps (<= ${MAX_STEPS})` },
-    device: { type: "string", help: "override the runtime device: auto, cpu, wasm, webgpu" },
+    config: { type: "string", value: "FILE", path: true, help: "experiment config file (JSON)" },
+    preset: { type: "string", value: "NAME", help: `a named preset: ${presetNames().join(", ")}` },
+    seed: { type: "string", value: "N", help: "override the config's seed" },
+    steps: {
+      type: "string",
+      value: "N",
+      help: `override the config's number of steps (<= ${MAX_STEPS})`,
+    },
+    device: {
+      type: "string",
+      value: "auto|cpu|wasm|webgpu",
+      help: "override the runtime device: auto, cpu, wasm, webgpu",
+    },
+    model: {
+      type: "string",
+      value: "DIR|embedded",
+      help: "every agent's model: an HF checkpoint directory (config.json, tokenizer.json, " +
+        "safetensors) or embedded; checked before the run is recorded",
+    },
     "run-id": {
       type: "string",
+      value: "ID",
       help: `id of the new run: ${RUN_ID_RULE} (default: derived from name and time)`,
     },
     resume: {
       type: "string",
+      value: "RUN|latest",
       help: "continue the killed run RUN (or latest: the latest training run) from its last " +
         "checkpoint, with its recorded config",
     },
@@ -68,6 +91,11 @@ const cli = defineCommand({
     ...formatOption,
   },
   allowPositionals: false,
+  examples: [
+    "deno task train --preset smoke --steps 2",
+    "deno task train --config study/refine-drmas.json --seed 1 --store runs.sqlite",
+    "deno task train --resume latest",
+  ],
 });
 
 await runCommand(cli.usage, async () => {
@@ -86,7 +114,7 @@ await runCommand(cli.usage, async () => {
     interrupt.abort();
   });
   if (values.resume !== undefined) {
-    const fixed = ["config", "preset", "seed", "steps", "device", "run-id"] as const;
+    const fixed = ["config", "preset", "seed", "steps", "device", "model", "run-id"] as const;
     const clash = fixed.filter((k) => values[k] !== undefined);
     if (clash.length > 0) {
       throw new UsageError(
@@ -122,6 +150,10 @@ await runCommand(cli.usage, async () => {
     config = await loadConfig({
       file: values.config,
       preset: values.preset,
+      // A path as typed means the user's directory; "embedded" is a name.
+      model: values.model === undefined || values.model === "embedded"
+        ? values.model
+        : userPath(values.model),
       overrides: overridesFromFlags({
         seed: values.seed,
         steps: values.steps,
@@ -135,10 +167,9 @@ await runCommand(cli.usage, async () => {
   }
   const runId = givenRunId ?? defaultRunId(config.name);
   // Before the store is opened: a mistyped model path records no run and prints no run id.
-  await checkModelFiles(config.agents);
+  await checkModelFiles(config.agents, values.model === undefined ? undefined : "--model");
   await using store = await openStore(config.store);
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-  printRunId(runId, format);
   console.error(
     `store ${config.store}; backend ${runtime.info.backend}` +
       (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),
@@ -149,7 +180,17 @@ await runCommand(cli.usage, async () => {
       runtime,
       runId,
       onProgress,
+      // Only a run that is in the store gets its id printed: a config refused while the
+      // workflow is built records nothing.
+      onRecorded: () => printRunId(runId, format),
       signal: interrupt.signal,
+    }).catch((err) => {
+      // The workflow cannot be built (a custom module that does not load) or its declared roles
+      // do not fit the agents: a config mistake, found once the workflow is built.
+      if (err instanceof ConfigError || err instanceof WorkflowConfigError) {
+        throw new UsageError(err.message);
+      }
+      throw err;
     });
     progress.finish();
     printResult(result, format);

@@ -1,26 +1,12 @@
 /**
- * Rules that span several keys: unique ids, the roles each workflow needs, estimator fit, the
- * episodes of one rollout.
+ * Rules that span several keys: unique ids, debate rounds and critics, estimator fit, the
+ * episodes of one rollout. The roles a workflow needs are its own declaration (`Workflow.roles`),
+ * checked when the workflow is built (engine/workflows/roles.ts), so custom workflows are checked
+ * like the built-in ones.
  */
 import { MAX_ROLLOUT_EPISODES } from "./bounds.ts";
 import type { ConfigIssue } from "./errors.ts";
 import type { ExperimentConfig } from "./schema.ts";
-
-/** Roles (and how many agents of each) a built-in workflow needs. */
-export function requiredRoles(
-  workflow: ExperimentConfig["workflow"],
-): Record<string, number> | null {
-  switch (workflow.kind) {
-    case "refine":
-      return { solver: 1, verifier: 1 };
-    case "search":
-      return { verifier: 1, searcher: 1, answerer: 1 };
-    case "debate":
-      return { generator: workflow.generators, critic: workflow.critics };
-    case "custom":
-      return null;
-  }
-}
 
 function checkIds(config: ExperimentConfig): ConfigIssue[] {
   const seen = new Map<string, number>();
@@ -35,35 +21,6 @@ function checkIds(config: ExperimentConfig): ConfigIssue[] {
       });
     } else seen.set(a.id, i);
   });
-  return issues;
-}
-
-function checkRoles(config: ExperimentConfig): ConfigIssue[] {
-  const needed = requiredRoles(config.workflow);
-  if (needed === null) return [];
-  const issues: ConfigIssue[] = [];
-  const kind = config.workflow.kind;
-  const known = Object.keys(needed).filter((r) => needed[r] > 0);
-  config.agents.forEach((a, i) => {
-    if (!known.includes(a.role)) {
-      issues.push({
-        key: `agents[${i}].role`,
-        value: a.role,
-        allowed: `one of ${known.join(", ")} for a ${kind} workflow`,
-      });
-    }
-  });
-  for (const role of known) {
-    const found = config.agents.filter((a) => a.role === role).length;
-    if (found !== needed[role]) {
-      issues.push({
-        key: "agents",
-        value: config.agents.map((a) => `${a.id}:${a.role}`),
-        allowed: `exactly ${needed[role]} agent(s) with role ${role} for this ${kind} workflow ` +
-          `(found ${found})`,
-      });
-    }
-  }
   return issues;
 }
 
@@ -151,7 +108,6 @@ function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
 export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
   return [
     ...checkIds(config),
-    ...checkRoles(config),
     ...checkDebate(config),
     ...checkEstimator(config),
     ...checkRewards(config),

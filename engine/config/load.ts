@@ -2,6 +2,7 @@
  * Where a run's config comes from: a preset or a JSON file (which may `"extends"` a preset), then
  * command-line overrides, layered with mergeConfig and validated once at the end.
  */
+import { dirname, isAbsolute, resolve } from "node:path";
 import { ConfigError } from "./errors.ts";
 import { mergeConfig } from "./merge.ts";
 import { type NormalizedConfig, parseConfig } from "./normalize.ts";
@@ -12,6 +13,11 @@ import { DEVICES } from "./schema.ts";
 export interface ConfigSources {
   readonly file?: string;
   readonly preset?: string;
+  /**
+   * Every agent's model (`train --model`): the common case of one base model for the whole team,
+   * applied after the file or preset and the overrides.
+   */
+  readonly model?: string;
   /** Already-structured overrides, e.g. from {@link overridesFromFlags}. */
   readonly overrides?: Record<string, unknown>;
 }
@@ -44,6 +50,21 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
 }
 
 /**
+ * The file's config with a relative `workflow.module` made absolute against the file's folder,
+ * so the module is found from any working directory and the recorded config names it wherever
+ * the run is resumed or replayed. Anything but a string path is left for the schema to report.
+ */
+function withModuleFrom(
+  file: string,
+  config: Record<string, unknown>,
+): Record<string, unknown> {
+  const workflow = config.workflow as Record<string, unknown> | undefined;
+  const module = workflow?.module;
+  if (typeof module !== "string" || module === "" || isAbsolute(module)) return config;
+  return { ...config, workflow: { ...workflow, module: resolve(dirname(file), module) } };
+}
+
+/**
  * Resolves, merges and validates a run's config.
  *
  * @example
@@ -67,14 +88,26 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Normalize
     if (base !== undefined && typeof base !== "string") {
       throw new ConfigError(file, [{ key: "extends", value: base, allowed: "a preset name" }]);
     }
-    layered = base === undefined ? rest : mergeConfig(presetInput(base), rest);
+    const own = withModuleFrom(file, rest);
+    layered = base === undefined ? own : mergeConfig(presetInput(base), own);
     source = file;
   } else {
     const name = preset ?? DEFAULT_PRESET;
     layered = presetInput(name);
     source = `preset ${name}`;
   }
-  return parseConfig(mergeConfig(layered, overrides), source);
+  return parseConfig(withModel(mergeConfig(layered, overrides), sources.model), source);
+}
+
+/** Sets every agent's model; a config without an agent list is left for the schema to refuse. */
+function withModel(config: unknown, model: string | undefined): unknown {
+  if (model === undefined) return config;
+  const agents = (config as { agents?: unknown }).agents;
+  if (!Array.isArray(agents)) return config;
+  return {
+    ...(config as Record<string, unknown>),
+    agents: agents.map((a) => a !== null && typeof a === "object" ? { ...a, model } : a),
+  };
 }
 
 /** The train command's flags that override config keys, as given on the command line. */

@@ -11,6 +11,7 @@
  * ```
  */
 export { ConfigError, type ConfigIssue, formatIssue } from "./errors.ts";
+export { issuesFromZod } from "./issues.ts";
 export {
   MAX_AGENTS,
   MAX_BATCH_SIZE,
@@ -41,8 +42,13 @@ export {
 } from "./schema.ts";
 export { type NormalizedConfig, parseConfig } from "./normalize.ts";
 export { type WorkerGroup } from "./worker-groups.ts";
-export { requiredRoles } from "./cross-checks.ts";
 export { configHash } from "./hash.ts";
 export { mergeConfig } from "./merge.ts";
-export { DEFAULT_PRESET, PRESET_PROMPTS, presetInput, presetNames } from "./presets.ts";
+export {
+  DEFAULT_PRESET,
+  PRESET_PROMPTS,
+  PRESET_SUMMARIES,
+  presetInput,
+  presetNames,
+} from "./presets.ts";
 export { type ConfigSources, loadConfig, type OverrideFlags, overridesFromFlags } from "./load.ts";

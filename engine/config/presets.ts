@@ -194,6 +194,17 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
   },
 };
 
+/** One line per preset for `deno task train --help`: what a user gets from running it. */
+export const PRESET_SUMMARIES: Readonly<Record<string, string>> = {
+  "refine-drmas": "Dr. MAS math: solver + verifier refine loop, agent-wise normalization (default)",
+  "refine-grpo": "refine math with GRPO's global baseline: the paper's comparison",
+  "refine-drgrpo": "refine math with Dr. GRPO: no std in the advantage, constant loss normalizer",
+  "search-drmas": "Dr. MAS search: verifier routes to searcher until the evidence suffices",
+  "debate-mada": "MADA-RL: 3 generators, then 3 critics, one LoRA adapter per agent",
+  "smoke": "checks the pipeline end to end in about a minute (2 steps, 16-token answers); it " +
+    "does not learn: its accuracy and reward charts stay flat",
+};
+
 /** The preset used when neither a file nor a preset is named: the Dr. MAS refine recipe. */
 export const DEFAULT_PRESET = "refine-drmas";
 

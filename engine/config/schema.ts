@@ -1,11 +1,12 @@
 /**
  * The experiment config file's schema (zod). Keys are snake_case as written in the JSON file;
  * every optional key has a default, so a parsed config is complete. Cross-key rules (unique ids,
- * roles per workflow, worker-group consistency, episodes per rollout) live in cross-checks.ts.
+ * worker-group consistency, episodes per rollout) live in cross-checks.ts; the roles a workflow
+ * needs are checked against its own declaration when it is built (engine/workflows/roles.ts).
  * Every count has an upper bound (bounds.ts), so no value can hang or crash a run.
  */
 import { z } from "zod";
-import { DEFAULT_STORE } from "../../events/cli/command.ts";
+import { DEFAULT_STORE } from "../../events/cli/mod.ts";
 import { ESTIMATOR_NAMES } from "../advantages/mod.ts";
 import {
   MAX_AGENTS,
@@ -39,31 +40,34 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const probability = z.number().gt(0).lte(1);
 
 const splits = z.strictObject({
-  train: int(1, MAX_SPLIT),
-  validation: int(0, MAX_SPLIT),
-  test: int(0, MAX_SPLIT),
-});
+  train: int(1, MAX_SPLIT).describe("problems generated for training"),
+  validation: int(0, MAX_SPLIT).describe("held-out problems the evaluation's `validation` uses"),
+  test: int(0, MAX_SPLIT).describe("held-out problems the evaluation's `test` uses"),
+}).describe("problems per split, generated from the seed");
 
 const syntheticMath = z.strictObject({
-  kind: z.literal("synthetic-math"),
-  /** Difficulty level of the generated problems (more steps, larger operands). */
-  difficulty: int(1, 10).default(2),
+  kind: z.literal("synthetic-math").describe("generated arithmetic word problems"),
+  difficulty: int(1, 10).default(2).describe(
+    "difficulty of the generated problems (more steps, larger operands)",
+  ),
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
 
 const syntheticSearch = z.strictObject({
-  kind: z.literal("synthetic-search"),
-  documents: int(1, MAX_DOCUMENTS).default(200),
-  max_hops: int(1, 3).default(2),
+  kind: z.literal("synthetic-search").describe(
+    "generated multi-hop questions over a generated document collection (BM25 retrieval)",
+  ),
+  documents: int(1, MAX_DOCUMENTS).default(200).describe("documents in the generated collection"),
+  max_hops: int(1, 3).default(2).describe("facts a question chains, at most"),
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
 
 const path = z.string().min(1, { error: "a non-empty file path" });
 const mathFiles = z.strictObject({
-  kind: z.literal("math-files"),
-  train: path,
-  validation: path.optional(),
-  test: path.optional(),
+  kind: z.literal("math-files").describe("math problems with gold answers read from files"),
+  train: path.describe("JSONL, JSON or Parquet file of training problems (question, answer)"),
+  validation: path.optional().describe("file of validation problems, same format"),
+  test: path.optional().describe("file of test problems, same format"),
 });
 
 /** Where prompts come from, and how they split into train/validation/test. */
@@ -75,23 +79,37 @@ export const tasksSchema = z.discriminatedUnion("kind", [
 
 /** The orchestra and its parameters. */
 export const workflowSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("refine"), max_loops: int(1, 32).default(3) }),
   z.strictObject({
-    kind: z.literal("search"),
-    max_turns: int(1, 32).default(4),
-    top_k: int(1, 50).default(3),
+    kind: z.literal("refine").describe("a solver answers, a verifier accepts or asks to revise"),
+    max_loops: int(1, 32).default(3).describe("solver-verifier rounds before the answer stands"),
   }),
   z.strictObject({
-    kind: z.literal("debate"),
-    generators: int(1, 16).default(3),
-    critics: int(0, 16).default(3),
-    rounds: int(1, 8).default(2),
+    kind: z.literal("search").describe(
+      "a router decides search or answer, a searcher writes queries, an answerer answers",
+    ),
+    max_turns: int(1, 32).default(4).describe("router turns before the answerer must answer"),
+    top_k: int(1, 50).default(3).describe("documents retrieved per search query"),
   }),
   z.strictObject({
-    kind: z.literal("custom"),
-    /** A module exporting the workflow (see the orchestra interface). */
-    module: path,
-    params: z.record(z.string(), z.json()).default({}),
+    kind: z.literal("debate").describe(
+      "generators answer, critics revise over the others' answers",
+    ),
+    generators: int(1, 16).default(3).describe("agents answering first"),
+    critics: int(0, 16).default(3).describe("agents revising in each later round"),
+    rounds: int(1, 8).default(2).describe("rounds, the generators' included"),
+  }),
+  z.strictObject({
+    kind: z.literal("custom").describe("a workflow from your own module"),
+    /**
+     * A module default-exporting `(agents, params) => Workflow` (engine/workflows/mod.ts); in a
+     * config file, a relative path is taken from the file's folder.
+     */
+    module: path.describe(
+      "module default-exporting the workflow; a relative path is from the config file's folder",
+    ),
+    params: z.record(z.string(), z.json()).default({}).describe(
+      "JSON parameters handed to the module's workflow",
+    ),
   }),
 ]);
 
@@ -102,37 +120,44 @@ const moduleName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.]*$/, {
 /** What of an agent's model is trained. */
 export const trainableSchema = z.discriminatedUnion("kind", [
   z.strictObject({
-    kind: z.literal("lora"),
-    rank: int(1, 1024).default(8),
-    alpha: z.number().gt(0).default(16),
-    dropout: z.number().min(0).lt(1).default(0),
-    targets: z.array(moduleName).min(1).default(["q_proj", "v_proj"]),
+    kind: z.literal("lora").describe("a LoRA adapter is trained; the base weights stay"),
+    rank: int(1, 1024).default(8).describe("LoRA rank r"),
+    alpha: z.number().gt(0).default(16).describe("LoRA alpha: the update is scaled by alpha / r"),
+    dropout: z.number().min(0).lt(1).default(0).describe("dropout on the adapter's input"),
+    targets: z.array(moduleName).min(1).default(["q_proj", "v_proj"]).describe(
+      "module-name suffixes that get an adapter",
+    ),
   }),
-  z.strictObject({ kind: z.literal("full") }),
-  z.strictObject({ kind: z.literal("frozen") }),
+  z.strictObject({ kind: z.literal("full").describe("every weight is trained") }),
+  z.strictObject({ kind: z.literal("frozen").describe("nothing is trained (a fixed agent)") }),
 ]);
 
 /** AdamW settings per agent (Dr. MAS: per-agent hyperparameters such as lr). */
 export const optimizerSchema = z.strictObject({
-  lr: z.number().gt(0).lte(1).default(1e-4),
-  weight_decay: z.number().min(0).default(0),
-  beta1: z.number().min(0).lt(1).default(0.9),
-  beta2: z.number().min(0).lt(1).default(0.999),
-  eps: z.number().gt(0).default(1e-8),
-  max_grad_norm: z.number().gt(0).default(1),
-  warmup_ratio: z.number().min(0).lt(1).default(0),
+  lr: z.number().gt(0).lte(1).default(1e-4).describe("peak learning rate"),
+  weight_decay: z.number().min(0).default(0).describe("AdamW's decoupled weight decay"),
+  beta1: z.number().min(0).lt(1).default(0.9).describe("AdamW's first-moment decay"),
+  beta2: z.number().min(0).lt(1).default(0.999).describe("AdamW's second-moment decay"),
+  eps: z.number().gt(0).default(1e-8).describe("AdamW's denominator epsilon"),
+  max_grad_norm: z.number().gt(0).default(1).describe("gradients are clipped to this global norm"),
+  warmup_ratio: z.number().min(0).lt(1).default(0).describe(
+    "fraction of the steps with a linear learning-rate warmup",
+  ),
 });
 
 export const agentSchema = z.strictObject({
-  id,
-  /** The agent's role in its workflow: solver, verifier, searcher, answerer, generator, critic. */
-  role: id,
-  /** The prompt template the workflow renders ({question}, {previous}, ...). */
-  prompt: z.string().min(1, { error: "a non-empty prompt template" }),
-  /** "embedded" for the embedded base model, or a Hugging Face checkpoint directory. */
-  model: z.string().min(1, { error: "a model name or checkpoint path" }),
-  trainable: trainableSchema.prefault({ kind: "lora" }),
-  optimizer: optimizerSchema.prefault({}),
+  id: id.describe("the agent's id, unique in the config"),
+  role: id.describe(
+    "its role in the workflow: solver, verifier, router, searcher, answerer, generator, critic",
+  ),
+  prompt: z.string().min(1, { error: "a non-empty prompt template" }).describe(
+    "the prompt template the workflow fills ({question}, {previous}, ...)",
+  ),
+  model: z.string().min(1, { error: "a model name or checkpoint path" }).describe(
+    '"embedded" (the embedded base model) or a Hugging Face checkpoint directory',
+  ),
+  trainable: trainableSchema.prefault({ kind: "lora" }).describe("what of the model is trained"),
+  optimizer: optimizerSchema.prefault({}).describe("AdamW settings of this agent"),
 });
 
 /** Estimator names the engine knows: the advantage registry's. */
@@ -149,86 +174,118 @@ export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
 
 /** The whole file. */
 export const experimentConfigSchema = z.strictObject({
-  name: z.string().min(1).default("custom"),
-  /** Any integer random streams take: [0, 2^53). */
-  seed: int(0, Number.MAX_SAFE_INTEGER).default(0),
-  tasks: tasksSchema,
-  workflow: workflowSchema,
-  agents: z.array(agentSchema).min(1).max(MAX_AGENTS),
-  /**
-   * "shared": agents on the same model share one worker group (weights); "separate": one per
-   * agent; or an explicit map from every agent id to a worker-group id.
-   */
-  agent_to_wg: z.union([z.enum(["shared", "separate"]), z.record(id, id)]).default("separate"),
+  name: z.string().min(1).default("custom").describe("the experiment's name, shown with its runs"),
+  seed: int(0, Number.MAX_SAFE_INTEGER).default(0).describe(
+    "seed of every random stream (any integer in [0, 2^53))",
+  ),
+  tasks: tasksSchema.describe("where prompts come from, and their train/validation/test splits"),
+  workflow: workflowSchema.describe("the orchestra the agents play in, and its parameters"),
+  agents: z.array(agentSchema).min(1).max(MAX_AGENTS).describe("the agents, in workflow order"),
+  agent_to_wg: z.union([z.enum(["shared", "separate"]), z.record(id, id)]).default("separate")
+    .describe(
+      "worker groups (trained weights): shared per model, separate per agent, or a map " +
+        "from every agent id to a group id",
+    ),
   estimator: z.strictObject({
-    kind: z.enum(ESTIMATORS).default("dr-mas"),
-    sigma: z.enum(["population", "unbiased"]).default("population"),
-    eps: z.number().min(0).lte(1).default(1e-6),
-  }).prefault({}),
-  /** Trajectories sampled per prompt. */
-  group_size: int(1, MAX_GROUP_SIZE).default(4),
-  /** Prompts per step; `batch_size * group_size` is bounded too (cross-checks.ts). */
-  batch_size: int(1, MAX_BATCH_SIZE).default(4),
-  steps: int(0, MAX_STEPS).default(10),
+    kind: z.enum(ESTIMATORS).default("dr-mas").describe(
+      "advantage estimator (deno task train --help lists them)",
+    ),
+    sigma: z.enum(["population", "unbiased"]).default("population").describe(
+      "standard deviation of a normalization: population (n) or unbiased (n - 1)",
+    ),
+    eps: z.number().min(0).lte(1).default(1e-6).describe("added to a std before dividing by it"),
+  }).prefault({}).describe("how rewards become advantages"),
+  group_size: int(1, MAX_GROUP_SIZE).default(4).describe("trajectories sampled per prompt"),
+  batch_size: int(1, MAX_BATCH_SIZE).default(4).describe(
+    "prompts per step (batch_size * group_size is bounded too)",
+  ),
+  steps: int(0, MAX_STEPS).default(10).describe("training steps (rollout, then updates)"),
   sampling: z.strictObject({
-    temperature: z.number().min(0).lte(10).default(1),
-    top_p: probability.default(1),
-    max_tokens: int(1, MAX_NEW_TOKENS).default(256),
-    stop: z.array(z.string().min(1)).max(MAX_STOP_STRINGS).default([]),
-  }).prefault({}),
+    temperature: z.number().min(0).lte(10).default(1).describe("sampling temperature; 0 is greedy"),
+    top_p: probability.default(1).describe("nucleus sampling: the smallest top set of this mass"),
+    max_tokens: int(1, MAX_NEW_TOKENS).default(256).describe("new tokens per turn, at most"),
+    stop: z.array(z.string().min(1)).max(MAX_STOP_STRINGS).default([]).describe(
+      "strings that end a turn",
+    ),
+  }).prefault({}).describe("how turns are sampled in rollouts"),
   loss: z.strictObject({
-    /** PPO's clip range: the ratio is clipped to [1 - low, 1 + high], both clip_eps by default. */
-    clip_eps: z.number().gt(0).lt(1).default(0.2),
-    /** DAPO's clip-higher sets these apart (e.g. low 0.2, high 0.28). */
-    clip_eps_low: z.number().gt(0).lt(1).optional(),
-    clip_eps_high: z.number().gt(0).lte(10).optional(),
-    kl_coef: z.number().min(0).default(0),
+    clip_eps: z.number().gt(0).lt(1).default(0.2).describe(
+      "PPO clip range: the ratio is clipped to [1 - low, 1 + high], both clip_eps by default",
+    ),
+    clip_eps_low: z.number().gt(0).lt(1).optional().describe(
+      "lower clip range (default clip_eps); DAPO's clip-higher sets low and high apart",
+    ),
+    clip_eps_high: z.number().gt(0).lte(10).optional().describe(
+      "upper clip range (default clip_eps), e.g. 0.28 with low 0.2",
+    ),
+    kl_coef: z.number().min(0).default(0).describe(
+      "weight of the KL penalty to the initial policy; 0 loads no reference",
+    ),
     /**
      * token-mean: over every loss token of the update (DAPO, veRL's default); seq-mean-token-mean:
      * per sequence, then over sequences (the GRPO paper); seq-sum-const: each sequence's token sum
      * over sampling.max_tokens, then the mean over sequences (Dr. GRPO).
      */
-    aggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean"),
+    aggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean").describe(
+      "how per-token losses become one: token-mean (DAPO), seq-mean-token-mean (GRPO), " +
+        "seq-sum-const (Dr. GRPO)",
+    ),
   }).prefault({}).transform((loss) => ({
     ...loss,
     clip_eps_low: loss.clip_eps_low ?? loss.clip_eps,
     clip_eps_high: loss.clip_eps_high ?? loss.clip_eps,
-  })),
+  })).describe("the policy loss"),
   /**
    * PPO updates per rollout batch: each worker group's turns are split into `mini_batches` parts
    * (a seeded split, recorded) and passed over `epochs` times, one optimizer step per part.
    */
   updates: z.strictObject({
-    mini_batches: int(1, MAX_MINI_BATCHES).default(1),
-    epochs: int(1, MAX_EPOCHS).default(1),
+    mini_batches: int(1, MAX_MINI_BATCHES).default(1).describe(
+      "parts each worker group's turns are split into (seeded), one optimizer step each",
+    ),
+    epochs: int(1, MAX_EPOCHS).default(1).describe("passes over the rollout batch"),
     /**
      * recompute: the behaviour policy's logprobs are recomputed with the update's own forward
      * before the first update, as veRL's actor does, so the first ratio is exactly 1; rollout: the
      * logprobs recorded at generation.
      */
-    old_logprobs: z.enum(["recompute", "rollout"]).default("recompute"),
-  }).prefault({}),
+    old_logprobs: z.enum(["recompute", "rollout"]).default("recompute").describe(
+      "behaviour logprobs: recomputed before the first update (ratio 1), or as sampled",
+    ),
+  }).prefault({}).describe("PPO updates per rollout batch"),
   rewards: z.strictObject({
-    weights: z.partialRecord(z.enum(REWARD_COMPONENTS), z.number()).prefault({ accuracy: 1 }),
-    invalid_action_penalty: z.number().min(0).default(0.1),
-  }).prefault({}),
+    weights: z.partialRecord(z.enum(REWARD_COMPONENTS), z.number()).prefault({ accuracy: 1 })
+      .describe(`weight of each reward component (${REWARD_COMPONENTS.join(", ")})`),
+    invalid_action_penalty: z.number().min(0).default(0.1).describe(
+      "subtracted from the reward of a turn the workflow cannot parse",
+    ),
+  }).prefault({}).describe("how a trajectory's reward is computed"),
   evaluation: z.strictObject({
-    /** "validation", "test", or paths of benchmark files (JSONL/Parquet). */
-    benchmarks: z.array(z.string().min(1)).max(MAX_BENCHMARKS).default(["validation"]),
-    n_samples: int(1, MAX_SAMPLES).default(16),
-    /** Evaluate every k steps; 0 evaluates only after the last step. */
-    every_steps: int(0, MAX_STEPS).default(0),
-  }).prefault({}),
-  checkpoint: z.strictObject({ every_steps: int(1, MAX_STEPS).default(1) }).prefault({}),
+    benchmarks: z.array(z.string().min(1)).max(MAX_BENCHMARKS).default(["validation"]).describe(
+      '"validation", "test", or paths of benchmark files (JSONL/Parquet)',
+    ),
+    n_samples: int(1, MAX_SAMPLES).default(16).describe("samples per problem (avg@k, pass@k)"),
+    every_steps: int(0, MAX_STEPS).default(0).describe(
+      "evaluate every k steps; 0 evaluates only after the last step",
+    ),
+  }).prefault({}).describe("evaluation during and after training"),
+  checkpoint: z.strictObject({
+    every_steps: int(1, MAX_STEPS).default(1).describe(
+      "a checkpoint (resume point) every k steps, and after the last",
+    ),
+  }).prefault({}).describe("checkpoints in the store"),
   runtime: z.strictObject({
-    device: z.enum(DEVICES).default("auto"),
-    /** Intra-op threads; recorded for replay, so fixed rather than "auto". */
-    threads: int(1, MAX_THREADS).default(1),
-    /** Release idle worker groups' device memory between phases (Dr. MAS offload/resume). */
-    offload_idle: z.boolean().default(false),
-  }).prefault({}),
-  /** A SQLite file path or a postgres:// URL. */
-  store: z.string().min(1).default(DEFAULT_STORE),
+    device: z.enum(DEVICES).default("auto").describe("ONNX runtime backend"),
+    threads: int(1, MAX_THREADS).default(1).describe(
+      'intra-op threads; recorded for replay, so fixed rather than "auto"',
+    ),
+    offload_idle: z.boolean().default(false).describe(
+      "release idle worker groups' device memory between phases (Dr. MAS offload)",
+    ),
+  }).prefault({}).describe("where and how the models run"),
+  store: z.string().min(1).default(DEFAULT_STORE).describe(
+    "event store: a SQLite file path or a postgres:// URL",
+  ),
 });
 
 /** What a config file may contain (before defaults). */

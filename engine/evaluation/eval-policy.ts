@@ -1,28 +1,29 @@
 /**
- * The frozen policy an evaluation samples from: a model's base weights uploaded once, plus, for a
+ * The frozen policy an evaluation samples from: a model's base weights uploaded once (shared by
+ * the policies of one evaluation on the same base), plus, for a
  * run's LoRA checkpoint, the adapter's A/B matrices fed beside them (the same graph and inputs the
  * trainer generated with, so nothing is merged); a full-weights checkpoint replaces the base.
  * No train-step state is allocated: nothing here can update.
  */
 import type { EventStore } from "../../events/mod.ts";
-import { type HfModel, loadHfModel } from "../../adapters/hf/mod.ts";
+import type { HfModel, NamedTensor } from "../../adapters/hf/mod.ts";
 import {
   allParams,
+  type BaseWeights,
   createGenerator,
+  type DecoderSpec,
   decoderSpec,
-  loadEmbeddedModel,
   loraParams,
-  loraSpec,
   paramCount,
   trainableParams,
   uploadBase,
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { IO } from "../../adapters/onnx/mod.ts";
 import { hashTensors } from "../trainer/policy-pool.ts";
-import { decodeSafetensors } from "../trainer/safetensors-bytes.ts";
 import type { SpeakingPolicy } from "../trainer/speaker.ts";
-import { EvaluationInputError } from "./errors.ts";
+import { loadBaseModel } from "./base-model.ts";
+import { checkpointSpec, checkpointTensors } from "./checkpoint-tensors.ts";
 import type { ModelSource } from "./model-source.ts";
 
 /** A loaded evaluation policy and what `policy.initialized` records about it. */
@@ -36,18 +37,56 @@ export interface EvalPolicy {
   release(): Promise<void>;
 }
 
-async function loadBase(source: ModelSource): Promise<HfModel> {
-  const model = source.model === "embedded"
-    ? await loadEmbeddedModel()
-    : await loadHfModel(source.model);
-  if (!model.tokenizer) {
-    throw new EvaluationInputError("--model", source.model, "has no tokenizer.json to prompt it");
-  }
-  return model;
+/**
+ * Base models of one evaluation, each loaded and uploaded once however many of its worker groups
+ * sit on it (as the training pool shares one base among its adapters).
+ */
+export interface SharedBases {
+  /** The model named `model` (`embedded` or a directory), loaded on first use. */
+  model(model: string, field: string, label: string): Promise<HfModel>;
+  /** Its base weights on the device, uploaded on first use. */
+  weights(model: string, spec: DecoderSpec, tensors: ReadonlyMap<string, NamedTensor>): BaseWeights;
+  /** Frees every upload; policies fed from them must be released first. */
+  release(): void;
 }
 
 /**
- * Loads `source` on `runtime` as worker group `id`; checkpoint blobs come from `store`.
+ * An empty cache of base models on `runtime`.
+ *
+ * @example
+ * ```ts
+ * const bases = sharedBases(runtime);
+ * const solver = await openEvalPolicy(runtime, store, source, "solver", { bases });
+ * ```
+ */
+export function sharedBases(runtime: Runtime): SharedBases {
+  const models = new Map<string, Promise<HfModel>>();
+  const uploads = new Map<string, BaseWeights>();
+  return {
+    model: (model, field, label) => {
+      if (!models.has(model)) models.set(model, loadBaseModel(model, field, label));
+      return models.get(model)!;
+    },
+    weights: (model, spec, tensors) => {
+      let base = uploads.get(model);
+      if (!base) {
+        base = uploadBase(runtime, spec, tensors);
+        uploads.set(model, base);
+      }
+      return base;
+    },
+    release: () => {
+      for (const base of uploads.values()) base.release();
+      uploads.clear();
+    },
+  };
+}
+
+/**
+ * Loads `source` on `runtime` as worker group `id`; checkpoint blobs come from `store`. `field`
+ * names the argument the source came from in errors (default `--model`); `bases` shares base
+ * models among the policies of one evaluation (default: a cache of this policy's own, released
+ * with it).
  *
  * @example
  * ```ts
@@ -60,53 +99,30 @@ export async function openEvalPolicy(
   store: EventStore,
   source: ModelSource,
   id: string,
+  options: { field?: string; bases?: SharedBases } = {},
 ): Promise<EvalPolicy> {
-  const model = await loadBase(source);
+  const field = options.field ?? "--model";
+  const bases = options.bases ?? sharedBases(runtime);
+  const model = await bases.model(source.model, field, source.label);
   const tokenizer = model.tokenizer!;
+  const spec = source.kind === "run-checkpoint"
+    ? checkpointSpec(model.config, source)
+    : decoderSpec(model.config, null);
   const trained = source.kind === "run-checkpoint"
-    ? decodeSafetensors(await store.blobs.get(source.blob), `checkpoint ${source.label}`)
+    ? await checkpointTensors(store, source, spec, field)
     : null;
-  const lora = source.kind === "run-checkpoint" && source.trainable.kind === "lora"
-    ? loraSpec({
-      rank: source.trainable.rank,
-      alpha: source.trainable.alpha,
-      targetModules: source.trainable.targets,
-    })
+  const parameterHash = source.kind === "run-checkpoint"
+    ? source.parameterHash
+    : hashTensors([...model.tensors.values()]);
+  // Full weights replace the base (an upload of their own); an adapter rides on the shared base.
+  const own = trained && !spec.lora
+    ? uploadBase(runtime, spec, new Map(trained.map((t) => [t.name, t])))
     : null;
-  const spec = decoderSpec(model.config, lora);
-  const inSpecOrder = trained
-    ? trainableParams(spec).map((p) => {
-      const t = trained.get(p.name);
-      if (!t || t.shape.join("x") !== p.shape.join("x")) {
-        throw new EvaluationInputError(
-          "--model",
-          source.label,
-          `checkpoint tensor ${p.name} is ${
-            t ? `[${t.shape}]` : "missing"
-          }; the run's model needs [${p.shape}]`,
-        );
-      }
-      return t;
-    })
-    : [...model.tensors.values()];
-  const parameterHash = hashTensors(inSpecOrder);
-  if (source.kind === "run-checkpoint" && parameterHash !== source.parameterHash) {
-    throw new EvaluationInputError(
-      "--model",
-      source.label,
-      `the checkpoint's tensors hash to ${parameterHash}, its checkpoint.saved event says ` +
-        source.parameterHash,
-    );
-  }
-  // Full weights replace the base; an adapter rides on it.
-  const base = uploadBase(
-    runtime,
-    spec,
-    trained && !lora ? new Map(inSpecOrder.map((t) => [t.name, t])) : model.tensors,
-  );
+  const base = own ?? bases.weights(source.model, spec, model.tensors);
   const feeds: Record<string, Feed> = { ...base.feeds };
+  const byName = new Map(trained?.map((t) => [t.name, t]));
   for (const p of loraParams(spec)) {
-    feeds[IO.param(p.name)] = hostTensor("float32", p.shape, trained!.get(p.name)!.data);
+    feeds[IO.param(p.name)] = hostTensor("float32", p.shape, byName.get(p.name)!.data);
   }
   const generator = await createGenerator(runtime, spec);
   const policy: SpeakingPolicy = Object.freeze({
@@ -130,7 +146,8 @@ export async function openEvalPolicy(
     parameterHash,
     release: async () => {
       await generator.release();
-      base.release();
+      own?.release();
+      if (!options.bases) bases.release();
     },
   });
 }

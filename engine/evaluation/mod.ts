@@ -12,13 +12,21 @@
  * ```
  */
 export { EvaluationInputError } from "./errors.ts";
-export { type EvalPolicy, openEvalPolicy } from "./eval-policy.ts";
+export { type EvalPolicy, openEvalPolicy, type SharedBases, sharedBases } from "./eval-policy.ts";
 export {
+  findRun,
   type ModelSource,
+  pickCheckpoint,
   resolveModelSource,
+  type RunCheckpoint,
+  type RunCheckpoints,
+  runCheckpoints,
+  runOfSpec,
   type RunSettings,
   type Trainable,
 } from "./model-source.ts";
+export { loadBaseModel, modelDirectory } from "./base-model.ts";
+export { checkpointSpec, checkpointTensors } from "./checkpoint-tensors.ts";
 export {
   EVAL_WORKER_GROUP,
   evalConfig,
@@ -34,5 +42,14 @@ export {
   type EvaluationOptions,
   type EvaluationResult,
   runEvaluation,
+  runTeamEvaluation,
+  type TeamEvaluationOptions,
 } from "./run-evaluation.ts";
+export {
+  resolveTeam,
+  teamEvalConfig,
+  type TeamEvalSettings,
+  type TeamMember,
+  type TeamSource,
+} from "./team.ts";
 export { type BenchmarkSummary, type SeedStat, seedStat, summarizeSeeds } from "./seed-summary.ts";

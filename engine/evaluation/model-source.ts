@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import { trainableSchema } from "../config/schema.ts";
+import { latestRunId, RunLogError } from "../trainer/run-log.ts";
 import { EvaluationInputError } from "./errors.ts";
 
 /** What a worker group trained: LoRA (rank, alpha, targets), full weights, or nothing. */
@@ -27,23 +28,26 @@ export interface RunSettings {
   };
 }
 
+/** One worker group's checkpoint of a run: its trained tensors and what they sit on. */
+export interface RunCheckpoint {
+  readonly kind: "run-checkpoint";
+  /** `RUN@STEP/WG`: names the checkpoint in events and tables. */
+  readonly label: string;
+  /** The base model the worker group was trained on. */
+  readonly model: string;
+  readonly run: string;
+  readonly step: number;
+  readonly workerGroup: string;
+  readonly trainable: Trainable;
+  readonly blob: string;
+  readonly parameterHash: string;
+  readonly settings: RunSettings;
+}
+
 /** A model an evaluation can load. `model` is what the loaders take: "embedded" or a directory. */
 export type ModelSource =
   | { readonly kind: "model-dir"; readonly label: string; readonly model: string }
-  | {
-    readonly kind: "run-checkpoint";
-    /** `RUN@STEP/WG`: names the checkpoint in events and tables. */
-    readonly label: string;
-    /** The base model the worker group was trained on. */
-    readonly model: string;
-    readonly run: string;
-    readonly step: number;
-    readonly workerGroup: string;
-    readonly trainable: Trainable;
-    readonly blob: string;
-    readonly parameterHash: string;
-    readonly settings: RunSettings;
-  };
+  | RunCheckpoint;
 
 const recordedConfig = z.object({
   worker_groups: z.array(
@@ -101,41 +105,114 @@ export async function resolveModelSource(
         "tokenizer.json) or a run id (RUN or RUN@STEP)",
     );
   }
-  if (await store.streamVersion(spec) > 0) return await runCheckpoint(store, spec, null, options);
-  const at = spec.lastIndexOf("@");
-  if (at > 0 && await store.streamVersion(spec.slice(0, at)) > 0) {
-    const stepText = spec.slice(at + 1);
-    if (!/^\d+$/.test(stepText)) {
-      throw new EvaluationInputError("--model", spec, `step ${stepText} is not a step number`);
-    }
-    return await runCheckpoint(store, spec.slice(0, at), Number(stepText), options);
+  const found = await findRun(store, spec, "--model");
+  if (found === null) {
+    throw new EvaluationInputError(
+      "--model",
+      spec,
+      `no such model directory, and the store ${store.target} has no run ${runOfSpec(spec)} ` +
+        `(give a directory, "embedded", RUN, RUN@STEP or latest)`,
+    );
   }
-  throw new EvaluationInputError(
-    "--model",
-    spec,
-    `no such model directory, and the store ${store.target} has no run ${
-      at > 0 ? spec.slice(0, at) : spec
-    } (give a directory, "embedded", RUN or RUN@STEP)`,
+  return pickCheckpoint(
+    await runCheckpoints(store, found.run, found.step, "--model"),
+    options.workerGroup,
+    ` to put it in every role, or evaluate the whole team in its own roles: deno task eval ${spec}`,
   );
 }
 
-async function runCheckpoint(
+/**
+ * `RUN`, `RUN@STEP`, `latest` or `latest@STEP` as a run in the store and an optional step; null
+ * when no such run exists. `field` names the argument in errors.
+ *
+ * @example
+ * ```ts
+ * await findRun(store, "latest@3", "RUN"); // { run: "smoke-20261202T1630-ab12cd", step: 3 }
+ * ```
+ */
+export async function findRun(
+  store: EventStore,
+  spec: string,
+  field: string,
+): Promise<{ run: string; step: number | null } | null> {
+  const exists = async (run: string) => run === "latest" || await store.streamVersion(run) > 0;
+  const named = async (run: string, step: number | null) => ({
+    run: run === "latest" ? await latestTrainingRun(store, field) : run,
+    step,
+  });
+  if (await exists(spec)) return await named(spec, null);
+  const at = spec.lastIndexOf("@");
+  if (at <= 0 || !(await exists(spec.slice(0, at)))) return null;
+  const stepText = spec.slice(at + 1);
+  if (!/^\d+$/.test(stepText)) {
+    throw new EvaluationInputError(field, spec, `step ${stepText} is not a step number`);
+  }
+  return await named(spec.slice(0, at), Number(stepText));
+}
+
+/**
+ * The run part of `RUN@STEP` (the whole text without an `@`), for messages about a missing run.
+ *
+ * @example runOfSpec("smoke-1@3"); // "smoke-1"
+ */
+export function runOfSpec(spec: string): string {
+  const at = spec.lastIndexOf("@");
+  return at > 0 ? spec.slice(0, at) : spec;
+}
+
+async function latestTrainingRun(store: EventStore, field: string): Promise<string> {
+  try {
+    return await latestRunId(store);
+  } catch (err) {
+    if (err instanceof RunLogError) throw new EvaluationInputError(field, "latest", err.message);
+    throw err;
+  }
+}
+
+/** Every checkpoint of one step of a run, with the run's recorded config. */
+export interface RunCheckpoints {
+  readonly run: string;
+  readonly step: number;
+  /** One per worker group that saved a checkpoint at `step`, in the order they were logged. */
+  readonly checkpoints: readonly RunCheckpoint[];
+  /** The run's worker groups; frozen ones have no checkpoint. */
+  readonly workerGroups: readonly { id: string; model: string; trainable: Trainable }[];
+  /** How the run's log ends so far: completed, failed, or neither (running, or its process died). */
+  readonly ended: "completed" | "failed" | null;
+}
+
+/**
+ * The checkpoints a run saved at `step` (null: its last checkpointed step, the final weights of a
+ * completed run), one per trained worker group. `field` names the argument in errors.
+ *
+ * @example
+ * ```ts
+ * const { step, checkpoints } = await runCheckpoints(store, "smoke-20261202", null, "RUN");
+ * checkpoints.map((c) => c.workerGroup); // ["solver", "verifier"]
+ * ```
+ */
+export async function runCheckpoints(
   store: EventStore,
   run: string,
   step: number | null,
-  options: { workerGroup?: string },
-): Promise<ModelSource> {
+  field: string,
+): Promise<RunCheckpoints> {
   let config: unknown = null;
   const saved: EventData<"checkpoint.saved">[] = [];
+  let ended: RunCheckpoints["ended"] = null;
   for await (const stored of store.readStream(run)) {
     const e = stored as StoredEvent<NewEvent>;
     if (e.type === "run.started") config = e.data.config;
     if (e.type === "checkpoint.saved") saved.push(e.data);
+    if (e.type === "run.completed") ended = "completed";
+    if (e.type === "run.failed") ended = "failed";
+    // A resumed run's steps follow its failure.
+    if (e.type === "step.started") ended = null;
   }
   const parsed = recordedConfig.safeParse(config);
   if (!parsed.success) {
     throw new EvaluationInputError(
-      "--model",
+      field,
       run,
       "the run's run.started config has no worker_groups, agents and sampling of a training " +
         `run (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
@@ -143,7 +220,7 @@ async function runCheckpoint(
   }
   if (saved.length === 0) {
     throw new EvaluationInputError(
-      "--model",
+      field,
       run,
       "the run saved no checkpoint (all its worker groups are frozen, or it stopped before " +
         "its first checkpoint)",
@@ -154,42 +231,72 @@ async function runCheckpoint(
   const here = saved.filter((c) => c.step === at);
   if (here.length === 0) {
     throw new EvaluationInputError(
-      "--model",
+      field,
       `${run}@${at}`,
       `the run has no checkpoint at step ${at}; its checkpoints are at steps ${steps.join(", ")}`,
     );
   }
-  const groups = here.map((c) => c.workerGroup);
-  const wanted = options.workerGroup;
+  const settings = { agents: parsed.data.agents, sampling: parsed.data.sampling };
+  const checkpoints = here.map((c): RunCheckpoint => {
+    const wg = parsed.data.worker_groups.find((g) => g.id === c.workerGroup);
+    if (!wg) {
+      throw new EvaluationInputError(
+        field,
+        run,
+        `checkpoint of worker group ${c.workerGroup} has no worker group in the run's config`,
+      );
+    }
+    return {
+      kind: "run-checkpoint",
+      label: `${run}@${at}/${c.workerGroup}`,
+      model: wg.model,
+      run,
+      step: at,
+      workerGroup: c.workerGroup,
+      trainable: wg.trainable,
+      blob: c.blob,
+      parameterHash: c.parameterHash,
+      settings,
+    };
+  });
+  return { run, step: at, checkpoints, workerGroups: parsed.data.worker_groups, ended };
+}
+
+/**
+ * The checkpoint of worker group `wanted` (optional when only one group trained); an
+ * EvaluationInputError of `--worker-group` listing the groups otherwise (`hint` ends the message
+ * when no group was named).
+ *
+ * @example
+ * ```ts
+ * pickCheckpoint(await runCheckpoints(store, run, null, "RUN"), "solver").label; // "run@1/solver"
+ * ```
+ */
+export function pickCheckpoint(
+  found: RunCheckpoints,
+  wanted: string | undefined,
+  hint = "",
+): RunCheckpoint {
+  const { checkpoints, run, step } = found;
   const chosen = wanted === undefined
-    ? here.length === 1 ? here[0] : null
-    : here.find((c) => c.workerGroup === wanted);
-  if (!chosen) {
+    ? checkpoints.length === 1 ? checkpoints[0] : null
+    : checkpoints.find((c) => c.workerGroup === wanted);
+  if (chosen) return chosen;
+  const groups = checkpoints.map((c) => c.workerGroup).join(", ");
+  if (wanted === undefined) {
     throw new EvaluationInputError(
       "--worker-group",
-      wanted ?? "(not given)",
-      `run ${run} has checkpoints of worker groups ${groups.join(", ")} at step ${at}; ` +
-        "choose one with --worker-group",
+      "(not given)",
+      `run ${run} has checkpoints of worker groups ${groups} at step ${step}; choose one with ` +
+        `--worker-group${hint}`,
     );
   }
-  const wg = parsed.data.worker_groups.find((g) => g.id === chosen.workerGroup);
-  if (!wg) {
-    throw new EvaluationInputError(
-      "--model",
-      run,
-      `checkpoint of worker group ${chosen.workerGroup} has no worker group in the run's config`,
-    );
-  }
-  return {
-    kind: "run-checkpoint",
-    label: `${run}@${at}/${chosen.workerGroup}`,
-    model: wg.model,
-    run,
-    step: at,
-    workerGroup: chosen.workerGroup,
-    trainable: wg.trainable,
-    blob: chosen.blob,
-    parameterHash: chosen.parameterHash,
-    settings: { agents: parsed.data.agents, sampling: parsed.data.sampling },
-  };
+  const frozen = found.workerGroups.find((g) => g.id === wanted && g.trainable.kind === "frozen");
+  throw new EvaluationInputError(
+    "--worker-group",
+    wanted,
+    `run ${run} has no checkpoint of worker group ${wanted} at step ${step}` +
+      (frozen ? ` (it is frozen: it trained nothing; its model is ${frozen.model})` : "") +
+      `; its checkpoints there are of ${groups}`,
+  );
 }

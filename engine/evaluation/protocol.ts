@@ -1,6 +1,6 @@
 /**
  * Evaluation protocols: one agent answering alone, or a workflow with the same model in every
- * role (MADA-RL evaluates community models as identical copies in every generator and critic
+ * role (a trained run's own team is engine/evaluation/team.ts) (MADA-RL evaluates community models as identical copies in every generator and critic
  * role). Prompts, workflow shape and sampling come from the paper presets, so an evaluated model
  * sees what trained runs see; a run's checkpoint keeps its own prompts and sampling.
  */
@@ -12,6 +12,7 @@ import {
   presetInput,
 } from "../config/mod.ts";
 import type { ModelSource } from "./model-source.ts";
+import type { TeamSource } from "./team.ts";
 
 /** The protocols `deno task eval --workflow` offers. */
 export const PROTOCOLS = ["single", "debate", "refine"] as const;
@@ -93,10 +94,13 @@ export function evalConfig(settings: EvalSettings): NormalizedConfig {
   );
 }
 
-/** What the eval's `run.started` records beside the config: protocol, model and seed set. */
+/**
+ * What the eval's `run.started` records beside the config: protocol (`team`: a training run's
+ * own team, engine/evaluation/team.ts), model and seed set.
+ */
 export interface EvalRecord {
-  readonly protocol: Protocol;
-  readonly source: ModelSource;
+  readonly protocol: Protocol | "team";
+  readonly source: ModelSource | TeamSource;
   /** Every seed of this evaluation, in run order (one run stream each). */
   readonly seeds: readonly number[];
   /** Run ids of the seeds, same order. */
@@ -117,9 +121,7 @@ export function recordedEvalConfig(
   config: NormalizedConfig,
   record: EvalRecord,
 ): Record<string, unknown> {
-  const { settings: _settings, ...model } = record.source.kind === "run-checkpoint"
-    ? record.source
-    : { ...record.source, settings: null };
+  const model = recordedModel(record.source);
   return {
     schema_version: config.schema_version,
     name: config.name,
@@ -137,6 +139,20 @@ export function recordedEvalConfig(
       seeds: [...record.seeds],
       runs: [...record.runs],
     },
+  };
+}
+
+/** The model part of the record: a checkpoint without its run settings, a team by its members. */
+function recordedModel(source: ModelSource | TeamSource): Record<string, unknown> {
+  if (source.kind === "model-dir") return { ...source };
+  if (source.kind === "run-checkpoint") {
+    const { settings: _settings, ...checkpoint } = source;
+    return checkpoint;
+  }
+  const { config: _config, members, ...team } = source;
+  return {
+    ...team,
+    members: members.map((m) => ({ ...m, source: recordedModel(m.source) })),
   };
 }
 

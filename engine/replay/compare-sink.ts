@@ -3,10 +3,12 @@
  * logged event of the same id (ids derive from coordinates), compared by type, chain hash and
  * canonical bytes, and on a difference field by field. An exact replay runs on through the step
  * after its first divergence, to see whether the engine's state parted from the log (it then
- * differs ever after) or only one logged event disagrees (the log was edited). Nothing is
- * written: blobs are only hashed.
+ * differs ever after) or only one logged event disagrees (the log was edited). An event logged
+ * at an older schema version is compared on that version's fields only (`asOfVersion`). Nothing
+ * is written: blobs are only hashed.
  */
 import {
+  asOfVersion,
   chainHash,
   type Coordinates,
   encodeCanonical,
@@ -179,8 +181,16 @@ export function compareSink(options: CompareOptions) {
       data: recorded.json,
       tensors: recorded.tensors,
     });
-    const sameBytes = recorded.json === json && sha256Hex(recorded.tensors) === sha256Hex(tensors);
     const sameVersion = log.storedSchemaVersion === def.schemaVersion;
+    // An event logged at an older version is judged on the fields that version had: the fields
+    // added since are new information, not a difference (both sides are viewed alike).
+    const [replayedView, recordedView] = sameVersion
+      ? [data, log.data]
+      : [data, log.data].map((d) => asOfVersion(def, d, log.storedSchemaVersion));
+    const mine = sameVersion ? { json, tensors } : encodeCanonical(replayedView);
+    const theirs = sameVersion ? recorded : encodeCanonical(recordedView);
+    const sameBytes = theirs.json === mine.json &&
+      sha256Hex(theirs.tensors) === sha256Hex(mine.tensors);
     const sameType = log.type === event.type;
     drift?.add(id, log, { type: event.type, data } as NewEvent);
     if (sameType && sameBytes && (!sameVersion || replayedHash === log.hash)) {
@@ -203,7 +213,7 @@ export function compareSink(options: CompareOptions) {
       replayedHash,
       loggedDataAltered: sameVersion && recordedRehash !== log.hash,
       pastLogEnd: false,
-      fields: [...typeDifference, ...fieldDiff(log.data, data)],
+      fields: [...typeDifference, ...fieldDiff(recordedView, replayedView)],
     });
   };
 

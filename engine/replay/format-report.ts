@@ -1,4 +1,5 @@
 /** The text `deno task replay` prints for a replay report. */
+import { changedModuleText } from "./likely-cause.ts";
 import { alterationText } from "./log-alteration.ts";
 import type { DriftStats } from "./numeric-drift.ts";
 import type { ReplayReport } from "./replay-run.ts";
@@ -9,9 +10,9 @@ const stats = (name: string, s: DriftStats) =>
   }, max rel ${s.maxRel.toExponential(3)}, ${s.outside} outside tolerance`;
 
 /**
- * Human-readable lines: the header (backend, code), the verdict, the first divergence with its
- * differing fields and likely causes (an altered log among them, or on its own line when every
- * compared event matched), and in tolerance mode the drift table.
+ * Human-readable lines: the header (backend, runtime, an edited workflow module), the verdict,
+ * the first divergence with its differing fields and likely causes (an altered log among them,
+ * or on its own line when every compared event matched), and in tolerance mode the drift table.
  *
  * @example
  * console.log(formatReplayReport(report).join("\n"));
@@ -31,6 +32,7 @@ export function formatReplayReport(r: ReplayReport): string[] {
         r.runtimeDifferences.map((d) => `${d.field} ${d.recorded} -> ${d.current}`).join(", "),
     );
   }
+  if (r.changedModule) lines.push(changedModuleText(r.changedModule));
   lines.push(
     `replay of ${r.runId} on ${r.backend.current}, steps ${r.from}..${r.to}` +
       (r.checkpointStep === null

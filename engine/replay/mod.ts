@@ -11,7 +11,12 @@
  */
 export { compareSink, type Comparison, type Divergence, ReplayStopped } from "./compare-sink.ts";
 export { fieldDiff, type FieldDifference } from "./field-diff.ts";
-export { type CauseEvidence, likelyCauses } from "./likely-cause.ts";
+export {
+  type CauseEvidence,
+  type ChangedModule,
+  changedModuleText,
+  likelyCauses,
+} from "./likely-cause.ts";
 export {
   alterationText,
   type LogAlteration,

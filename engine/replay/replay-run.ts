@@ -18,9 +18,10 @@ import {
   runtimeRecord,
 } from "../trainer/runtime-record.ts";
 import { runTraining, type TrainProgress } from "../trainer/train-loop.ts";
+import { workflowModuleSource } from "../workflows/mod.ts";
 import { compareSink, type Divergence, ReplayStopped } from "./compare-sink.ts";
 import { type LogAlteration, replayAlteration, storeAlteration } from "./log-alteration.ts";
-import { likelyCauses } from "./likely-cause.ts";
+import { type ChangedModule, likelyCauses } from "./likely-cause.ts";
 import type { NumericDrift } from "./numeric-drift.ts";
 
 /**
@@ -35,6 +36,15 @@ function lastLoggedStep(events: readonly StoredEvent<NewEvent>[], steps: number)
     if (e.type === "checkpoint.saved") last = Math.max(last, e.data.step);
   }
   return last;
+}
+
+/** The module's change since the recording, or null when it hashes as recorded (or is none). */
+function moduleChange(
+  recorded: { readonly sha256: string } | undefined,
+  current: { readonly path: string; readonly sha256: string } | null,
+): ChangedModule | null {
+  if (current === null || recorded?.sha256 === current.sha256) return null;
+  return { path: current.path, recorded: recorded?.sha256 ?? null, current: current.sha256 };
 }
 
 /** A step range outside the run. */
@@ -72,6 +82,8 @@ export interface ReplayReport {
   readonly backend: { readonly recorded: string; readonly current: string };
   readonly runtimeDifferences: readonly RuntimeDifference[];
   readonly code: { readonly recorded: string; readonly current: string };
+  /** a custom workflow's module whose source differs from the recorded one; null otherwise */
+  readonly changedModule: ChangedModule | null;
   /** the step the loop started at (after the restored checkpoint), and the compared range */
   readonly startedAt: number;
   readonly checkpointStep: number | null;
@@ -129,6 +141,10 @@ export async function replayRun(
     );
   }
   const stored = await storeAlteration(store, runId, log.events);
+  const changedModule = moduleChange(
+    log.started.data.workflowModule,
+    await workflowModuleSource(config.workflow),
+  );
   const recorded = log.started.data.runtime;
   const current = runtimeRecord(options.runtime.info);
   const mode = recorded.executionProvider === current.executionProvider ? "exact" : "tolerance";
@@ -161,9 +177,10 @@ export async function replayRun(
   const first = result.firstDivergence;
   const code = { recorded: log.started.data.codeVersion, current: await codeVersion() };
   const differences = runtimeDifferences(recorded, current);
-  // Another code version may rightly write an event differently; only the same code and runtime
-  // make an isolated difference evidence of an edit.
-  const sameExecution = code.recorded === code.current && differences.length === 0;
+  // Another code version (or workflow module) may rightly write an event differently; only the
+  // same code and runtime make an isolated difference evidence of an edit.
+  const sameExecution = code.recorded === code.current && differences.length === 0 &&
+    changedModule === null;
   const alteration = stored ??
     (mode === "exact" ? replayAlteration(result, log.events, sameExecution) : null);
   const causes = first
@@ -173,6 +190,7 @@ export async function replayRun(
       runtime: differences,
       recordedCode: code.recorded,
       currentCode: code.current,
+      changedModule,
     })
     : [];
   const through = first === null ? to : first.step === null ? null : first.step - 1;
@@ -189,6 +207,7 @@ export async function replayRun(
     backend: { recorded: recorded.executionProvider, current: current.executionProvider },
     runtimeDifferences: differences,
     code,
+    changedModule,
     startedAt,
     checkpointStep: resume?.checkpointStep ?? null,
     from,

@@ -10,6 +10,11 @@ export interface EventSink {
   append(events: readonly NewEvent[]): Promise<void>;
   /** Keeps `bytes` (weights, optimizer state) and returns their SHA-256 key. */
   putBlob(bytes: Uint8Array): Promise<string>;
+  /**
+   * The store the events land in, when they land in one: the loop holds the run's writer lease
+   * there (replay's comparer writes nowhere and has none).
+   */
+  readonly store?: EventStore;
 }
 
 /**
@@ -33,5 +38,6 @@ export function storeSink(
       first = false;
     },
     putBlob: (bytes: Uint8Array) => store.blobs.put(bytes),
+    store,
   });
 }

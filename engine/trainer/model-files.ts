@@ -3,7 +3,7 @@
  * fail with a line naming the agent and the path, not leave a run behind in the store.
  */
 import { join } from "node:path";
-import { INDEX_FILE, SINGLE_FILE } from "../../adapters/hf/mod.ts";
+import { HfError, INDEX_FILE, readModelConfig, SINGLE_FILE } from "../../adapters/hf/mod.ts";
 
 /** An agent's model is neither "embedded" nor an HF directory holding the files it loads from. */
 export class ModelFilesError extends Error {
@@ -11,19 +11,23 @@ export class ModelFilesError extends Error {
 }
 
 /**
- * Throws a ModelFilesError for the first agent whose model directory is absent or lacks
- * config.json, tokenizer.json or its safetensors weights (single-file or sharded).
+ * Throws a ModelFilesError for the first agent whose model directory is absent, lacks
+ * config.json, tokenizer.json or its safetensors weights (single-file or sharded), or whose
+ * config.json is not one of a supported architecture. `given` names the flag the model came from
+ * (`--model`), so the message points at what the user typed rather than at an agent.
  *
  * @example await checkModelFiles(config.agents);
  */
 export async function checkModelFiles(
   agents: readonly { readonly id: string; readonly model: string }[],
+  given?: string,
 ): Promise<void> {
   for (const { id, model } of agents) {
     if (model === "embedded") continue;
+    const who = given === undefined ? `agent ${id}: model` : given;
     if (!(await isDirectory(model))) {
       throw new ModelFilesError(
-        `agent ${id}: model ${model} is not a directory (give "embedded" or an HF checkpoint ` +
+        `${who} ${model} is not a directory (give "embedded" or an HF checkpoint ` +
           `directory with config.json, tokenizer.json and ${SINGLE_FILE})`,
       );
     }
@@ -34,9 +38,14 @@ export async function checkModelFiles(
       missing.push(`${SINGLE_FILE} (or a sharded ${INDEX_FILE})`);
     }
     if (missing.length > 0) {
-      throw new ModelFilesError(
-        `agent ${id}: model directory ${model} has no ${missing.join(", ")}`,
-      );
+      throw new ModelFilesError(`${who} directory ${model} has no ${missing.join(", ")}`);
+    }
+    try {
+      await readModelConfig(model);
+    } catch (err) {
+      // The config names the architecture, sizes and rope: refused now, not at the first step.
+      if (err instanceof HfError) throw new ModelFilesError(`${who} ${model}: ${err.message}`);
+      throw err;
     }
   }
 }

@@ -3,11 +3,11 @@
  * come from the last checkpoint, the rest is re-derived from the log, and the regenerated events
  * are appended idempotently: those already logged are skipped, a differing one is a conflict.
  */
-import type { EventStore } from "../../events/mod.ts";
+import { type EventStore, LEASE_TIMEOUT_MS, leaseIsLive } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { storeSink } from "./event-sink.ts";
 import { resumeState } from "./resume-state.ts";
-import { readRunLog } from "./run-log.ts";
+import { readRunLog, type RunLog } from "./run-log.ts";
 import { NUMERIC_RUNTIME_FIELDS, runtimeDifferences, runtimeRecord } from "./runtime-record.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "./train-loop.ts";
 
@@ -53,6 +53,7 @@ export async function resumeTraining(
         `; resume on the recorded one (its config's runtime.device and threads)`,
     );
   }
+  await refuseLiveWriter(store, log);
   const state = await resumeState(log.events, store.blobs);
   const result = await runTraining(log.config, {
     sink: storeSink(store, runId, { fresh: false }),
@@ -63,4 +64,21 @@ export async function resumeTraining(
     signal: options.signal,
   });
   return { ...result, checkpointStep: state.checkpointStep, fromStep: state.step };
+}
+
+/**
+ * Refuses to resume a run whose writer lease is live: another process is still training it, and
+ * two writers would interleave their steps. The log is left as it is: a resumed run's log is the
+ * uninterrupted run's, event for event.
+ */
+async function refuseLiveWriter(store: EventStore, log: RunLog): Promise<void> {
+  const lease = (await store.leases()).find((l) => l.runId === log.runId);
+  if (lease && await leaseIsLive(lease)) {
+    throw new ResumeError(
+      `run ${log.runId} is still being written by process ${lease.pid} on ${lease.host} (its ` +
+        `lease was renewed ${Math.round((Date.now() - lease.heartbeatAt) / 1000)} s ago); stop ` +
+        `that process first, or resume once its lease has gone ${LEASE_TIMEOUT_MS / 1000} s ` +
+        `without renewal`,
+    );
+  }
 }

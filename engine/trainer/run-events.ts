@@ -67,6 +67,8 @@ export function episodeEvents(
         prompt,
         sample,
         problemId: question.id,
+        question: question.problem,
+        gold: question.answer,
         turns: episode.turns.length,
         agents: [...new Set(episode.turns.map((t) => t.agent))],
         finalAnswer: episode.finalAnswer,

@@ -3,13 +3,13 @@
  * the inverse of `encodeSafetensors`.
  */
 import {
+  CorruptSafetensorsError,
   decodeFloats,
   isFloatDtype,
   type NamedTensor,
   namedTensor,
+  parseSafetensorsHeader,
 } from "../../adapters/hf/mod.ts";
-import { parseSafetensorsHeader } from "../../adapters/hf/safetensors-header.ts";
-import { CorruptSafetensorsError } from "../../adapters/hf/mod.ts";
 
 /**
  * The tensors of a safetensors byte string by name, widened to float32.

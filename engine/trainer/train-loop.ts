@@ -13,7 +13,12 @@ import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
-import { buildWorkflow, type Question } from "../workflows/mod.ts";
+import {
+  buildWorkflow,
+  type Question,
+  type Workflow,
+  workflowModuleSource,
+} from "../workflows/mod.ts";
 import { checkpoints } from "./checkpoints.ts";
 import { type EventSink, storeSink } from "./event-sink.ts";
 import { evaluate, evaluatesAfter } from "./evaluate.ts";
@@ -23,6 +28,7 @@ import type { ResumeState } from "./resume-state.ts";
 import { workflowRollouts } from "./rollouts.ts";
 import { rolloutEvents } from "./run-events.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
+import { holdRunLease } from "./run-lease.ts";
 import { type TaskSource, taskSource } from "./task-source.ts";
 import { placementRecorder, sortedGroups } from "./worker-group-placement.ts";
 import { type StepTurn, trainingTurns, updateWorkerGroup } from "./worker-group-update.ts";
@@ -44,6 +50,8 @@ export interface TrainOptions {
   readonly runtime: Runtime;
   readonly runId: string;
   readonly onProgress?: (progress: TrainProgress) => void;
+  /** Called once the run is in the store (its `run.started` appended, or resumed), not before. */
+  readonly onRecorded?: () => void;
   /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
   readonly resume?: ResumeState;
   /**
@@ -104,23 +112,27 @@ export async function runTraining(
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
   });
+  let tasks: TaskSource;
+  let workflow: Workflow;
   try {
+    // Built before run.started too: a workflow whose roles do not match the agents, or a custom
+    // module that cannot be loaded, leaves no run in the store.
+    tasks = await taskSource(config);
+    workflow = await buildWorkflow(config, tasks.retriever);
     // No run.failed when this fails: the stream may be another run's (a taken run id).
     if (!resume) await append([await runStartedEvent(config, runtime)]);
   } catch (err) {
     await pool.release();
     throw err;
   }
+  options.onRecorded?.();
+  // Held from here to the end event, so a process that dies in between leaves an expired lease.
+  const lease = sink.store ? await holdRunLease(sink.store, runId) : undefined;
   let step = resume?.step ?? 0;
   let stage: TrainProgress["stage"] = "rollout";
   try {
-    const tasks = await taskSource(config);
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
-    const rollout = workflowRollouts(
-      config,
-      await buildWorkflow(config, tasks.retriever),
-      pool.groups,
-    );
+    const rollout = workflowRollouts(config, workflow, pool.groups);
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
@@ -210,11 +222,13 @@ export async function runTraining(
     }]).catch(() => {});
     throw err;
   } finally {
+    await lease?.release();
     await pool.release();
   }
 }
 
 async function runStartedEvent(config: NormalizedConfig, runtime: Runtime): Promise<NewEvent> {
+  const module = await workflowModuleSource(config.workflow);
   return {
     type: "run.started",
     data: {
@@ -223,6 +237,8 @@ async function runStartedEvent(config: NormalizedConfig, runtime: Runtime): Prom
       seed: config.seed,
       codeVersion: await codeVersion(),
       runtime: runtimeRecord(runtime.info),
+      // Only custom workflows have a module; built-in runs record exactly what they always did.
+      ...(module ? { workflowModule: module } : {}),
     },
   };
 }

@@ -26,7 +26,15 @@ export function parseQuery(text: string): string | null {
   return query.length > 0 ? query : null;
 }
 
-/** The answer a solver, answerer, generator or critic gave (boxed or "final answer is"). */
-export function parseAnswer(text: string): string | null {
+/**
+ * The text of the answer a solver, answerer, generator or critic gave (boxed or "final answer
+ * is"), or null; grading parses it further (tasks' `parseMathNode`).
+ *
+ * @example
+ * ```ts
+ * parseAnswerText("so the final answer is \\boxed{42}"); // "42"
+ * ```
+ */
+export function parseAnswerText(text: string): string | null {
   return extractAnswer(text, { plainOnly: false })?.answer ?? null;
 }

@@ -4,18 +4,26 @@
  * of the last round's answers (ties go to the answer given first).
  */
 import { gradeAnswer } from "../tasks/mod.ts";
-import { parseAnswer } from "./actions.ts";
+import { parseAnswerText } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
 import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
 
-/** Builds the debate workflow. With `rounds` 1 or no critics it is a generators-only vote. */
+/**
+ * Builds the debate workflow. With `rounds` 1 or no critics it is a generators-only vote.
+ * `configured` is how many generators and critics the config asks for (its role declaration);
+ * by default as many as given.
+ */
 export function debateWorkflow(
   agents: { generators: readonly WorkflowAgent[]; critics: readonly WorkflowAgent[] },
   rounds: number,
+  configured: { generators: number; critics: number } = {
+    generators: agents.generators.length,
+    critics: agents.critics.length,
+  },
 ): Workflow {
   return Object.freeze({
     kind: "debate",
-    roles: ["generator", "critic"],
+    roles: { generator: configured.generators, critic: configured.critics },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       let previous: EpisodeTurn<Extra>[] = [];
@@ -37,7 +45,7 @@ export function debateWorkflow(
           }));
         }));
         previous = outputs.map(({ agent, prompt, output }, i) => {
-          const answer = parseAnswer(output.text);
+          const answer = parseAnswerText(output.text);
           return {
             turn: first + i,
             round,

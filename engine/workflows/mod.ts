@@ -1,6 +1,8 @@
 /**
  * Workflows (Dr. MAS "orchestras"): refine (solver + verifier), search (verifier + searcher +
- * answerer) and debate (MADA-RL generators + critics), built from an experiment config.
+ * answerer) and debate (MADA-RL generators + critics), built from an experiment config, and
+ * everything a custom workflow module needs: the turn helper, the action parsers, prompt
+ * templates and the types (examples/planner-executors.ts is one such module).
  *
  * @example
  * ```ts
@@ -9,34 +11,32 @@
  * const episode = await workflow.run(question, speak);
  * ```
  */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import type { ExperimentConfig } from "../config/schema.ts";
+import { ConfigError, type ExperimentConfig } from "../config/mod.ts";
+import { loadWorkflowFactory, WorkflowConfigError } from "./custom-module.ts";
 import { debateWorkflow } from "./debate.ts";
 import { refineWorkflow } from "./refine.ts";
+import { checkRoleDeclaration, roleIssues } from "./roles.ts";
 import { type Retriever, searchWorkflow } from "./search.ts";
 import type { Workflow, WorkflowAgent } from "./types.ts";
 
 export type * from "./types.ts";
-export { parseAnswer, parseQuery, parseRoute, parseVerdict } from "./actions.ts";
+export { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "./actions.ts";
+export {
+  loadWorkflowFactory,
+  WorkflowConfigError,
+  type WorkflowFactory,
+  type WorkflowModuleSource,
+  workflowModuleSource,
+} from "./custom-module.ts";
 export { majorityAnswer } from "./debate.ts";
+export { checkRoleDeclaration, RoleDeclarationError, roleIssues } from "./roles.ts";
 export { PromptTemplateError, renderPrompt } from "./template.ts";
+export { type ReadAction, readAnswer, takeTurn } from "./turn.ts";
 export { debateWorkflow, refineWorkflow, type Retriever, searchWorkflow };
 
-/** A custom workflow module's default export. */
-export type WorkflowFactory = (
-  agents: readonly WorkflowAgent[],
-  params: Readonly<Record<string, unknown>>,
-) => Workflow;
-
-/** The workflow cannot be built from the config (missing retriever, bad custom module). */
-export class WorkflowConfigError extends Error {
-  override name = "WorkflowConfigError";
-}
-
 /**
- * Builds the configured workflow. Role counts were checked when the config was parsed; `search`
- * needs a retriever over the task's documents.
+ * Builds the configured workflow and checks the config's agents against the roles it declares
+ * (a ConfigError listing every mismatch); `search` needs a retriever over the task's documents.
  */
 export async function buildWorkflow(
   config: Pick<ExperimentConfig, "workflow" | "agents">,
@@ -47,9 +47,25 @@ export async function buildWorkflow(
     role: a.role,
     prompt: a.prompt,
   }));
+  const workflow = await construct(config.workflow, agents, retriever);
+  const origin = config.workflow.kind === "custom"
+    ? `workflow.module ${config.workflow.module}`
+    : `the ${workflow.kind} workflow`;
+  checkRoleDeclaration(workflow.roles, origin);
+  const issues = roleIssues(workflow, agents);
+  if (issues.length > 0) throw new ConfigError(origin, issues);
+  return workflow;
+}
+
+// Built-in workflows pick their agents by role here; a wrong or missing role is reported by the
+// role check that follows, before any turn is taken.
+async function construct(
+  w: ExperimentConfig["workflow"],
+  agents: readonly WorkflowAgent[],
+  retriever: Retriever | undefined,
+): Promise<Workflow> {
   const byRole = (role: string) => agents.filter((a) => a.role === role);
   const one = (role: string) => byRole(role)[0];
-  const w = config.workflow;
   switch (w.kind) {
     case "refine":
       return refineWorkflow({ solver: one("solver"), verifier: one("verifier") }, w.max_loops);
@@ -57,6 +73,7 @@ export async function buildWorkflow(
       return debateWorkflow(
         { generators: byRole("generator"), critics: byRole("critic") },
         w.rounds,
+        { generators: w.generators, critics: w.critics },
       );
     case "search":
       if (!retriever) {
@@ -69,19 +86,7 @@ export async function buildWorkflow(
         { verifier: one("verifier"), searcher: one("searcher"), answerer: one("answerer") },
         { maxTurns: w.max_turns, topK: w.top_k, retriever },
       );
-    case "custom": {
-      const url = pathToFileURL(resolve(w.module)).href;
-      const module = await import(url).catch((err: Error) => {
-        throw new WorkflowConfigError(
-          `workflow.module ${w.module} cannot be loaded: ${err.message}`,
-        );
-      });
-      if (typeof module.default !== "function") {
-        throw new WorkflowConfigError(
-          `workflow.module ${w.module} must default-export a function (agents, params) => Workflow`,
-        );
-      }
-      return (module.default as WorkflowFactory)(agents, w.params);
-    }
+    case "custom":
+      return (await loadWorkflowFactory(w.module))(agents, w.params);
   }
 }

@@ -5,7 +5,7 @@
  * {feedback} (the verifier's last review) and {revision} (both, labelled; empty on the first loop);
  * verifier templates get {question} and {solution}.
  */
-import { parseAnswer, parseVerdict } from "./actions.ts";
+import { parseAnswerText, parseVerdict } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
 import { readAnswer, takeTurn } from "./turn.ts";
 import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
@@ -17,7 +17,7 @@ export function refineWorkflow(
 ): Workflow {
   return Object.freeze({
     kind: "refine",
-    roles: ["solver", "verifier"],
+    roles: { solver: 1, verifier: 1 },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       let solution = "";
@@ -35,7 +35,7 @@ export function refineWorkflow(
             // Empty on the first loop, so a first attempt sees exactly the bare question.
             revision: loop === 0 ? "" : `\n\nPrevious attempt: ${solution}\nReviewer: ${feedback}`,
           }),
-          readAnswer(parseAnswer),
+          readAnswer(parseAnswerText),
         );
         solution = proposed.output.text;
         answer = proposed.action.kind === "answer" ? proposed.action.answer : null;

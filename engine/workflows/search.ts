@@ -4,7 +4,7 @@
  * the answerer, who gives the final answer. After `maxTurns` verifier turns the answerer is
  * called regardless.
  */
-import { parseAnswer, parseQuery, parseRoute } from "./actions.ts";
+import { parseAnswerText, parseQuery, parseRoute } from "./actions.ts";
 import { renderPrompt } from "./template.ts";
 import { readAnswer, takeTurn } from "./turn.ts";
 import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
@@ -21,7 +21,7 @@ export function searchWorkflow(
 ): Workflow {
   return Object.freeze({
     kind: "search",
-    roles: ["verifier", "searcher", "answerer"],
+    roles: { verifier: 1, searcher: 1, answerer: 1 },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       const evidence: string[] = [];
@@ -58,7 +58,7 @@ export function searchWorkflow(
         speak,
         agents.answerer,
         prompt(agents.answerer),
-        readAnswer(parseAnswer),
+        readAnswer(parseAnswerText),
       );
       const finalAnswer = answered.action.kind === "answer" ? answered.action.answer : null;
       return Object.freeze({ turns, finalAnswer });

@@ -10,7 +10,7 @@ export type ReadAction = (text: string) => { action: TurnAction; valid: boolean 
  * @example
  * ```ts
  * const t = await takeTurn(turns, speak, solver, prompt, (text) => {
- *   const answer = parseAnswer(text);
+ *   const answer = parseAnswerText(text);
  *   return { action: { kind: "answer", answer }, valid: answer !== null };
  * });
  * ```

@@ -38,12 +38,24 @@ export interface TurnOutput<Extra = unknown> {
 /** Produces one agent turn (a model call in training; a scripted reply in unit tests). */
 export type Speak<Extra = unknown> = (request: TurnRequest) => Promise<TurnOutput<Extra>>;
 
+/**
+ * An action a workflow defines for itself (a plan, a tool call): its name and what it carried.
+ * Only `answer` actions are graded; a custom action earns its trajectory's reward like any
+ * other turn (minus the invalid-action penalty when it did not follow its format).
+ */
+export interface CustomAction {
+  readonly kind: "custom";
+  readonly name: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
 /** The action a turn took, as the workflow parsed it. */
 export type TurnAction =
   | { readonly kind: "answer"; readonly answer: string | null }
   | { readonly kind: "verdict"; readonly accept: boolean }
   | { readonly kind: "route"; readonly to: "search" | "answer" }
-  | { readonly kind: "query"; readonly query: string; readonly evidence: readonly string[] };
+  | { readonly kind: "query"; readonly query: string; readonly evidence: readonly string[] }
+  | CustomAction;
 
 /** One recorded turn of an episode. */
 export interface EpisodeTurn<Extra = unknown> {
@@ -65,10 +77,30 @@ export interface Episode<Extra = unknown> {
   readonly finalAnswer: string | null;
 }
 
-/** A workflow: the roles it needs and how it runs one question. */
+/**
+ * A workflow: the roles it needs and how it runs one question.
+ *
+ * @example
+ * ```ts
+ * const solo = (solver: WorkflowAgent): Workflow => ({
+ *   kind: "solo",
+ *   roles: { solver: 1 },
+ *   async run(question, speak) {
+ *     const turns = [];
+ *     const read = readAnswer(parseAnswerText);
+ *     const t = await takeTurn(turns, speak, solver, question.problem, read);
+ *     return { turns, finalAnswer: t.action.kind === "answer" ? t.action.answer : null };
+ *   },
+ * });
+ * ```
+ */
 export interface Workflow {
   readonly kind: string;
-  /** Roles every config of this workflow must provide. */
-  readonly roles: readonly string[];
+  /**
+   * Each role this workflow gives turns to and exactly how many agents of it a config must
+   * provide (0: the role is unused in this configuration); buildWorkflow checks the config's
+   * agents against it before a run starts.
+   */
+  readonly roles: Readonly<Record<string, number>>;
   run<Extra>(question: Question, speak: Speak<Extra>): Promise<Episode<Extra>>;
 }

@@ -229,7 +229,7 @@ Deno.test("eval: bad usage exits 2 and names what is wrong", async () => {
     await Deno.mkdir(join(tmp, "again"));
     const again = await benchmarkFile(join(tmp, "again", "tiny.jsonl"), 1);
     const cases: [string[], RegExp][] = [
-      [["--data", data], /--model is required/],
+      [["--data", data], /name a training run \(deno task eval RUN\|latest\) or a model \(--model/],
       [["--model", "embedded"], /--data needs at least one benchmark file/],
       [["--model", "embedded", "--data", data, "--workflow", "vote"], /--workflow must be one of/],
       [
@@ -267,7 +267,10 @@ Deno.test("eval: bad usage exits 2 and names what is wrong", async () => {
     }
     const help = await evalCli("--help");
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^usage: deno task eval --model DIR\|embedded\|RUN\[@STEP\]/m);
+    assert.match(
+      help.stdout,
+      /^usage: deno task eval RUN\|latest\[@STEP\] .* \| deno task eval --model DIR\|embedded\|RUN\[@STEP\]/m,
+    );
     // Refused before anything was recorded: no run was started.
     await using opened = await openStore(store);
     assert.deepEqual(await opened.streams(), []);

@@ -6,8 +6,8 @@
  *
  * @example
  * ```ts
- * assignment(parseAnswer("|AB| = 1") as Relation)?.value; // the node 1
- * assignment(parseAnswer("2x = 6") as Relation);          // null
+ * assignment(parseMathNode("|AB| = 1") as Relation)?.value; // the node 1
+ * assignment(parseMathNode("2x = 6") as Relation);          // null
  * ```
  */
 import type { MathNode, Relation } from "./ast.ts";
@@ -28,8 +28,8 @@ const isNumber = (n: MathNode, value: number) => n.kind === "num" && n.value ===
  *
  * @example
  * ```ts
- * isOnlySymbols(parseAnswer("A:B")); // true
- * isOnlySymbols(parseAnswer("2x"));  // false
+ * isOnlySymbols(parseMathNode("A:B")); // true
+ * isOnlySymbols(parseMathNode("2x"));  // false
  * ```
  */
 export function isOnlySymbols(n: MathNode): boolean {
@@ -64,7 +64,7 @@ export function isOnlySymbols(n: MathNode): boolean {
  *
  * @example
  * ```ts
- * assignment(parseAnswer("k = 1") as Relation); // { target: k, value: 1 }
+ * assignment(parseMathNode("k = 1") as Relation); // { target: k, value: 1 }
  * ```
  */
 export function assignment(r: Relation): Assignment | null {

@@ -1,6 +1,6 @@
 /**
  * The answer syntax tree: frozen plain objects with a `kind`. Parsed from LaTeX or plain text by
- * `parse-answer.ts`, compared by `equivalence.ts`.
+ * `parse-math-node.ts`, compared by `equivalence.ts`.
  *
  * @example
  * ```ts

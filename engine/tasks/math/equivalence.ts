@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * compareAnswers(parseAnswer("\\frac{x+2}{7}"), parseAnswer("x/7 + 2/7"), DEFAULT_GRADE_OPTIONS);
+ * compareAnswers(parseMathNode("\\frac{x+2}{7}"), parseMathNode("x/7 + 2/7"), DEFAULT_GRADE_OPTIONS);
  * // { equal: true, reason: "equal at 4 sample points" }
  * ```
  */

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * evaluate(parseAnswer("x^2 + 1"), new Map([["x", 2]])); // 5
+ * evaluate(parseMathNode("x^2 + 1"), new Map([["x", 2]])); // 5
  * ```
  */
 import type { MathNode } from "./ast.ts";

@@ -14,7 +14,7 @@ import { compareAnswers } from "./equivalence.ts";
 import { type AnswerSource, extractAnswer } from "./extract.ts";
 import { stringKey } from "./latex-normalize.ts";
 import { DEFAULT_GRADE_OPTIONS, type GradeOptions } from "./options.ts";
-import { parseAnswer } from "./parse-answer.ts";
+import { parseMathNode } from "./parse-math-node.ts";
 
 /** What was found on one side. */
 export interface ExtractedSide {
@@ -39,7 +39,7 @@ function side(text: string, options: GradeOptions): { side: ExtractedSide; tree:
   const found = extractAnswer(text, options);
   if (!found) return { side: { extracted: null, source: null, parsed: null }, tree: null };
   try {
-    const parsed = parseAnswer(found.answer);
+    const parsed = parseMathNode(found.answer);
     // `28 percent` and `$28$ %`: the percent stood outside the answer text (Math-Verify's
     // `convert_to_pct`), so the text stays `28` and the value is 28/100.
     const tree = found.percent ? node({ kind: "div", num: parsed, den: num(100) }) : parsed;

@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * show(relationToSet(parseAnswer("1 < 2x < 6") as Relation)!); // "(1/2, 6/2)"
+ * show(relationToSet(parseMathNode("1 < 2x < 6") as Relation)!); // "(1/2, 6/2)"
  * ```
  */
 import {
@@ -117,7 +117,7 @@ function solveLinear(set: Interval, line: { slope: number; intercept: number }):
  *
  * @example
  * ```ts
- * show(relationToSet(parseAnswer("x \\ge 2") as Relation)!); // "[2, oo)"
+ * show(relationToSet(parseMathNode("x \\ge 2") as Relation)!); // "[2, oo)"
  * ```
  */
 export function relationToSet(r: Relation): MathNode | null {

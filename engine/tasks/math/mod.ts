@@ -34,5 +34,5 @@ export {
   gradeOptions,
   GradeOptionsError,
 } from "./options.ts";
-export { parseAnswer } from "./parse-answer.ts";
+export { parseMathNode } from "./parse-math-node.ts";
 export { AnswerSyntaxError } from "./tokenize.ts";

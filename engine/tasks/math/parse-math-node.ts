@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * show(parseAnswer("\\frac{1}{3}"));      // "1/3"
- * show(parseAnswer("x \\in [-2, 7)"));    // "x in [-2, 7)"
+ * show(parseMathNode("\\frac{1}{3}"));      // "1/3"
+ * show(parseMathNode("x \\in [-2, 7)"));    // "x in [-2, 7)"
  * ```
  */
 import { KNOWN_FUNCTIONS, type MathNode, node, num, type RelationOp } from "./ast.ts";
@@ -81,8 +81,8 @@ const OPERATOR_COMMANDS = new Set([
 ]);
 const SEPARATOR_COMMANDS = new Set(["Rightarrow", "implies", "iff"]);
 
-/** Parses one answer (already extracted from its surrounding text). */
-export function parseAnswer(answer: string): MathNode {
+/** The expression tree (`MathNode`) of one answer, already extracted from its surrounding text. */
+export function parseMathNode(answer: string): MathNode {
   const normalized = normalizeLatex(answer);
   if (normalized === "") throw new AnswerSyntaxError("empty answer", answer);
   return new Parser(tokenize(normalized), normalized).parseTop();
@@ -410,7 +410,7 @@ class Parser {
     // latex2sympy2 reads `\text{(B)}` as the symbol B: spaces and parentheses in text drop out.
     const letter = value.replace(/[\s()]/g, "");
     if (/^[a-zA-Z]$/.test(letter)) return this.identifier(letter);
-    if (isValueText(value)) return parseAnswer(value);
+    if (isValueText(value)) return parseMathNode(value);
     return node({ kind: "text", value });
   }
 

@@ -1,0 +1,33 @@
+/**
+ * The base model a worker group names (`embedded` or an HF directory), loaded with its tokenizer
+ * for evaluation and export.
+ */
+import { type HfModel, loadHfModel } from "../../adapters/hf/mod.ts";
+import { EMBEDDED_MODEL_DIR, loadEmbeddedModel } from "../../adapters/model/mod.ts";
+import { EvaluationInputError } from "./errors.ts";
+
+/**
+ * The directory a model name stands for: the committed embedded model's, or the path itself.
+ *
+ * @example modelDirectory("embedded"); // ".../adapters/model/embedded/"
+ */
+export function modelDirectory(model: string): string {
+  return model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
+}
+
+/**
+ * Loads `model` with its tokenizer; `field` and `label` name what asked for it in errors.
+ *
+ * @example const base = await loadBaseModel("embedded", "--model", "embedded");
+ */
+export async function loadBaseModel(model: string, field: string, label: string): Promise<HfModel> {
+  const loaded = model === "embedded" ? await loadEmbeddedModel() : await loadHfModel(model);
+  if (!loaded.tokenizer) {
+    throw new EvaluationInputError(
+      field,
+      label,
+      `model ${model} has no tokenizer.json to prompt it`,
+    );
+  }
+  return loaded;
+}
