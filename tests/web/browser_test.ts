@@ -9,7 +9,7 @@ import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { writeWebRun } from "./fixtures/web-run.ts";
-import { CHROMIUM, launchChromium } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
@@ -20,16 +20,12 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const { dir, path } = await fillDashboardStore();
-    const shots = Deno.env.get("POLYRL_WEB_SCREENSHOTS") ??
-      await Deno.makeTempDir({ prefix: "polyrl-web-shots-" });
-    await Deno.mkdir(shots, { recursive: true });
+    const shots = await screenshotDir("polyrl-web-shots-");
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
       const page = await chrome.browser.newPage();
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(e.message));
-      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      const errors = pageErrors(page);
 
       await page.goto(dashboard.url);
       for (const id of Object.keys(RUNS)) await page.getByRole("link", { name: id }).waitFor();

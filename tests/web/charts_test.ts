@@ -124,3 +124,31 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("every Run page chart names its axes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-web-axes-" });
+  try {
+    const path = `${dir}/events.sqlite`;
+    {
+      await using store = await openStore(path);
+      await writeWebRun(store, {
+        runId: "axes",
+        seed: 4,
+        estimator: "grpo",
+        steps: 2,
+        prompts: 2,
+        samples: 4,
+        evalEvery: 1,
+      });
+    }
+    await using source = await openDashboardSource(path);
+    const charts = await source.read((a) => runCharts(a.conn, "axes"));
+    assert.ok(Object.keys(charts).length >= 6);
+    for (const [name, chart] of Object.entries(charts)) {
+      assert.equal(chart.xLabel, "step", name);
+      assert.ok(chart.yLabel && chart.yLabel.trim() !== "", `${name} has no y-axis label`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -5,7 +5,7 @@
  * It answers only requests whose Host is the bound address, localhost or an `--allow-host` name,
  * and interrupts a SQL query after `--query-timeout-ms` (10 s by default).
  */
-import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/command.ts";
+import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
 import { serveDashboard } from "../server/serve.ts";
 import { USER_SQL_LIMITS } from "../server/user-sql.ts";
 
@@ -25,21 +25,30 @@ const cli = defineCommand({
     port: {
       type: "string",
       default: "8000",
+      value: "N",
       help: "port to listen on (default 8000; 0 = any free)",
     },
-    host: { type: "string", default: "127.0.0.1", help: "address to bind (default 127.0.0.1)" },
+    host: {
+      type: "string",
+      default: "127.0.0.1",
+      value: "ADDR",
+      help: "address to bind (default 127.0.0.1)",
+    },
     "allow-host": {
       type: "string",
       multiple: true,
       default: [],
+      value: "HOST",
       help: "also answer requests for this host name (repeatable), e.g. behind a proxy",
     },
     "query-timeout-ms": {
       type: "string",
       default: String(USER_SQL_LIMITS.timeoutMs),
+      value: "MS",
       help: `interrupt a SQL query after this many ms (default ${USER_SQL_LIMITS.timeoutMs})`,
     },
   },
+  examples: ["deno task web", "deno task web --store runs.sqlite --port 8080"],
 });
 
 const HOST_NAME =

@@ -17,6 +17,8 @@ export interface ChartData {
   readonly kind: "chart-data";
   readonly title: string;
   readonly xLabel: string;
+  /** what the y axis measures, drawn beside it (e.g. "gradient norm") */
+  readonly yLabel?: string;
   readonly x: number[];
   readonly series: ChartSeries[];
   /** names of x = 0, 1, 2, ...: drawn as bars with these tick labels */
@@ -41,20 +43,28 @@ export interface ChartUpdate {
  *
  * @example
  * ```ts
- * chartFromRows("Reward", "step", [{ x: 0, label: "reward", value: 0.5, n: 8 }]);
+ * chartFromRows("Reward", "step", [{ x: 0, label: "reward", value: 0.5, n: 8 }], "reward");
  * ```
  */
 export function chartFromRows(
   title: string,
   xLabel: string,
   rows: readonly { x: number; label: string; value: number | null; n: number }[],
+  yLabel?: string,
 ): ChartData {
-  const chart: ChartData = { kind: "chart-data", title, xLabel, x: [], series: [] };
+  const chart: ChartData = {
+    kind: "chart-data",
+    title,
+    xLabel,
+    ...(yLabel === undefined ? {} : { yLabel }),
+    x: [],
+    series: [],
+  };
   for (const r of rows) {
     if (r.value === null) continue;
     applyUpdate(chart, { chart: title, x: r.x, label: r.label, value: r.value, mode: "set" }, r.n);
   }
-  // Lines in label order, so a group or agent keeps its colour from chart to chart.
+  // Lines in label order: every chart lists the same agents in the same order.
   chart.series.sort((a, b) => a.label.localeCompare(b.label));
   return chart;
 }
@@ -130,4 +140,16 @@ export function forPage(chart: ChartData, options: { readonly counts: boolean })
       n: options.counts ? s.n : [],
     })),
   };
+}
+
+/**
+ * The labels of a chart's lines (markers left out: they have colours of their own).
+ *
+ * @example
+ * ```ts
+ * lineLabels(charts["grad-wg"]); // ["wg-critic", "wg-solver"]
+ * ```
+ */
+export function lineLabels(chart: ChartData): string[] {
+  return chart.series.flatMap((s) => (s.marker ? [] : [s.label]));
 }

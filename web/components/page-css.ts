@@ -17,6 +17,13 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status.running { background: #d5e9ff; color: #0b4f9c; }
 .status.completed { background: #d8f3dc; color: #1d6b2f; }
 .status.failed { background: #ffdcdc; color: #a11; }
+.status.interrupted { background: #fff0c9; color: #7a5200; }
+.tag { padding: 0 6px; margin: 0 3px 0 0; border: 1px solid #c9cfd6; border-radius: 9px; font-size: 12px; background: #f4f6f8; cursor: pointer; }
+.tag.active { background: #0b4f9c; color: #fff; border-color: #0b4f9c; }
+tr.hidden-run td { opacity: 0.55; }
+.live-state { font-size: 12px; }
+.live-state.live { color: #1d6b2f; }
+.live-state.offline { color: #a11; }
 .toolbar { display: flex; gap: 12px; align-items: center; margin-bottom: 10px; flex-wrap: wrap; }
 .button { background: #1f6feb; color: #fff; padding: 4px 10px; border-radius: 5px; text-decoration: none; }
 .button.disabled { background: #aab4c0; pointer-events: none; }
@@ -29,6 +36,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 .timeline text { font-size: 12px; fill: #333; }
 .trajectory { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 6px 10px; margin-bottom: 10px; }
 .trajectory h3 { font-size: 14px; margin: 2px 0 6px; }
+.task dd { margin: 0 0 6px 12px; white-space: pre-wrap; } .task dt { font-weight: 600; }
 td.text { max-width: 640px; white-space: pre-wrap; font: 12px/1.35 ui-monospace, monospace; }
 .ok { color: #1d6b2f; } .bad { color: #a11; }
 .pager a, .pager span { margin-right: 10px; }

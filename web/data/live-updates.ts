@@ -1,6 +1,7 @@
 import type { NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { ChartUpdate } from "../components/chart-data.ts";
 import { CHARTS, GLOBAL, markerLabel } from "./chart-names.ts";
+import { evalAccuracyUpdates } from "./eval-accuracy-updates.ts";
 
 /** What one stored event changes on an open Run page. */
 export interface LiveMessage {
@@ -54,6 +55,8 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
         ],
       };
     }
+    case "evaluation.completed":
+      return { ...base, updates: evalAccuracyUpdates(e.data) };
     case "advantages.computed": {
       const { step, baseline } = e.data;
       const stats = [[GLOBAL, baseline.global] as const, ...Object.entries(baseline.perAgent)];

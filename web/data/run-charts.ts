@@ -30,10 +30,11 @@ async function columns(
 const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
 /**
- * Per-step series of one run: rollout reward and accuracy; gradient norms per worker group and
+ * Per-step series of one run: rollout reward and accuracy; evaluation avg@k and pass@k per
+ * benchmark at each evaluated step; gradient norms per worker group and
  * per agent (mean over a step's updates of the finite norms) with spikes (the analysis rule over
  * the updates) and non-finite steps as markers; per-agent baseline mean and spread; the mean
- * Lemma 4.2 multiplier per agent as the engine recorded it. Three scans of the
+ * Lemma 4.2 multiplier per agent as the engine recorded it. Four scans of the
  * projections, read column by column, keep a 10k-step run's page fast.
  *
  * @example
@@ -79,12 +80,24 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
      ORDER BY x, label`,
     [runId],
   );
-  const rewardRows: Row[] = reward.x.map((x, i) => ({
-    x: x as number,
-    label: reward.label[i] as string,
-    value: reward.value[i] as number | null,
-    n: reward.n[i] as number,
-  }));
+  // Validation accuracy of every evaluated step, one line per benchmark and metric.
+  const evals = await columns(
+    conn,
+    `SELECT step::INTEGER AS x, benchmark || ' avg@' || k AS label, avg_at_k AS value,
+       problems::INTEGER AS n FROM eval_summary WHERE run_id = $1
+     UNION ALL
+     SELECT step::INTEGER, benchmark || ' pass@' || k, pass_at_k, problems::INTEGER
+     FROM eval_summary WHERE run_id = $1
+     ORDER BY x, label`,
+    [runId],
+  );
+  const rows = (c: Record<string, unknown[]>): Row[] =>
+    c.x.map((x, i) => ({
+      x: x as number,
+      label: c.label[i] as string,
+      value: c.value[i] as number | null,
+      n: c.n[i] as number,
+    }));
   const [wg, agent] = [new MeanCells(), new MeanCells()];
   const [wgNorms, agentNorms]: NormPoint[][] = [[], []];
   grads.step.forEach((s, i) => {
@@ -113,33 +126,53 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
         : []
     );
   return {
-    [CHARTS.reward]: chartFromRows("Rollout reward and accuracy", "step", rewardRows),
+    [CHARTS.reward]: chartFromRows(
+      "Rollout reward and accuracy",
+      "step",
+      rows(reward),
+      "reward, accuracy",
+    ),
+    [CHARTS.evalAccuracy]: chartFromRows(
+      "Evaluation accuracy per benchmark (avg@k, pass@k)",
+      "step",
+      rows(evals),
+      "accuracy",
+    ),
     [CHARTS.gradWg]: withMarkers(
       chartFromRows(
         "Gradient norm per worker group (before clipping, mean over the step's updates)",
         "step",
         wg.rows(),
+        "gradient norm",
       ),
       normMarkers(CHARTS.gradWg, wgNorms),
     ),
     [CHARTS.gradAgent]: withMarkers(
-      chartFromRows("Gradient norm per agent (mean over the step's updates)", "step", agent.rows()),
+      chartFromRows(
+        "Gradient norm per agent (mean over the step's updates)",
+        "step",
+        agent.rows(),
+        "gradient norm",
+      ),
       normMarkers(CHARTS.gradAgent, agentNorms),
     ),
     [CHARTS.baselineMu]: chartFromRows(
       "Advantage baseline mean μ per agent",
       "step",
       statRows("mu"),
+      "μ",
     ),
     [CHARTS.baselineSigma]: chartFromRows(
       "Advantage baseline spread σ per agent",
       "step",
       statRows("sigma"),
+      "σ",
     ),
     [CHARTS.lemma]: chartFromRows(
       "Lemma 4.2 multiplier per agent (1 = no mismatch)",
       "step",
       statRows("lemma"),
+      "multiplier",
     ),
   };
 }

@@ -21,6 +21,94 @@ export interface PlacementCell {
   readonly bytes: number;
 }
 
+/** What an evaluation run evaluated, as `deno task eval` recorded it in its config. */
+export interface EvalProtocol {
+  /** "single", "debate", "refine", ... */
+  readonly protocol: string;
+  /** the checkpoint or model evaluated: `RUN@STEP/WG` for a run's checkpoint, else the model */
+  readonly model: string;
+  /** the run whose checkpoint was evaluated, when it was one */
+  readonly run: string | null;
+  readonly step: number | null;
+  readonly benchmarks: readonly string[];
+  /** samples per problem (the k of avg@k and pass@k) */
+  readonly k: number | null;
+}
+
+/** One attempt of a run (a resumed run has several): when it ran and how it ended. */
+export interface RunAttempt {
+  readonly attempt: number;
+  /** completed, failed, or for the last attempt running or interrupted */
+  readonly status: string;
+  readonly startedAt: string | null;
+  /** null while it runs */
+  readonly endedAt: string | null;
+  readonly failedStep: number | null;
+  readonly failedStage: string | null;
+  readonly error: string | null;
+}
+
+/** What the Run page says about a run beyond its row in the runs list. */
+export interface RunFacts {
+  /** evaluation runs are made by `deno task eval`: they have a protocol and no training steps */
+  readonly protocol: EvalProtocol | null;
+  /** the failure of the run's last attempt, when it failed */
+  readonly failure: RunAttempt | null;
+  /** every attempt in order (the runs projection's run_attempts); one for a run never resumed */
+  readonly attempts: readonly RunAttempt[];
+}
+
+/**
+ * The protocol, failure and attempts of one run.
+ *
+ * @example
+ * ```ts
+ * const facts = await runFacts(db, "ev-seed0");
+ * facts.protocol; // { protocol: "single", model: "run-1@9/wg0", run: "run-1", step: 9, k: 16, ... }
+ * ```
+ */
+export async function runFacts(db: Kysely<AnalysisDb>, runId: string): Promise<RunFacts> {
+  const utc = (column: string) =>
+    sql.raw(`strftime(${column} AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S')`);
+  const { rows: attempts } = await sql<RunAttempt>`
+    SELECT attempt::INTEGER AS attempt, status, ${utc("started_at")} AS "startedAt",
+      ${utc("ended_at")} AS "endedAt", failed_step AS "failedStep",
+      failed_stage AS "failedStage", error
+    FROM run_attempts WHERE run_id = ${runId} ORDER BY attempt`.execute(db);
+  const { rows: [eval_] } = await sql<{
+    protocol: string | null;
+    model: string | null;
+    run: string | null;
+    step: number | null;
+    benchmarks: string[] | null;
+    k: number | null;
+  }>`
+    SELECT json_extract_string(s.config_json, '$.eval.protocol') AS protocol,
+      coalesce(json_extract_string(s.config_json, '$.eval.model.label'),
+        json_extract_string(s.config_json, '$.eval.model.model')) AS model,
+      json_extract_string(s.config_json, '$.eval.model.run') AS run,
+      json_extract(s.config_json, '$.eval.model.step')::INTEGER AS step,
+      (SELECT list(DISTINCT benchmark ORDER BY benchmark) FROM eval_summary e
+        WHERE e.run_id = s.run_id) AS benchmarks,
+      (SELECT max(k) FROM eval_summary e WHERE e.run_id = s.run_id)::INTEGER AS k
+    FROM run_started s WHERE s.run_id = ${runId}`.execute(db);
+  const last = attempts.at(-1);
+  return {
+    protocol: eval_?.protocol
+      ? {
+        protocol: eval_.protocol,
+        model: eval_.model ?? "unknown model",
+        run: eval_.run,
+        step: eval_.step,
+        benchmarks: eval_.benchmarks ?? [],
+        k: eval_.k,
+      }
+      : null,
+    failure: last?.status === "failed" ? last : null,
+    attempts,
+  };
+}
+
 /**
  * Evaluations of a run, newest step first.
  *

@@ -1,9 +1,10 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisDb } from "../../analysis/mod.ts";
 
-/** One line of the Runs page. */
+/** One line of the Runs page: one per run, a resumed run included. */
 export interface RunRow {
   readonly runId: string;
+  /** running, completed, failed or interrupted (its writer died; `train --resume` continues it) */
   readonly status: string;
   readonly workflow: string | null;
   readonly estimator: string | null;
@@ -19,10 +20,19 @@ export interface RunRow {
   readonly k: number | null;
   readonly startedAt: string | null;
   readonly endedAt: string | null;
+  /** 1, plus one per resume */
+  readonly attempts: number;
+  /** seconds the attempts took together (a running one counts up to the read) */
+  readonly durationS: number | null;
+  /** sorted */
+  readonly tags: readonly string[];
+  /** hidden by `deno task runs hide`: listed only when hidden runs are asked for */
+  readonly hidden: boolean;
 }
 
 /**
- * Every run in the projections (or only run `only`), newest first, with its latest evaluation.
+ * Every run in the projections (or only run `only`), newest first, with its latest evaluation,
+ * hidden runs included (marked `hidden`).
  *
  * @example
  * ```ts
@@ -46,6 +56,10 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
     k: number | null;
     started_at: string | null;
     ended_at: string | null;
+    attempts: number;
+    duration_s: number | null;
+    tags: string | null;
+    hidden: boolean;
   }>`
     WITH latest AS (
       SELECT run_id, avg(avg_at_k) AS avg_at_k, avg(pass_at_k) AS pass_at_k, max(k) AS k
@@ -60,7 +74,8 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
     SELECT r.run_id, r.status, r.workflow, r.estimator, a.agents, r.models, r.seed, r.last_step,
       l.avg_at_k, l.pass_at_k, l.k,
       strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_at,
-      strftime(r.ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_at
+      strftime(r.ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_at,
+      r.attempts, r.duration_s, r.tags, r.hidden
     FROM runs r LEFT JOIN latest l USING (run_id) LEFT JOIN agents a USING (run_id)
     WHERE ${only === undefined ? sql`TRUE` : sql`r.run_id = ${only}`}
     ORDER BY r.started_position DESC
@@ -80,6 +95,10 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
       k: r.k,
       startedAt: r.started_at,
       endedAt: r.ended_at,
+      attempts: r.attempts,
+      durationS: r.duration_s,
+      tags: Object.freeze(r.tags === null ? [] : r.tags.split(",")),
+      hidden: r.hidden,
     })
   );
 }

@@ -1,8 +1,9 @@
 import type { ChartData } from "../components/chart-data.ts";
-import { LineChart } from "../components/line-chart.tsx";
+import { ChartGrid } from "../components/chart-grid.tsx";
 
 /**
- * Static charts side by side (the Compare page's overlaid curves).
+ * Static charts side by side (the Compare page's overlaid curves), one colour per group in all
+ * of them, with smoothing and a log scale to choose.
  *
  * @example
  * ```tsx
@@ -10,9 +11,5 @@ import { LineChart } from "../components/line-chart.tsx";
  * ```
  */
 export function ChartSet({ charts }: { charts: readonly ChartData[] }) {
-  return (
-    <div class="chart-grid">
-      {charts.map((c, i) => <LineChart key={i} name={`curve-${i}`} data={c} />)}
-    </div>
-  );
+  return <ChartGrid charts={charts.map((data, i) => ({ name: `curve-${i}`, data }))} />;
 }

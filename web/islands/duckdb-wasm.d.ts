@@ -12,8 +12,13 @@ export function selectBundle(
   bundles: Record<string, { mainModule: string; mainWorker: string }>,
 ): Promise<DuckDBBundle>;
 export class VoidLogger {}
+/** A result column's Arrow type (`typeId` 7 a decimal, with its `scale`; 8 a date; 10 a timestamp). */
+export interface ArrowType {
+  typeId: number;
+  scale?: number;
+}
 export interface ArrowTable {
-  schema: { fields: { name: string }[] };
+  schema: { fields: { name: string; type: ArrowType }[] };
   toArray(): { toJSON(): Record<string, unknown> }[];
 }
 export interface AsyncDuckDBConnection {

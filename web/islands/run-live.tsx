@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 // The stats entry point, not analysis/mod.ts: a browser bundle cannot take DuckDB's node binding.
 import { gradientSpikes, SPIKE_MULTIPLE } from "../../analysis/stats/mod.ts";
 import { applyUpdate, type ChartData, type ChartUpdate } from "../components/chart-data.ts";
-import { LineChart } from "../components/line-chart.tsx";
+import { ChartGrid } from "../components/chart-grid.tsx";
 import { fromWire } from "../components/wire-json.ts";
 import type { RunCharts } from "../data/run-charts.ts";
 import { CHARTS, markerLabel } from "../data/chart-names.ts";
@@ -18,13 +18,15 @@ export interface RunLiveProps {
   readonly charts: RunCharts;
 }
 
-const ORDER = [
-  CHARTS.reward,
-  CHARTS.gradWg,
-  CHARTS.gradAgent,
-  CHARTS.lemma,
-  CHARTS.baselineMu,
-  CHARTS.baselineSigma,
+/** The charts in page order, each with what its place says while it has no point yet. */
+const ORDER: readonly (readonly [string, string])[] = [
+  [CHARTS.reward, "no rollouts yet"],
+  [CHARTS.evalAccuracy, "no evaluation yet"],
+  [CHARTS.gradWg, "no gradient steps yet"],
+  [CHARTS.gradAgent, "no gradient steps yet"],
+  [CHARTS.lemma, "no finite Lemma 4.2 multiplier yet (MADA-RL records none)"],
+  [CHARTS.baselineMu, "no advantages yet"],
+  [CHARTS.baselineSigma, "no advantages yet"],
 ];
 
 /**
@@ -92,22 +94,35 @@ export function RunLive(props: RunLiveProps) {
     });
     return () => source.close();
   }, []);
+  // An evaluation run's page has no charts and no training steps to count.
+  const training = Object.keys(props.charts).length > 0;
+  // A chart is drawn once it has a point; a live update can move it from the empty ones.
+  const present = ORDER.filter(([name]) => props.charts[name]);
+  const shown = present.filter(([name]) => props.charts[name].x.length > 0)
+    .map(([name]) => ({ name, data: props.charts[name] }));
+  const empty = present.filter(([name]) => props.charts[name].x.length === 0);
   return (
     <div class="run-live">
       <p class="live-line">
         <span class={`status ${status}`} data-status={status}>{status}</span>{" "}
-        <span data-steps={steps}>{steps} steps</span>
+        {training && <span data-steps={steps}>{steps} {steps === 1 ? "step" : "steps"}</span>}
         {props.status === "running" && (
           <span class="muted live-count" data-live-events={received}>
             · live: {received} events received
           </span>
         )}
       </p>
-      <div class="chart-grid">
-        {ORDER.filter((name) => props.charts[name]).map((name) => (
-          <LineChart key={name} name={name} data={props.charts[name]} version={version} />
-        ))}
-      </div>
+      {shown.length > 0 && <ChartGrid charts={shown} version={version} />}
+      {empty.length > 0 && (
+        <div class="chart-grid empty-charts">
+          {empty.map(([name, text]) => (
+            <figure class="chart" key={name} data-chart={name} data-empty>
+              <figcaption>{props.charts[name].title}</figcaption>
+              <p class="muted empty">{text}</p>
+            </figure>
+          ))}
+        </div>
+      )}
     </div>
   );
 }

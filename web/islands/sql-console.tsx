@@ -1,8 +1,7 @@
-import { useRef, useState } from "preact/hooks";
-import type { ChartData } from "../components/chart-data.ts";
-import { chartFromRows } from "../components/chart-data.ts";
-import { LineChart } from "../components/line-chart.tsx";
-import { formatNumber } from "../components/format.ts";
+import { useMemo, useRef, useState } from "preact/hooks";
+import { ChartGrid } from "../components/chart-grid.tsx";
+import { formatCell } from "../components/format.ts";
+import { quickChart } from "../components/quick-chart.ts";
 import { fromWire } from "../components/wire-json.ts";
 
 /** Props of the SQL console. */
@@ -29,47 +28,6 @@ interface Result {
 
 const SHOWN_ROWS = 200;
 
-/** A line chart of the numeric columns against the first numeric one, else bars per row. */
-function quickChart(r: Result): ChartData | null {
-  const numeric = r.columns.map((_, i) =>
-    r.rows.length > 0 && r.rows.every((row) => typeof row[i] === "number")
-  );
-  const xi = numeric.indexOf(true);
-  const ys = numeric.flatMap((n, i) => (n && i !== xi ? [i] : []));
-  if (xi < 0 || r.rows.length < 2) return null;
-  // A numeric first column is the x axis; otherwise every numeric column is drawn as bars.
-  const [x, series] = numeric[0] && ys.length > 0
-    ? [xi, ys]
-    : [-1, numeric.flatMap((n, i) => (n ? [i] : []))];
-  const chart = chartFromRows(
-    "quick chart",
-    x < 0 ? "row" : r.columns[x],
-    r.rows.flatMap((row, k) =>
-      series.map((i) => ({
-        x: x < 0 ? k : row[x] as number,
-        label: r.columns[i],
-        value: row[i] as number,
-        n: 1,
-      }))
-    ),
-  );
-  if (x >= 0) return chart;
-  // No numeric x: one bar per row, named by the first text column.
-  const names = r.columns.findIndex((_, i) => !numeric[i]);
-  return {
-    ...chart,
-    xLabel: names < 0 ? "row" : r.columns[names],
-    categories: r.rows.map((row, k) => names < 0 ? String(k) : cell(row[names])),
-  };
-}
-
-function cell(v: unknown): string {
-  if (v === null || v === undefined) return "NULL";
-  if (typeof v === "number") return formatNumber(v, 6);
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
-}
-
 /**
  * DuckDB SQL in the browser (duckdb-wasm over the server's table exports); "run on server"
  * uses the server's read-only projection instead.
@@ -84,6 +42,8 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
   const [result, setResult] = useState<Result | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState("");
+  // Queries answered so far (result or error): a script waits on it for its own query's answer.
+  const [answered, setAnswered] = useState(0);
   const version = useRef(0);
   const run = async (where: "browser" | "server") => {
     setBusy(where === "browser" ? "loading DuckDB-Wasm and tables…" : "querying server…");
@@ -114,11 +74,13 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
       setError((err as Error).message);
     } finally {
       setBusy("");
+      setAnswered((n) => n + 1);
     }
   };
-  const chart = result ? quickChart(result) : null;
+  // Once per result: a new chart object would rebuild the plot on every render.
+  const quick = useMemo(() => (result ? quickChart(result) : null), [result]);
   return (
-    <div class="sql-console">
+    <div class="sql-console" data-answered={answered}>
       <div class="toolbar">
         <select
           aria-label="example queries"
@@ -148,7 +110,14 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
             {result.rows.length} rows{result.truncated ? " (the first ones only)" : ""} ·{" "}
             {result.engine} · {Math.round(result.ms)} ms
           </p>
-          {chart && <LineChart name="sql" data={chart} version={version.current} height={180} />}
+          {quick?.chart && (
+            <ChartGrid
+              charts={[{ name: "sql", data: quick.chart }]}
+              version={version.current}
+              height={180}
+            />
+          )}
+          {quick?.note && <p class="muted quick-note">{quick.note}</p>}
           <div class="scroll">
             <table>
               <thead>
@@ -156,7 +125,7 @@ export function SqlConsole({ tables, examples, runInBrowser }: SqlConsoleProps) 
               </thead>
               <tbody>
                 {result.rows.slice(0, SHOWN_ROWS).map((row, i) => (
-                  <tr key={i}>{row.map((v, j) => <td key={j}>{cell(v)}</td>)}</tr>
+                  <tr key={i}>{row.map((v, j) => <td key={j}>{formatCell(v)}</td>)}</tr>
                 ))}
               </tbody>
             </table>

@@ -1,20 +1,16 @@
+import { Fragment } from "preact";
 import { Island } from "../components/island.tsx";
 import { formatNumber } from "../components/format.ts";
-import type { CompareData } from "../data/compare-data.ts";
+import type { CompareData, CompareQuery } from "../data/compare-data.ts";
 import { ChartSet } from "../islands/chart-set.tsx";
-
-/** The Compare page's form values. */
-export interface CompareQuery {
-  readonly runs: readonly string[];
-  readonly groupBy: string;
-  readonly baseline?: string;
-}
+import { RUN_KINDS, SELECTION_COLUMNS } from "../../analysis/mod.ts";
 
 const pct = (x: number) => formatNumber(100 * x, 3);
 
 /**
  * Runs grouped by a config key: mean ± SEM, differences against the baseline with CI and p,
- * the pairwise matrix, and overlaid curves.
+ * the pairwise matrix, and overlaid curves. The form selects runs by id or by filters (a SQL
+ * predicate, status, kind, name); with none, the completed training runs.
  *
  * @example
  * ```tsx
@@ -29,10 +25,44 @@ export function ComparePage(
       <h1>Compare</h1>
       <form class="toolbar" method="get" action="/compare">
         <label>
-          runs <input name="runs" size={50} value={query.runs.join(",")} placeholder="all runs" />
+          runs{" "}
+          <input
+            name="runs"
+            size={30}
+            value={query.runs.join(",")}
+            placeholder="ids, comma-separated"
+          />
+        </label>
+        <label title={`a SQL boolean expression over ${SELECTION_COLUMNS}`}>
+          where <input name="where" size={40} value={query.where ?? ""} placeholder="seed < 3" />
         </label>
         <label>
-          group by <input name="by" value={query.groupBy} size={14} />
+          status{" "}
+          <input
+            name="status"
+            size={12}
+            value={query.status ?? ""}
+            placeholder={query.runs.length ? "any" : "completed"}
+          />
+        </label>
+        <label>
+          kind{" "}
+          <select name="kind">
+            {["", ...RUN_KINDS, "all"].map((k) => (
+              <option key={k} value={k} selected={(query.kind ?? "") === k}>
+                {k || (query.runs.length ? "any (runs named)" : "default: training")}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label title="with *, ? or [...] a glob on the whole name or id, else a substring">
+          name <input name="name" size={12} value={query.name ?? ""} placeholder="glob or text" />
+        </label>
+        <label title="runs hidden with deno task runs hide are left out unless ticked">
+          <input type="checkbox" name="hidden" value="1" checked={query.hidden} /> hidden runs
+        </label>
+        <label>
+          group by <input name="by" value={query.groupBy} size={12} />
         </label>
         <label>
           baseline <input name="baseline" value={query.baseline ?? ""} size={10} />
@@ -40,6 +70,11 @@ export function ComparePage(
         <button type="submit">compare</button>
       </form>
       {error && <pre class="error">{error}</pre>}
+      {data && (
+        <p class="selection">
+          {data.runs.length} runs selected: {data.selection}.
+        </p>
+      )}
       {data && <CompareTables data={data} />}
     </>
   );
@@ -50,9 +85,41 @@ function CompareTables({ data }: { data: CompareData }) {
   const cell = (group: string, benchmark: string) =>
     r.accuracy.find((a) => a.group === group && a.benchmark === benchmark);
   const groups = r.groups.map((g) => g.value);
+  const runsOf = new Map(r.groups.map((g) => [g.value, g.runs.length]));
   return (
     <>
-      <h2>Accuracy (avg@k, %) by {r.groupBy}: mean ± SEM over seeds</h2>
+      <table class="groups">
+        <thead>
+          <tr>
+            <th>{r.groupBy}</th>
+            <th>runs</th>
+          </tr>
+        </thead>
+        <tbody>
+          {r.groups.map((g) => (
+            <tr key={g.value}>
+              <td>{g.value}</td>
+              <td>
+                {g.runs.map((id, i) => (
+                  <Fragment key={id}>
+                    {i > 0 && ", "}
+                    <a class="run" href={`/runs/${encodeURIComponent(id)}`}>{id}</a>
+                  </Fragment>
+                ))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h2>Accuracy (%) by {r.groupBy}: mean ± SEM over seeds, one column per benchmark and k</h2>
+      {r.unevaluated.length > 0 && (
+        <p class="notice">Runs without an evaluation: {r.unevaluated.join(", ")}.</p>
+      )}
+      {r.averageOf.length === 0 && r.benchmarks.length > 0 && (
+        <p class="notice">
+          No benchmark at one k is shared by every selected run, so there is no average column.
+        </p>
+      )}
       <table class="accuracy">
         <thead>
           <tr>
@@ -68,9 +135,10 @@ function CompareTables({ data }: { data: CompareData }) {
               <td class="num">{g.runs.length}</td>
               {r.benchmarks.map((b) => {
                 const c = cell(g.value, b);
+                const n = c && c.n !== runsOf.get(g.value) ? ` (n=${c.n})` : "";
                 return (
                   <td class="num" key={b}>
-                    {c ? `${pct(c.mean)}${c.sem === null ? "" : ` ± ${pct(c.sem)}`}` : "—"}
+                    {c ? `${pct(c.mean)}${c.sem === null ? "" : ` ± ${pct(c.sem)}`}${n}` : "—"}
                   </td>
                 );
               })}
@@ -79,56 +147,62 @@ function CompareTables({ data }: { data: CompareData }) {
         </tbody>
       </table>
       <h2>Difference vs baseline {r.baseline} (Welch, 95% CI)</h2>
-      <table class="vs-baseline">
-        <thead>
-          <tr>
-            <th>{r.groupBy}</th>
-            <th>benchmark</th>
-            <th>Δ (pp)</th>
-            <th>95% CI</th>
-            <th>p</th>
-          </tr>
-        </thead>
-        <tbody>
-          {r.vsBaseline.map((c) => (
-            <tr key={`${c.group}-${c.benchmark}`}>
-              <td>{c.group}</td>
-              <td>{c.benchmark}</td>
-              <td class="num">{pct(c.diff)}</td>
-              <td class="num">
-                {c.welch ? `[${pct(c.welch.ci[0])}, ${pct(c.welch.ci[1])}]` : "n/a (one run)"}
-              </td>
-              <td class="num">{c.welch ? formatNumber(c.welch.p, 3) : "—"}</td>
+      {r.vsBaselineEmpty !== null && <p class="notice empty-reason">{r.vsBaselineEmpty}.</p>}
+      {r.vsBaselineEmpty === null && (
+        <table class="vs-baseline">
+          <thead>
+            <tr>
+              <th>{r.groupBy}</th>
+              <th>benchmark</th>
+              <th>Δ (pp)</th>
+              <th>95% CI</th>
+              <th>p</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {r.vsBaseline.map((c) => (
+              <tr key={`${c.group}-${c.benchmark}`}>
+                <td>{c.group}</td>
+                <td>{c.benchmark}</td>
+                <td class="num">{pct(c.diff)}</td>
+                <td class="num">
+                  {c.welch ? `[${pct(c.welch.ci[0])}, ${pct(c.welch.ci[1])}]` : "n/a (one run)"}
+                </td>
+                <td class="num">{c.welch ? formatNumber(c.welch.p, 3) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h2>Pairwise (average accuracy, row − column, pp; p in parentheses)</h2>
-      <table class="pairwise">
-        <thead>
-          <tr>
-            <th />
-            {groups.map((g) => <th key={g}>{g}</th>)}
-          </tr>
-        </thead>
-        <tbody>
-          {groups.map((row) => (
-            <tr key={row}>
-              <th>{row}</th>
-              {groups.map((col) => {
-                const c = r.pairwise.find((p) => p.group === row && p.against === col);
-                return (
-                  <td class="num" key={col}>
-                    {row === col || !c
-                      ? "—"
-                      : `${pct(c.diff)}${c.welch ? ` (${formatNumber(c.welch.p, 2)})` : ""}`}
-                  </td>
-                );
-              })}
+      {r.pairwiseEmpty !== null && <p class="notice empty-reason">{r.pairwiseEmpty}.</p>}
+      {r.pairwiseEmpty === null && (
+        <table class="pairwise">
+          <thead>
+            <tr>
+              <th />
+              {groups.map((g) => <th key={g}>{g}</th>)}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {groups.map((row) => (
+              <tr key={row}>
+                <th>{row}</th>
+                {groups.map((col) => {
+                  const c = r.pairwise.find((p) => p.group === row && p.against === col);
+                  return (
+                    <td class="num" key={col}>
+                      {row === col || !c
+                        ? "—"
+                        : `${pct(c.diff)}${c.welch ? ` (${formatNumber(c.welch.p, 2)})` : ""}`}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       <h2>
         Stability (gradient norms per worker group, spike = {r.spikeMultiple}× running median)
       </h2>

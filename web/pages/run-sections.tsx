@@ -1,6 +1,151 @@
 import { formatNumber } from "../components/format.ts";
-import type { EvalRow, PlacementCell } from "../data/run-details.ts";
-import type { TrajectoryPage } from "../data/trajectory-page.ts";
+import type {
+  EvalProtocol,
+  EvalRow,
+  PlacementCell,
+  RunAttempt,
+  RunFacts,
+} from "../data/run-details.ts";
+import type { RunRow } from "../data/runs-list.ts";
+import {
+  TRAJECTORY_PHASES,
+  type TrajectoryFilter,
+  type TrajectoryPage,
+  type TrajectoryPhase,
+} from "../data/trajectory-page.ts";
+import { TrajectoryTask } from "./trajectory-task.tsx";
+
+const runHref = (runId: string) => `/runs/${encodeURIComponent(runId)}`;
+
+/**
+ * The command that continues a stopped training run, as `deno task train` takes it.
+ *
+ * @example
+ * ```ts
+ * resumeCommand("run-1"); // "deno task train --resume run-1"
+ * ```
+ */
+export const resumeCommand = (runId: string) => `deno task train --resume ${runId}`;
+
+/**
+ * An evaluation run's protocol in the facts line: what it evaluated, how, on what, with which k.
+ *
+ * @example
+ * ```tsx
+ * <EvalProtocolFacts protocol={facts.protocol} />
+ * ```
+ */
+export function EvalProtocolFacts({ protocol: p }: { protocol: EvalProtocol }) {
+  return (
+    <>
+      <div>
+        <span>kind</span>evaluation
+      </div>
+      <div data-protocol={p.protocol}>
+        <span>protocol</span>
+        {p.protocol}
+      </div>
+      <div>
+        <span>evaluated</span>
+        {p.run ? <a href={runHref(p.run)}>{p.model}</a> : p.model}
+      </div>
+      <div>
+        <span>benchmarks</span>
+        {p.benchmarks.length > 0 ? p.benchmarks.join(", ") : "—"}
+      </div>
+      <div>
+        <span>k (samples per problem)</span>
+        {p.k ?? "—"}
+      </div>
+    </>
+  );
+}
+
+/**
+ * What became of a run that is not simply running or completed: a failed run's error and an
+ * interrupted run's (its writer died) state, each with the command that continues it when it is
+ * a training run.
+ *
+ * @example
+ * ```tsx
+ * <RunStateNotice run={run} facts={await runFacts(db, run.runId)} />
+ * ```
+ */
+export function RunStateNotice({ run, facts }: { run: RunRow; facts: RunFacts }) {
+  const resume = facts.protocol ? null : (
+    <p>
+      Continue it with <code data-resume>{resumeCommand(run.runId)}</code>
+    </p>
+  );
+  if (run.status === "interrupted") {
+    return (
+      <div class="notice run-state" data-run-state="interrupted">
+        <p>
+          <strong>Interrupted:</strong> the process writing this run stopped without ending it
+          {run.steps > 0 ? `, in step ${run.steps - 1}` : ", before its first step"}.
+        </p>
+        {resume}
+      </div>
+    );
+  }
+  const f = facts.failure;
+  if (run.status !== "failed" || !f) return null;
+  return (
+    <div class="notice run-state" data-run-state="failed">
+      <p>
+        <strong>Failed</strong>
+        {f.failedStep === null ? "" : ` at step ${f.failedStep}`}
+        {f.failedStage ? ` (${f.failedStage})` : ""}:{" "}
+        <code class="run-error">{f.error ?? "no error recorded"}</code>
+      </p>
+      {resume}
+    </div>
+  );
+}
+
+/**
+ * A resumed run's attempts: when each ran and how it ended. Shown only for runs with more than
+ * one attempt.
+ *
+ * @example
+ * ```tsx
+ * <AttemptsTable attempts={facts.attempts} />
+ * ```
+ */
+export function AttemptsTable({ attempts }: { attempts: readonly RunAttempt[] }) {
+  if (attempts.length < 2) return null;
+  return (
+    <>
+      <h2>Attempts</h2>
+      <table class="attempts">
+        <thead>
+          <tr>
+            <th>attempt</th>
+            <th>status</th>
+            <th>started (UTC)</th>
+            <th>ended (UTC)</th>
+            <th>failed at step</th>
+            <th>error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.attempt} data-attempt={a.attempt} data-status={a.status}>
+              <td class="num">{a.attempt}</td>
+              <td>
+                <span class={`status ${a.status}`}>{a.status}</span>
+              </td>
+              <td>{a.startedAt ?? "—"}</td>
+              <td>{a.endedAt ?? "—"}</td>
+              <td class="num">{a.failedStep ?? "—"}</td>
+              <td>{a.error ? <code>{a.error}</code> : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
 
 /**
  * The evaluation table, newest step first.
@@ -90,7 +235,7 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
       ))}
       <text x={left} y={height - 4}>step {steps[0]}</text>
       {steps.length > 1 && (
-        <text x={left + steps.length * cellW} y={height - 4} text-anchor="end">
+        <text x={width - 10} y={height - 4} text-anchor="end">
           step {steps[steps.length - 1]}
         </text>
       )}
@@ -98,45 +243,139 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
   );
 }
 
+/** The browser's URL for a phase, step, page and filter. */
+function browserHref(
+  runId: string,
+  at: { phase: TrajectoryPhase; step: number | null; page: number; filter: TrajectoryFilter },
+): string {
+  const q = new URLSearchParams({ phase: at.phase });
+  if (at.step !== null) q.set("step", String(at.step));
+  if (at.page > 0) q.set("page", String(at.page));
+  const f = at.filter;
+  if (f.correct !== undefined) q.set("correct", f.correct ? "yes" : "no");
+  if (f.agent !== undefined) q.set("agent", f.agent);
+  if (f.minReward !== undefined) q.set("reward-min", String(f.minReward));
+  if (f.maxReward !== undefined) q.set("reward-max", String(f.maxReward));
+  return `${runHref(runId)}?${q}#trajectories`;
+}
+
+const PHASE_NAMES: Record<TrajectoryPhase, string> = {
+  rollout: "training rollouts",
+  eval: "evaluations",
+};
+
 /**
- * One page of a step's trajectories, every turn of every agent with its reward and advantage,
- * and links to the neighbouring pages and steps.
+ * One page of a step's trajectories of one phase (training rollouts, or evaluations: in-training
+ * validation and an eval run's samples), every turn of every agent with its reward and
+ * advantage; links to the other phase and the neighbouring pages and steps, and a filter form
+ * (correct, agent, reward).
  *
  * @example
  * ```tsx
- * <TrajectoryBrowser runId="run-1" lastStep={99} page={await trajectoryPage(db, "run-1", at)} />
+ * <TrajectoryBrowser runId="run-1" evaluation={false} page={await trajectoryPage(db, "run-1", q)} />
  * ```
  */
 export function TrajectoryBrowser(
-  { runId, lastStep, page }: { runId: string; lastStep: number; page: TrajectoryPage },
+  { runId, evaluation, page }: { runId: string; evaluation: boolean; page: TrajectoryPage },
 ) {
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
-  const href = (step: number, p: number) =>
-    `/runs/${encodeURIComponent(runId)}?step=${step}&page=${p}#trajectories`;
+  const at = { phase: page.phase, step: page.step, page: page.page, filter: page.filter };
+  const href = (change: Partial<typeof at>) => browserHref(runId, { ...at, page: 0, ...change });
+  const i = page.step === null ? -1 : page.steps.indexOf(page.step);
+  const [before, after] = [page.steps[i - 1], i < 0 ? undefined : page.steps[i + 1]];
+  const f = page.filter;
+  const filtered = Object.values(f).some((v) => v !== undefined);
   return (
-    <div class="trajectories">
-      <form
-        class="toolbar pager"
-        method="get"
-        action={`/runs/${encodeURIComponent(runId)}#trajectories`}
-      >
-        {page.step > 0 && <a href={href(page.step - 1, 0)}>◀ step {page.step - 1}</a>}
+    <div class="trajectories" data-phase={page.phase}>
+      {!evaluation && (
+        <p class="toolbar phases">
+          {TRAJECTORY_PHASES.map((phase) =>
+            phase === page.phase
+              ? <strong key={phase}>{PHASE_NAMES[phase]}</strong>
+              : (
+                <a key={phase} href={href({ phase, step: null, filter: {} })}>
+                  {PHASE_NAMES[phase]}
+                </a>
+              )
+          )}
+        </p>
+      )}
+      <form class="toolbar pager" method="get" action={`${runHref(runId)}#trajectories`}>
+        <input type="hidden" name="phase" value={page.phase} />
+        {before !== undefined && <a href={href({ step: before })}>◀ step {before}</a>}
         <label>
-          step <input name="step" type="number" min={0} max={lastStep} value={page.step} />
+          step{" "}
+          <select name="step">
+            {page.steps.map((s) => <option key={s} value={s} selected={s === page.step}>{s}
+            </option>)}
+          </select>
         </label>
-        <input type="hidden" name="page" value="0" />
-        {page.step < lastStep && <a href={href(page.step + 1, 0)}>step {page.step + 1} ▶</a>}
-        {page.page > 0 && <a href={href(page.step, page.page - 1)}>previous page</a>}
-        <span>page {page.page + 1} of {pages} ({page.total} trajectories)</span>
-        {page.page + 1 < pages && <a href={href(page.step, page.page + 1)}>next page</a>}
+        {after !== undefined && <a href={href({ step: after })}>step {after} ▶</a>}
+        <label>
+          correct{" "}
+          <select name="correct">
+            <option value="" selected={f.correct === undefined}>any</option>
+            <option value="yes" selected={f.correct === true}>yes</option>
+            <option value="no" selected={f.correct === false}>no</option>
+          </select>
+        </label>
+        <label>
+          agent{" "}
+          <select name="agent">
+            <option value="" selected={f.agent === undefined}>all</option>
+            {page.agents.map((a) => <option key={a} value={a} selected={a === f.agent}>{a}
+            </option>)}
+          </select>
+        </label>
+        {page.phase === "rollout" && (
+          <>
+            <label>
+              reward from{" "}
+              <input name="reward-min" type="number" step="any" value={f.minReward ?? ""} />
+            </label>
+            <label>
+              to <input name="reward-max" type="number" step="any" value={f.maxReward ?? ""} />
+            </label>
+          </>
+        )}
+        <button type="submit">show</button>
+        {filtered && <a href={href({ filter: {} })}>clear filter</a>}
       </form>
+      {page.missingStep !== null && page.step !== null && (
+        <p class="notice">
+          Step {page.missingStep} has no {PHASE_NAMES[page.phase]}; showing step {page.step}.
+        </p>
+      )}
+      {page.step === null
+        ? (
+          <p class="muted empty" data-empty="trajectories">
+            No {PHASE_NAMES[page.phase]} yet.
+          </p>
+        )
+        : (
+          <p class="toolbar pager">
+            {page.page > 0 && <a href={href({ page: page.page - 1 })}>previous page</a>}
+            <span data-total={page.total}>
+              page {page.page + 1} of {pages} ({page.total}{" "}
+              {filtered ? "matching trajectories" : "trajectories"})
+            </span>
+            {page.page + 1 < pages && <a href={href({ page: page.page + 1 })}>next page</a>}
+          </p>
+        )}
+      {page.step !== null && page.total === 0 && (
+        <p class="muted empty" data-empty="filter">
+          No trajectory of step {page.step} matches the filter.
+        </p>
+      )}
       {page.rows.map((t) => (
         <div class="trajectory" key={t.trajectory} data-trajectory={t.trajectory}>
           <h3>
-            {t.trajectory} · problem {t.problemId} · final answer {t.finalAnswer ?? "none"}{" "}
+            {t.trajectory} · {t.benchmark ? `${t.benchmark} ` : ""}problem {t.problemId}{" "}
+            · final answer {t.finalAnswer ?? "none"}{" "}
             <span class={t.correct ? "ok" : "bad"}>{t.correct ? "✓ correct" : "✗ wrong"}</span>{" "}
             · reward {formatNumber(t.reward)}
           </h3>
+          <TrajectoryTask question={t.question} gold={t.gold} />
           <table>
             <thead>
               <tr>

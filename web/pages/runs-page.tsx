@@ -3,24 +3,19 @@ import type { RunRow } from "../data/runs-list.ts";
 import { RunsTable } from "../islands/runs-table.tsx";
 
 /**
- * Every run in the store.
+ * Every run in the store, as of log `position`; the table then follows the store live (an
+ * empty store's notice gives way to the first run as soon as it starts).
  *
  * @example
  * ```tsx
- * <RunsPage runs={await listRuns(db)} />
+ * <RunsPage position={position} runs={await listRuns(db)} />
  * ```
  */
-export function RunsPage({ runs }: { runs: readonly RunRow[] }) {
+export function RunsPage({ position, runs }: { position: number; runs: readonly RunRow[] }) {
   return (
     <>
       <h1>Runs</h1>
-      {runs.length === 0
-        ? (
-          <p class="notice">
-            The store has no runs yet. Start one with <code>deno task train</code>.
-          </p>
-        )
-        : <Island name="runs-table" component={RunsTable} props={{ runs }} />}
+      <Island name="runs-table" component={RunsTable} props={{ position, runs }} />
     </>
   );
 }

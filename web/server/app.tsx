@@ -14,27 +14,30 @@ import {
   EXPORTED,
   MalformedSqlError,
   QueryTimeoutError,
-  ReportError,
-  UnknownRunError,
   WriteRefusedError,
 } from "../../analysis/mod.ts";
 import { Layout } from "../components/layout.tsx";
 import { toWire } from "../components/wire-json.ts";
 import { forPage } from "../components/chart-data.ts";
-import { compareRuns } from "../data/compare-data.ts";
+import { type CompareQuery, compareSelection } from "../data/compare-data.ts";
 import { liveMessage } from "../data/live-updates.ts";
-import { recentPlacements, runEvals } from "../data/run-details.ts";
+import { recentPlacements, runEvals, runFacts } from "../data/run-details.ts";
 import { runCharts } from "../data/run-charts.ts";
 import { listRuns } from "../data/runs-list.ts";
-import { trajectoryPage } from "../data/trajectory-page.ts";
-import { ComparePage, type CompareQuery } from "../pages/compare-page.tsx";
+import {
+  TRAJECTORY_PHASES,
+  type TrajectoryFilter,
+  trajectoryPage,
+  UnknownAgentError,
+} from "../data/trajectory-page.ts";
+import { ComparePage } from "../pages/compare-page.tsx";
 import { RunPage } from "../pages/run-page.tsx";
 import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
 import { type AllowedHosts, hostGuard } from "./allowed-hosts.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
-import { BadParameterError, wholeNumberParam } from "./query-params.ts";
+import { BadParameterError, choiceParam, numberParam, wholeNumberParam } from "./query-params.ts";
 import { sameOriginOnly } from "./same-origin.ts";
 import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
@@ -90,22 +93,42 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
     return c.text("Internal Server Error", 500);
   });
 
+  // Every run (hidden ones marked) as of a log position: the Runs page, and what its table polls.
+  const runsSnapshot = () =>
+    source.read(async (a, position) => ({ position, runs: await listRuns(a.db) }));
+
   app.get("/", async (c) => {
-    const runs = await source.read((a) => listRuns(a.db));
-    return c.html(page("Runs", "runs", <RunsPage runs={runs} />));
+    const { position, runs } = await runsSnapshot();
+    return c.html(page("Runs", "runs", <RunsPage position={position} runs={runs} />));
+  });
+
+  app.get("/api/runs", async (c) => {
+    return c.body(toWire(await runsSnapshot()), 200, { "content-type": "application/json" });
   });
 
   app.get("/runs/:id", async (c) => {
     const runId = c.req.param("id");
-    const askedStep = wholeNumberParam("step", c.req.query("step"));
-    const askedPage = wholeNumberParam("page", c.req.query("page"));
+    const q = (name: string) => c.req.query(name);
+    const asked = {
+      phase: choiceParam("phase", q("phase"), TRAJECTORY_PHASES),
+      step: wholeNumberParam("step", q("step")),
+      page: wholeNumberParam("page", q("page")) ?? 0,
+      pageSize: TRAJECTORY_PAGE_SIZE,
+      filter: trajectoryFilter(q),
+    };
     const body = await source.read(async (a, position) => {
       const [run] = await listRuns(a.db, runId);
       if (!run) return null;
-      const lastStep = Math.max(0, run.steps - 1);
-      const step = Math.min(askedStep ?? lastStep, lastStep);
-      const at = { step, page: askedPage ?? 0, pageSize: TRAJECTORY_PAGE_SIZE };
-      const charts = await runCharts(a.conn, runId);
+      const facts = await runFacts(a.db, runId);
+      // An evaluation run has evaluation trajectories only.
+      const phase = asked.phase ?? (facts.protocol ? "eval" : "rollout");
+      const trajectories = await trajectoryPage(a.db, runId, { ...asked, phase })
+        .catch((err) => {
+          if (!(err instanceof UnknownAgentError)) throw err;
+          const agents = err.agents.length > 0 ? err.agents.join(", ") : "none recorded yet";
+          throw new BadParameterError("agent", err.agent, `an agent of this run (${agents})`);
+        });
+      const charts = facts.protocol ? {} : await runCharts(a.conn, runId);
       // Only a running run's page folds live values into means; a finished one needs no counts.
       const counts = run.status === "running";
       const shown = Object.fromEntries(
@@ -114,10 +137,11 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
       return (
         <RunPage
           run={run}
+          facts={facts}
           live={{ runId, position, status: run.status, steps: run.steps, charts: shown }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
-          trajectories={run.steps > 0 ? await trajectoryPage(a.db, runId, at, source.store) : null}
+          trajectories={trajectories}
         />
       );
     });
@@ -161,23 +185,18 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
   });
 
   app.get("/compare", async (c) => {
+    const text = (name: string) => c.req.query(name)?.trim() || undefined;
     const query: CompareQuery = {
       runs: (c.req.query("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean),
-      groupBy: c.req.query("by")?.trim() || "estimator",
-      baseline: c.req.query("baseline")?.trim() || undefined,
+      groupBy: text("by") ?? "estimator",
+      baseline: text("baseline"),
+      where: text("where"),
+      status: text("status"),
+      kind: text("kind"),
+      name: text("name"),
+      hidden: text("hidden") === "1",
     };
-    const result = await source.read(async (a) => {
-      const runs = query.runs.length > 0 ? query.runs : (await listRuns(a.db)).map((r) => r.runId);
-      if (runs.length === 0) return { data: null, error: "The store has no runs yet." };
-      try {
-        return { data: await compareRuns(a.db, runs, query), error: null };
-      } catch (err) {
-        if (err instanceof UnknownRunError || err instanceof ReportError) {
-          return { data: null, error: err.message };
-        }
-        throw err;
-      }
-    });
+    const result = await compareSelection(source, (q) => sql.query(q), query);
     return c.html(
       page("Compare", "compare", <ComparePage query={query} {...result} />),
       result.error ? 400 : 200,
@@ -227,6 +246,28 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
 
   app.notFound((c) => c.html(page("Not found", "", <NotFound what={c.req.path} />), 404));
   return app;
+}
+
+/** The trajectory browser's filter from its URL parameters (correct, agent, reward-min/-max). */
+function trajectoryFilter(q: (name: string) => string | undefined): TrajectoryFilter {
+  const correct = choiceParam("correct", q("correct"), ["yes", "no"]);
+  const [minReward, maxReward] = [
+    numberParam("reward-min", q("reward-min")),
+    numberParam("reward-max", q("reward-max")),
+  ];
+  if (minReward !== undefined && maxReward !== undefined && minReward > maxReward) {
+    throw new BadParameterError(
+      "reward-max",
+      q("reward-max")!,
+      `a number at least reward-min (${minReward})`,
+    );
+  }
+  return {
+    ...(correct === undefined ? {} : { correct: correct === "yes" }),
+    ...(q("agent") ? { agent: q("agent") } : {}),
+    ...(minReward === undefined ? {} : { minReward }),
+    ...(maxReward === undefined ? {} : { maxReward }),
+  };
 }
 
 function BadRequest({ message }: { message: string }) {

@@ -1,21 +1,84 @@
 /**
- * What the dashboard reads: the event store (opened, never appended to) and the DuckDB
- * projections beside it, brought up to date before each read. All DuckDB work on the projections
- * runs one piece at a time, so a page and the log position it reports always describe the same
- * projected events; user SQL runs beside it on read-only copies (see projection-snapshot.ts).
+ * What the dashboard reads: the event store (opened, never appended to) and a READ_ONLY
+ * generation of its projections (see analysis/queries/open-generation.ts), so any number of
+ * dashboards and CLI tasks read one store at once. Before a read, when the log has moved past the
+ * generation, the source moves to a newer one (making it where no other process has), at most
+ * once per `generationIntervalMs` (a second by default): a read that comes sooner waits for the
+ * rest of the interval, so every read sees the events appended before it began, and a run
+ * appending all the time costs one catch-up per second, not one per request. Reads run one at a
+ * time, and a generation never changes, so a page and the log position it reports always
+ * describe the same projected events.
  */
 import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";
-import { type Analysis, catchUp, openAnalysis } from "../../analysis/mod.ts";
+import {
+  type Analysis,
+  analysisOf,
+  analysisPath,
+  leasesCurrent,
+  openGeneration,
+  type ProjectionsFolder,
+  projectionsFolder,
+} from "../../analysis/mod.ts";
+import {
+  type ProjectionSnapshot,
+  projectionSnapshot,
+  type SnapshotLease,
+} from "./projection-snapshot.ts";
+
+/** The shortest time between two generations the dashboard moves to: one second. */
+export const GENERATION_INTERVAL_MS = 1000;
 
 /** An open store plus its projections. */
 export interface DashboardSource extends AsyncDisposable {
   readonly store: EventStore<NewEvent>;
   /**
-   * Projects the events appended since the last read, then runs `read` with the projections and
-   * the last projected log position; reads never overlap.
+   * Runs `read` with the projections and their log position, after moving to a newer generation
+   * where the log has moved on (waiting for the rest of the interval since the last one); reads
+   * never overlap.
    */
   read<T>(read: (analysis: Analysis, position: number) => Promise<T>): Promise<T>;
+  /**
+   * Runs `step` on the current generation's projections now, and on each later one before it
+   * is read (a setting such as confineDuckDB's holds for one DuckDB instance).
+   */
+  prepare(step: (analysis: Analysis) => Promise<void>): Promise<void>;
+  /** A lease on the sealed instance of the current generation, for user SQL. */
+  lease(): Promise<SnapshotLease>;
   close(): Promise<void>;
+}
+
+/** Options of `openDashboardSource`. */
+export interface DashboardSourceOptions {
+  /** the projections folder (default: `analysisPath(storeTarget)`) */
+  readonly projections?: string;
+  /** the shortest time between two generations (default GENERATION_INTERVAL_MS) */
+  readonly generationIntervalMs?: number;
+}
+
+interface Current {
+  readonly analysis: Analysis;
+  readonly snapshot: ProjectionSnapshot;
+  readonly position: number;
+  readonly openedAt: number;
+}
+
+async function openCurrent(
+  folder: ProjectionsFolder,
+  store: EventStore<NewEvent>,
+  steps: readonly ((analysis: Analysis) => Promise<void>)[],
+): Promise<Current> {
+  const generation = await openGeneration(folder, store, { instances: 2 });
+  const [pages, sql] = generation.instances;
+  const analysis = await analysisOf(generation, pages);
+  try {
+    const snapshot = await projectionSnapshot(sql);
+    for (const step of steps) await step(analysis);
+    return { analysis, snapshot, position: generation.caughtUp.to, openedAt: Date.now() };
+  } catch (err) {
+    sql.closeSync();
+    await analysis.close();
+    throw err;
+  }
 }
 
 /**
@@ -29,30 +92,69 @@ export interface DashboardSource extends AsyncDisposable {
  */
 export async function openDashboardSource(
   storeTarget: string,
-  options: { readonly projections?: string } = {},
+  options: DashboardSourceOptions = {},
 ): Promise<DashboardSource> {
-  const analysis = await openAnalysis(storeTarget, { path: options.projections });
-  let store: EventStore<NewEvent>;
+  const interval = options.generationIntervalMs ?? GENERATION_INTERVAL_MS;
+  const store = await openStore(storeTarget, { readOnly: true });
+  const steps: ((analysis: Analysis) => Promise<void>)[] = [];
+  let folder: ProjectionsFolder;
   try {
-    store = await openStore(storeTarget, { readOnly: true });
+    folder = await projectionsFolder(options.projections ?? analysisPath(storeTarget));
   } catch (err) {
-    await analysis.close();
+    await store.close();
     throw err;
   }
-  let position = analysis.caughtUp.to;
+  let current: Current;
+  try {
+    current = await openCurrent(folder, store, steps);
+  } catch (err) {
+    await folder.dispose();
+    await store.close();
+    throw err;
+  }
+  const moveOn = async () => {
+    // Writer leases are no events: a generation is left once they moved on (copy-leases.ts).
+    if (
+      await store.lastPosition() === current.position &&
+      await leasesCurrent(current.analysis.conn, store)
+    ) return;
+    // Waited out rather than skipped, so a read always sees the events appended before it.
+    const wait = current.openedAt + interval - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const previous = current;
+    current = await openCurrent(folder, store, steps);
+    // Reads run one at a time, so none is on the previous pages' instance; user SQL still
+    // running on the previous snapshot keeps it until its lease is released.
+    previous.snapshot.retire();
+    await previous.analysis.close();
+  };
   let queue: Promise<unknown> = Promise.resolve();
-  const read = <T>(fn: (a: Analysis, position: number) => Promise<T>): Promise<T> => {
-    const next = queue.then(async () => {
-      position = (await catchUp(analysis.conn, store)).to;
-      return fn(analysis, position);
-    });
+  const queued = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = queue.then(fn);
     queue = next.catch(() => {});
     return next;
   };
+  const read = <T>(fn: (a: Analysis, position: number) => Promise<T>): Promise<T> =>
+    queued(async () => {
+      await moveOn();
+      return fn(current.analysis, current.position);
+    });
+  const prepare = (step: (analysis: Analysis) => Promise<void>) =>
+    queued(async () => {
+      await step(current.analysis);
+      steps.push(step);
+    });
+  const lease = () =>
+    queued(async () => {
+      await moveOn();
+      return current.snapshot.lease();
+    });
   const close = async () => {
     await queue;
+    current.snapshot.retire();
+    await current.analysis.close();
     await store.close();
-    await analysis.close();
+    await folder.dispose();
   };
-  return { store, read, close, [Symbol.asyncDispose]: close };
+  return { store, read, prepare, lease, close, [Symbol.asyncDispose]: close };
 }

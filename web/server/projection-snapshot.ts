@@ -1,105 +1,71 @@
 /**
- * Read-only copies of the dashboard's projections, for user SQL. The dashboard's own DuckDB must
- * stay writable (it projects new events before every read), and DuckDB cannot attach one file
- * twice in a process, so user SQL runs on a checkpointed copy opened in a second instance with
- * access_mode READ_ONLY and sealed (no file or network access, configuration locked). A copy is
- * taken when the projected log position has moved since the last one; the previous copy is
- * closed and deleted once the queries still running on it are done.
+ * User SQL's own instance of one projection generation: opened READ_ONLY beside the instance the
+ * pages read (DuckDB settings are per instance, and user SQL needs a sealed one: no file or
+ * network access, configuration locked, while the pages' instance writes exports), leased by the
+ * queries that run on it, and closed once the dashboard has moved to a newer generation and the
+ * last query on it is done. Both instances read the same immutable file, so a query sees exactly
+ * what the pages show at that generation.
  */
-import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { sealDuckDB } from "../../analysis/sql/seal-duckdb.ts";
-import type { DashboardSource } from "./dashboard-source.ts";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { sealDuckDB } from "../../analysis/mod.ts";
 
-/** One query's hold on a copy: connections to it, and the release that lets it be deleted. */
+/** One query's hold on a snapshot: connections to it, and the release that lets it close. */
 export interface SnapshotLease {
   connect(): Promise<DuckDBConnection>;
   release(): void;
 }
 
-/** The copies of one dashboard's projections. */
-export interface ProjectionSnapshots extends AsyncDisposable {
-  /** Projects new events, copies the projections if they moved on, and leases the latest copy. */
-  acquire(): Promise<SnapshotLease>;
-  close(): Promise<void>;
-}
-
-interface Snapshot {
-  readonly position: number;
-  readonly path: string;
-  readonly instance: DuckDBInstance;
-  users: number;
-  retired: boolean;
+/** The sealed instance of one generation. */
+export interface ProjectionSnapshot {
+  lease(): SnapshotLease;
+  /** Takes no more leases; the instance closes when the last one is released. */
+  retire(): void;
 }
 
 /**
- * Opens the copies of `source`'s projections in a private temporary folder.
+ * Seals `instance` (a READ_ONLY instance of a generation) for user SQL; it is closed by `retire`.
  *
  * @example
  * ```ts
- * await using snapshots = await projectionSnapshots(source);
- * const lease = await snapshots.acquire();
+ * const snapshot = await projectionSnapshot(generation.instances[1]);
+ * const lease = snapshot.lease();
  * const conn = await lease.connect();
- * await conn.run("DELETE FROM turns"); // throws: the copy is attached read-only
+ * await conn.run("SELECT * FROM read_csv('/etc/passwd')"); // throws: no file access
  * conn.closeSync();
  * lease.release();
+ * snapshot.retire();
  * ```
  */
-export async function projectionSnapshots(source: DashboardSource): Promise<ProjectionSnapshots> {
-  const dir = await Deno.makeTempDir({ prefix: "polyrl-web-sql-" });
-  let current: Snapshot | null = null;
-  let taken = 0;
-
-  const dispose = (s: Snapshot) => {
-    s.instance.closeSync();
-    return Deno.remove(s.path).catch(() => {});
+export async function projectionSnapshot(instance: DuckDBInstance): Promise<ProjectionSnapshot> {
+  const conn = await instance.connect();
+  try {
+    await sealDuckDB(conn, { files: "none" });
+  } finally {
+    conn.closeSync();
+  }
+  let users = 0;
+  let retired = false;
+  const closeIfDone = () => {
+    if (retired && users === 0) instance.closeSync();
   };
-  const release = (s: Snapshot) => {
-    s.users--;
-    if (s.retired && s.users === 0) void dispose(s);
+  const lease = (): SnapshotLease => {
+    if (retired) throw new Error("internal: a retired projection snapshot was leased");
+    users++;
+    let released = false;
+    return {
+      connect: () => instance.connect(),
+      release: () => {
+        if (released) return;
+        released = true;
+        users--;
+        closeIfDone();
+      },
+    };
   };
-  const take = async (checkpoint: DuckDBConnection, from: string, position: number) => {
-    // After CHECKPOINT the file holds every projected row and the WAL is empty; nothing writes
-    // to it until this read returns, so the copy is consistent.
-    await checkpoint.run("CHECKPOINT");
-    const path = `${dir}/projections-${position}-${++taken}.duckdb`;
-    await Deno.copyFile(from, path);
-    const instance = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" });
-    const conn = await instance.connect();
-    try {
-      await sealDuckDB(conn, { files: "none" });
-    } finally {
-      conn.closeSync();
-    }
-    return { position, path, instance, users: 0, retired: false };
+  const retire = () => {
+    if (retired) return;
+    retired = true;
+    closeIfDone();
   };
-
-  const acquire = () =>
-    source.read(async (analysis, position) => {
-      if (current?.position !== position) {
-        const previous = current;
-        current = await take(analysis.conn, analysis.path, position);
-        if (previous) {
-          previous.retired = true;
-          if (previous.users === 0) await dispose(previous);
-        }
-      }
-      const held = current;
-      held.users++;
-      let released = false;
-      return {
-        connect: () => held.instance.connect(),
-        release: () => {
-          if (!released) release(held);
-          released = true;
-        },
-      };
-    });
-  const close = async () => {
-    await source.read(async () => {
-      if (current) await dispose(current);
-      current = null;
-    });
-    await Deno.remove(dir, { recursive: true });
-  };
-  return { acquire, close, [Symbol.asyncDispose]: close };
+  return { lease, retire };
 }

@@ -35,7 +35,7 @@ export interface TableExports extends AsyncDisposable {
  */
 export async function tableExports(source: DashboardSource): Promise<TableExports> {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-web-exports-" });
-  await source.read((a) => confineDuckDB(a.conn, dir));
+  await source.prepare((a) => confineDuckDB(a.conn, dir));
   const written = new Map<string, number>();
   const file = (table: string, format: ExportFormat) => {
     if (!(EXPORTED as readonly string[]).includes(table)) return Promise.resolve(null);

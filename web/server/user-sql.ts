@@ -1,13 +1,12 @@
 /**
  * The dashboard's SQL endpoint behind the HTTP layer: one SELECT per request, run on a
- * read-only, sealed copy of the projections (see projection-snapshot.ts) on a connection of its
+ * read-only, sealed instance of the projections (see projection-snapshot.ts) on a connection of its
  * own, so a heavy query holds neither the pages nor other queries, bounded in time (DuckDB is
  * interrupted) and in the rows sent back.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { type QueryTable, runReadOnlyQuery } from "../../analysis/sql/run-query.ts";
+import { type QueryTable, runReadOnlyQuery } from "../../analysis/mod.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
-import { projectionSnapshots } from "./projection-snapshot.ts";
 
 /** Limits of one query from the browser. */
 export interface UserSqlLimits {
@@ -39,14 +38,13 @@ export interface UserSql extends AsyncDisposable {
  * const table = await sql.query("SELECT count(*) FROM turns");
  * ```
  */
-export async function openUserSql(
+export function openUserSql(
   source: DashboardSource,
   limits: UserSqlLimits = USER_SQL_LIMITS,
 ): Promise<UserSql> {
-  const snapshots = await projectionSnapshots(source);
   const running = new Map<DuckDBConnection, Promise<unknown>>();
   const query = async (sql: string) => {
-    const lease = await snapshots.acquire();
+    const lease = await source.lease();
     try {
       const conn = await lease.connect();
       const result = runReadOnlyQuery(conn, sql, limits);
@@ -64,7 +62,6 @@ export async function openUserSql(
   const close = async () => {
     for (const conn of running.keys()) conn.interrupt();
     await Promise.all(running.values());
-    await snapshots.close();
   };
-  return { query, close, [Symbol.asyncDispose]: close };
+  return Promise.resolve({ query, close, [Symbol.asyncDispose]: close });
 }
