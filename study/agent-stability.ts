@@ -4,7 +4,7 @@
  * every advantage was 0): it is counted but left out of the median and max, as the spike rule
  * (`gradientSpikes` in analysis, the one the report and the dashboard use) leaves it out.
  */
-import { gradNormStability } from "../../analysis/mod.ts";
+import { gradNormStability } from "../analysis/mod.ts";
 
 /** One agent's stability figures in one run; the figures are NaN with no informative step. */
 export interface AgentStability {

@@ -2,7 +2,7 @@
  * A cell's setup in words, from the config its runs recorded: what the report's setup table
  * states for each cell (workflow, estimator, weights, models, sizes).
  */
-import type { NormalizedConfig } from "../config/mod.ts";
+import type { NormalizedConfig } from "../engine/config/mod.ts";
 
 /** The setup columns of one cell. */
 export interface CellSetup {

@@ -5,7 +5,7 @@
  * line (progress lines) and its stdout collected (results).
  */
 
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
+const DENO_JSON = new URL("../deno.json", import.meta.url);
 
 /** What a finished child left behind. */
 export interface ChildResult {
@@ -35,7 +35,7 @@ async function forwardLines(
  *
  * @example
  * ```ts
- * const r = await runScript(new URL("../cli/train.ts", import.meta.url), ["--preset", "smoke"], {
+ * const r = await runScript(new URL("../engine/cli/train.ts", import.meta.url), ["--preset", "smoke"], {
  *   onLine: (line) => console.error(`[smoke] ${line}`),
  * });
  * r.code; // 0

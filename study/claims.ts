@@ -3,7 +3,7 @@
  * claimed direction at the grid's significance level. Welch's t-test compares two cells' per-run
  * values; a one-sample t-test compares one cell's per-run Lemma 4.2 multipliers with 1.
  */
-import { tQuantileAt, twoSidedP, welchFromSamples } from "../../analysis/stats/mod.ts";
+import { tQuantileAt, twoSidedP, welchFromSamples } from "../analysis/mod.ts";
 import type { Expectation } from "./grid-schema.ts";
 
 /** A test of a difference: cell minus reference (the other cell's mean, or 1). */

@@ -2,7 +2,7 @@
  * An invalid study grid: every problem names its key (`comparisons[1].claims[0].cell`), the value
  * found and what is allowed, like a ConfigError; one GridError carries all problems of a file.
  */
-import { type ConfigIssue, formatIssue } from "../config/mod.ts";
+import { type ConfigIssue, formatIssue } from "../engine/config/mod.ts";
 
 /**
  * The grid file cannot be used.

@@ -5,7 +5,7 @@
  * load-grid.ts.
  */
 import { z } from "zod";
-import { SPIKE_MULTIPLE } from "../../analysis/mod.ts";
+import { SPIKE_MULTIPLE } from "../analysis/mod.ts";
 
 const ID_PATTERN = /^[a-z][a-z0-9-]{0,47}$/;
 const id = z.string().regex(ID_PATTERN, {

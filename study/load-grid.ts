@@ -8,10 +8,10 @@ import {
   ConfigError,
   type ConfigIssue,
   formatIssue,
+  issuesFromZod,
   loadConfig,
   type NormalizedConfig,
-} from "../config/mod.ts";
-import { issuesFromZod } from "../config/issues.ts";
+} from "../engine/config/mod.ts";
 import { GridError } from "./grid-error.ts";
 import {
   type Claim,

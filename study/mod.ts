@@ -1,13 +1,13 @@
 /**
  * The reproduction study behind `deno task study`: a grid of experiment configs (study/grid.json)
  * run for several seeds into one store, one replay spot-check per cell, and a report with figures
- * computed from the event log alone. This folder sits above the engine and the analysis layer:
- * it runs training and replay through their CLIs and reads results through the projections;
- * nothing else in engine/ imports it.
+ * computed from the event log alone. It is an application on top of the other layers
+ * (docs/ARCHITECTURE.md, "Layers"): it runs training and replay through their CLIs, reads results
+ * through `analysis/mod.ts`, and nothing imports it.
  *
  * @example
  * ```ts
- * import { runStudy } from "./engine/study/mod.ts";
+ * import { runStudy } from "./study/mod.ts";
  * const outcome = await runStudy({
  *   grid: "study/grid.json", store: ".polyrl/study.sqlite", out: "docs/study",
  *   reportOnly: true, jobs: 2, log: console.error,

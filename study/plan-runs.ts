@@ -4,8 +4,8 @@
  * The id is a pure function of what the run computes, so a study that is started again finds its
  * finished runs in the store, and a changed config (or `--steps`) gets new runs, never old ones.
  */
-import { hashConfig } from "../../events/mod.ts";
-import { loadConfig, type NormalizedConfig } from "../config/mod.ts";
+import { hashConfig } from "../events/mod.ts";
+import { loadConfig, type NormalizedConfig } from "../engine/config/mod.ts";
 import type { GridCell } from "./load-grid.ts";
 
 /** How the grid's cells are run. */

@@ -5,9 +5,14 @@
  * Every number comes from the results, which come from the event log.
  */
 import { relative, resolve } from "node:path";
-import { markdownTable } from "../../analysis/format/markdown-table.ts";
-import { figure, points, pValue, signedPoints } from "../../analysis/report/report-numbers.ts";
-import { gainPerParameter } from "../../analysis/stats/mod.ts";
+import {
+  figure,
+  gainPerParameter,
+  markdownTable,
+  points,
+  pValue,
+  signedPoints,
+} from "../analysis/mod.ts";
 import { type DifferenceTest, welchTest } from "./claims.ts";
 import { formatDuration } from "./format-duration.ts";
 import type { ClaimMetric } from "./grid-schema.ts";

@@ -3,7 +3,7 @@
  * `deno task replay` and must regenerate every logged event identically. A run whose current
  * record still matches its stream head is not replayed again.
  */
-import { openStore } from "../../events/mod.ts";
+import { openStore } from "../events/mod.ts";
 import { runScript } from "./child-task.ts";
 import { formatDuration } from "./format-duration.ts";
 import type { PlannedRun } from "./plan-runs.ts";
@@ -11,7 +11,7 @@ import type { ReplayRecord } from "./replay-records.ts";
 import { runStates } from "./run-state.ts";
 import { runPool } from "./task-pool.ts";
 
-const REPLAY = new URL("../cli/replay.ts", import.meta.url);
+const REPLAY = new URL("../engine/cli/replay.ts", import.meta.url);
 
 /** How to check. */
 export interface ReplayCheckOptions {

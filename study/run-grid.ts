@@ -3,14 +3,14 @@
  * killed study left it half done, resumed) as a `deno task train` child process, at most `jobs`
  * at a time, with a progress line when each starts and ends and the child's own step lines.
  */
-import { openStore } from "../../events/mod.ts";
+import { openStore } from "../events/mod.ts";
 import { runScript } from "./child-task.ts";
 import { formatDuration } from "./format-duration.ts";
 import type { PlannedRun } from "./plan-runs.ts";
 import { runStates } from "./run-state.ts";
 import { runPool } from "./task-pool.ts";
 
-const TRAIN = new URL("../cli/train.ts", import.meta.url);
+const TRAIN = new URL("../engine/cli/train.ts", import.meta.url);
 
 /** What happened to one planned run. */
 export interface RunOutcome {

@@ -3,7 +3,7 @@
  * (its last event is `run.completed`), or started and stopped (killed, interrupted or failed),
  * which `deno task train --resume` continues.
  */
-import type { EventStore, StreamHead } from "../../events/mod.ts";
+import type { EventStore, StreamHead } from "../events/mod.ts";
 
 /** A run's state in the store; `head` is the stream's head when it has events. */
 export type RunState =

@@ -2,7 +2,7 @@
  * A per-run quantity over a cell's runs, as the report prints it: mean, standard error of the mean
  * and the 95% confidence interval of the mean (Student's t with n - 1 degrees of freedom).
  */
-import { mean, summarize, tQuantileAt } from "../../analysis/stats/mod.ts";
+import { mean, summarize, tQuantileAt } from "../analysis/mod.ts";
 
 /** Mean ± SEM and 95% CI of per-run values; null where n is too small to define them. */
 export interface SampleStat {

@@ -5,9 +5,7 @@
  * run's recorded config, runtime and wall-clock span. Only runs that completed are read.
  */
 import { type Kysely, sql } from "kysely";
-import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
-import { loadRunSummaries } from "../../analysis/queries/run-summaries.ts";
-import type { RunSummary } from "../../analysis/report/mod.ts";
+import { type AnalysisDb, loadRunSummaries, type RunSummary } from "../analysis/mod.ts";
 import type { PlannedRun } from "./plan-runs.ts";
 
 /** One agent's values over training steps (one per step; NaN where undefined). */
@@ -72,7 +70,7 @@ function floats(json: string): Record<string, number> {
  *
  * @example
  * ```ts
- * await using a = await openAnalysis(".polyrl/study.sqlite", { readOnly: true });
+ * await using a = await openAnalysis(".polyrl/study.sqlite");
  * const runs = await loadStudyRuns(a.db, plan);
  * ```
  */

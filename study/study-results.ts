@@ -6,9 +6,9 @@
  * test and verdict. Serialized as `study.json` and rendered as the Markdown report and charts.
  */
 import { relative } from "node:path";
-import { AVERAGE, buildReport, type Report, type RunSummary } from "../../analysis/report/mod.ts";
-import type { StreamHead } from "../../events/mod.ts";
-import type { NormalizedConfig } from "../config/mod.ts";
+import { AVERAGE, buildReport, type Report, type RunSummary } from "../analysis/mod.ts";
+import type { StreamHead } from "../events/mod.ts";
+import type { NormalizedConfig } from "../engine/config/mod.ts";
 import { agentStability } from "./agent-stability.ts";
 import { type CellSetup, cellSetup } from "./cell-setup.ts";
 import {

@@ -4,8 +4,8 @@
  * removed, so the folder always matches the page.
  */
 import { join } from "node:path";
-import { openAnalysis } from "../../analysis/queries/open-analysis.ts";
-import { openStore } from "../../events/mod.ts";
+import { openAnalysis } from "../analysis/mod.ts";
+import { openStore } from "../events/mod.ts";
 import { type Hardware, readHardware } from "./hardware.ts";
 import type { Grid } from "./load-grid.ts";
 import type { PlannedRun } from "./plan-runs.ts";
@@ -49,7 +49,7 @@ export async function writeStudyReport(
     return new Map((await store.streams()).map((h) => [h.stream, h]));
   })();
   const runs = await (async () => {
-    await using analysis = await openAnalysis(options.store, { readOnly: true });
+    await using analysis = await openAnalysis(options.store);
     return await loadStudyRuns(analysis.db, options.plan);
   })();
   const results = studyResults({

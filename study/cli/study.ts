@@ -4,9 +4,9 @@
  * one run per cell, and writes the report (docs/study/README.md, study.json, SVG figures) from
  * the event log alone. `--report-only` rebuilds the report from an existing store.
  */
-import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/command.ts";
-import { DEVICES } from "../config/mod.ts";
-import { GridError, runStudy } from "../study/mod.ts";
+import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
+import { DEVICES } from "../../engine/config/mod.ts";
+import { GridError, runStudy } from "../mod.ts";
 
 const USAGE = "deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
   "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
@@ -21,23 +21,39 @@ const cli = defineCommand({
     grid: {
       type: "string",
       default: "study/grid.json",
+      value: "FILE",
+      path: true,
       help: "grid file (default study/grid.json)",
     },
-    seeds: { type: "string", help: "seeds per cell, 0 .. N-1 (default: the grid's, 5)" },
-    steps: { type: "string", help: "override every cell's training steps" },
-    only: { type: "string", help: "run only these cells (comma-separated ids)" },
-    out: { type: "string", default: "docs/study", help: "report folder (default docs/study)" },
+    seeds: {
+      type: "string",
+      value: "N",
+      help: "seeds per cell, 0 .. N-1 (default: the grid's, 5)",
+    },
+    steps: { type: "string", value: "N", help: "override every cell's training steps" },
+    only: { type: "string", value: "CELL,...", help: "run only these cells (comma-separated ids)" },
+    out: {
+      type: "string",
+      default: "docs/study",
+      value: "DIR",
+      path: true,
+      help: "report folder (default docs/study)",
+    },
     store: {
       type: "string",
       default: ".polyrl/study.sqlite",
+      value: "PATH|URL",
+      path: true,
       help: "event store of the study's runs (default .polyrl/study.sqlite)",
     },
     device: {
       type: "string",
+      value: "auto|cpu|wasm|webgpu",
       help: "override every cell's runtime device: auto, cpu, wasm, webgpu",
     },
     jobs: {
       type: "string",
+      value: "N",
       help: "runs at a time, each single-threaded (default: the number of cores)",
     },
     "report-only": {
@@ -47,6 +63,10 @@ const cli = defineCommand({
     },
   },
   allowPositionals: false,
+  examples: [
+    "deno task study --only refine-grpo,refine-drmas --seeds 2 --steps 4 --out /tmp/study",
+    "deno task study --report-only",
+  ],
 });
 
 function positive(name: string, value: string | undefined): number | undefined {

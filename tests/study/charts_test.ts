@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { barChartSvg } from "../../engine/study/bar-chart-svg.ts";
-import { ChartInputError } from "../../engine/study/chart-error.ts";
-import { lineChartSvg } from "../../engine/study/line-chart-svg.ts";
-import { linearScale, niceTicks, tickText } from "../../engine/study/svg-scale.ts";
+import { barChartSvg } from "../../study/bar-chart-svg.ts";
+import { ChartInputError } from "../../study/chart-error.ts";
+import { lineChartSvg } from "../../study/line-chart-svg.ts";
+import { linearScale, niceTicks, tickText } from "../../study/svg-scale.ts";
 
 /** Checks that every tag is closed in order (the SVG is well-formed XML as far as tags go). */
 function assertWellFormed(svg: string): void {

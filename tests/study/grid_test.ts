@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { mergeConfig, presetInput } from "../../engine/config/mod.ts";
-import { oneSampleTest, verdictOf, welchTest } from "../../engine/study/claims.ts";
-import { GridError } from "../../engine/study/grid-error.ts";
-import { loadGrid, selectCells } from "../../engine/study/load-grid.ts";
-import { MissingModelError, missingModels } from "../../engine/study/model-check.ts";
-import { planRuns, runIdFor } from "../../engine/study/plan-runs.ts";
+import { oneSampleTest, verdictOf, welchTest } from "../../study/claims.ts";
+import { GridError } from "../../study/grid-error.ts";
+import { loadGrid, selectCells } from "../../study/load-grid.ts";
+import { MissingModelError, missingModels } from "../../study/model-check.ts";
+import { planRuns, runIdFor } from "../../study/plan-runs.ts";
 
 const COMMITTED = new URL("../../study/grid.json", import.meta.url).pathname;
-const STUDY_CLI = new URL("../../engine/cli/study.ts", import.meta.url).pathname;
+const STUDY_CLI = new URL("../../study/cli/study.ts", import.meta.url).pathname;
 const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
 
 async function tempGrid(

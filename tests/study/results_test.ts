@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { CriticRoundEffect } from "../../analysis/stats/mod.ts";
 import type { StreamHead } from "../../events/mod.ts";
-import { loadGrid } from "../../engine/study/load-grid.ts";
-import { type PlannedRun, planRuns } from "../../engine/study/plan-runs.ts";
-import type { ReplayRecord } from "../../engine/study/replay-records.ts";
-import { renderStudy } from "../../engine/study/render-study.ts";
-import { studyCharts } from "../../engine/study/study-charts.ts";
-import type { StudyRun } from "../../engine/study/study-data.ts";
-import { studyResults } from "../../engine/study/study-results.ts";
+import { loadGrid } from "../../study/load-grid.ts";
+import { type PlannedRun, planRuns } from "../../study/plan-runs.ts";
+import type { ReplayRecord } from "../../study/replay-records.ts";
+import { renderStudy } from "../../study/render-study.ts";
+import { studyCharts } from "../../study/study-charts.ts";
+import type { StudyRun } from "../../study/study-data.ts";
+import { studyResults } from "../../study/study-results.ts";
 
 const critic = (round: number, improvementRate: number): CriticRoundEffect => ({
   kind: "critic-round-effect",

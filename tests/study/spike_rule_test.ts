@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { buildReport, loadRunSummaries, openAnalysis, SPIKE_MULTIPLE } from "../../analysis/mod.ts";
 import { openStore } from "../../events/mod.ts";
-import { agentStability } from "../../engine/study/agent-stability.ts";
-import type { PlannedRun } from "../../engine/study/plan-runs.ts";
-import { loadStudyRuns } from "../../engine/study/study-data.ts";
+import { agentStability } from "../../study/agent-stability.ts";
+import type { PlannedRun } from "../../study/plan-runs.ts";
+import { loadStudyRuns } from "../../study/study-data.ts";
 import type { ChartData } from "../../web/components/chart-data.ts";
 import { runCharts } from "../../web/data/run-charts.ts";
 import { type WebRunSpec, writeWebRun } from "../web/fixtures/web-run.ts";
@@ -43,7 +43,7 @@ Deno.test("spikes: dashboard, study and report agree on a run that starts withou
       await using store = await openStore(path);
       await writeWebRun(store, spec);
     }
-    await using a = await openAnalysis(path, { readOnly: true });
+    await using a = await openAnalysis(path);
     const charts = await runCharts(a.conn, spec.runId);
     // loadStudyRuns reads a planned run's id, cell and seed only.
     const plan = [{

@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { tQuantileAt, twoSidedP } from "../../analysis/stats/mod.ts";
-import { runStates } from "../../engine/study/run-state.ts";
-import type { StudyResults } from "../../engine/study/study-results.ts";
+import { runStates } from "../../study/run-state.ts";
+import type { StudyResults } from "../../study/study-results.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { hashConfig, type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "../replay/tiny-run.ts";
 
-const STUDY_CLI = new URL("../../engine/cli/study.ts", import.meta.url).pathname;
+const STUDY_CLI = new URL("../../study/cli/study.ts", import.meta.url).pathname;
 const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
 
 const close = (a: number, b: number, what: string) =>
