@@ -3,8 +3,14 @@
  * with the line `N passed, N failed` (Deno's own summary is not in that form). Exit status is
  * Deno's: non-zero on any failure.
  */
+import { userPathIfExists } from "../events/cli/user-path.ts";
+
 const junitPath = await Deno.makeTempFile({ prefix: "polyrl-junit-", suffix: ".xml" });
-const paths = Deno.args.length > 0 ? Deno.args : ["tests/"];
+// A PATH given from a subdirectory means that directory; importing user-path also keeps the
+// user's directory from reaching the tests' own task subprocesses.
+const paths = Deno.args.length > 0
+  ? await Promise.all(Deno.args.map(userPathIfExists))
+  : ["tests/"];
 const child = new Deno.Command(Deno.execPath(), {
   args: ["test", "-A", `--junit-path=${junitPath}`, ...paths],
   stdout: "inherit",

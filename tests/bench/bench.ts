@@ -24,6 +24,7 @@ const cli = defineCommand({
   usage: `deno task bench [SUITE...]   (suites: ${Object.keys(suites).join(", ") || "none yet"})`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",
   options: {},
+  examples: ["deno task bench events random"],
 });
 
 await runCommand(cli.usage, async () => {

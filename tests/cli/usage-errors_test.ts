@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
-
-/** Every task's command line, as deno.json names them. */
-const tasks: Record<string, { command: string }> = JSON.parse(
-  await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
-).tasks;
+import { taskScripts } from "./task-scripts.ts";
 
 Deno.test("every task answers a usage mistake with exit 2, the error and one usage line", async () => {
-  const entries = Object.entries(tasks).flatMap(([name, { command }]) => {
-    const script = command.match(/^deno run -A (\S+\.ts)$/)?.[1];
-    // `test` hands its arguments to `deno test`, whose own usage errors these are not.
-    return script && name !== "test" ? [[name, script] as const] : [];
-  });
+  const entries = taskScripts();
   assert.ok(entries.length >= 13, `found ${entries.length} task scripts`);
   for (const [name, script] of entries) {
     const out = await new Deno.Command(Deno.execPath(), {

@@ -32,7 +32,10 @@ Deno.test("dashboard attacks are refused and leave the store and projections byt
     await expectStatus(postSql(warm, "SELECT count(*) FROM turns"), 200, /432/);
   }
   const before = await fileDigests(store.dir);
-  assert.ok(Object.keys(before).some((f) => f.endsWith(".analysis.duckdb")), "projections exist");
+  assert.ok(
+    Object.keys(before).some((f) => /\.analysis\/\d+\.duckdb$/.test(f)),
+    "projections exist",
+  );
 
   const web = await startDashboard(store.path, [
     "--query-timeout-ms",
