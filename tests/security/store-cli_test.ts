@@ -97,7 +97,7 @@ Deno.test("verify on a store from newer code and on a truncated store: one clear
     db.close();
     assertOneError(
       await runCli("events/cli/verify.ts", ["--store", path]),
-      /^error: event store .*: store schema version 99 is newer than this code's 2; upgrade polyrl$/,
+      /^error: event store .*: store schema version 99 is newer than this code's 3; upgrade polyrl$/,
       "newer",
     );
     await Deno.writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
