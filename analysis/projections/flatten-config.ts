@@ -4,8 +4,8 @@
  *
  * @example
  * ```ts
- * flattenConfig({ estimator: "dr_mas", agents: [{ name: "solver" }], lr: 1e-6 });
- * // [["agents.0.name", "solver"], ["estimator", "dr_mas"], ["lr", "0.000001"]]
+ * flattenConfig({ estimator: "dr-mas", agents: [{ name: "solver" }], lr: 1e-6 });
+ * // [["agents.0.name", "solver"], ["estimator", "dr-mas"], ["lr", "0.000001"]]
  * ```
  */
 export function flattenConfig(config: unknown): [string, string][] {

@@ -19,7 +19,7 @@ async function fillStore(path: string, target: number): Promise<number> {
   for (let run = 0; n < target; run++) {
     const spec = runSpec({
       runId: `bench-${run}`,
-      estimator: run % 2 ? "dr_mas" : "grpo",
+      estimator: run % 2 ? "dr-mas" : "grpo",
       seed: run,
       steps: 200,
       prompts: 8,

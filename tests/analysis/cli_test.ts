@@ -31,7 +31,7 @@ async function task(script: string, args: string[], stdin?: string) {
 async function filledStore() {
   const { store, dir } = await tempStore();
   const events = new Map<string, NewEvent[]>();
-  for (const [estimator, accuracy] of [["grpo", 0.45], ["dr_mas", 0.7]] as const) {
+  for (const [estimator, accuracy] of [["grpo", 0.45], ["dr-mas", 0.7]] as const) {
     for (const seed of [1, 2, 3]) {
       const spec = runSpec({
         runId: `${estimator}-${seed}`,
@@ -60,7 +60,7 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
         "json",
       ]);
       assert.equal(json.code, 0, json.stderr);
-      assert.deepEqual(JSON.parse(json.stdout), [{ estimator: "dr_mas", n: 3 }, {
+      assert.deepEqual(JSON.parse(json.stdout), [{ estimator: "dr-mas", n: 3 }, {
         estimator: "grpo",
         n: 3,
       }]);
@@ -71,7 +71,7 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
         "--format",
         "csv",
       ]);
-      assert.equal(csv.stdout, "run_id,seed\ndr_mas-1,1\ngrpo-1,1\n");
+      assert.equal(csv.stdout, "run_id,seed\ndr-mas-1,1\ngrpo-1,1\n");
       for (
         const write of [
           "DELETE FROM runs",
@@ -135,14 +135,14 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       conn.closeSync();
       instance.closeSync();
       assert.equal(rows.length, 1);
-      assert.equal(rows[0].run_id, "dr_mas-3");
+      assert.equal(rows[0].run_id, "dr-mas-3");
       assert.equal(
         Number(rows[0].n),
-        events.get("dr_mas-3")!.filter((e) => e.type === "turn.generated").length,
+        events.get("dr-mas-3")!.filter((e) => e.type === "turn.generated").length,
       );
       const unknown = await task("export", ["nope", "--store", path]);
       assert.equal(unknown.code, 2);
-      assert.match(unknown.stderr, /no run nope; known runs \(newest first\): dr_mas-3/);
+      assert.match(unknown.stderr, /no run nope; known runs \(newest first\): dr-mas-3/);
     });
     await t.step("report: means, SEM and Welch match values computed from the events", async () => {
       const r = await task("report", [
@@ -170,11 +170,11 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       const varOf = (xs: number[]) =>
         xs.reduce((s, x) => s + (x - meanOf(xs)) ** 2, 0) / (xs.length - 1);
       for (const benchmark of ["gsm8k", "math"]) {
-        const a = perRun("dr_mas", benchmark);
+        const a = perRun("dr-mas", benchmark);
         const b = perRun("grpo", benchmark);
         // A column is one benchmark at one k (the fixture's 4 samples per problem).
         const cell = report.accuracy.find((c: { group: string; benchmark: string }) =>
-          c.group === "dr_mas" && c.benchmark === `${benchmark} avg@4`
+          c.group === "dr-mas" && c.benchmark === `${benchmark} avg@4`
         );
         assert.ok(Math.abs(cell.mean - meanOf(a)) < 1e-12);
         assert.ok(Math.abs(cell.sem - Math.sqrt(varOf(a) / 3)) < 1e-12);
@@ -191,19 +191,19 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       assert.equal(report.pairwise.length, 2);
       assert.deepEqual(
         report.stability.map((s: { group: string; wg: string }) => `${s.group}/${s.wg}`),
-        ["dr_mas/wg0", "dr_mas/wg1", "grpo/wg0", "grpo/wg1"],
+        ["dr-mas/wg0", "dr-mas/wg1", "grpo/wg0", "grpo/wg1"],
       );
       const md = await task("report", [
         "grpo-1",
         "grpo-2",
-        "dr_mas-1",
-        "dr_mas-2",
+        "dr-mas-1",
+        "dr-mas-2",
         "--store",
         path,
       ]);
       assert.equal(md.code, 0, md.stderr);
       assert.match(md.stdout, /^# Report: runs grouped by `estimator`/);
-      assert.match(md.stdout, /## Against the baseline \(dr_mas\)/);
+      assert.match(md.stdout, /## Against the baseline \(dr-mas\)/);
       // pass@k with k = n samples is 1 for a problem with any correct sample, else 0.
       const pass = await task("report", [
         "--store",
@@ -231,7 +231,7 @@ Deno.test("sql, export and report tasks on one generated store", async (t) => {
       assert.equal(bad.code, 2);
       assert.match(
         bad.stderr,
-        /--baseline: no selected run has estimator=ppo; the selected groups are dr_mas, grpo/,
+        /--baseline: no selected run has estimator=ppo; the selected groups are dr-mas, grpo/,
       );
     });
   } finally {

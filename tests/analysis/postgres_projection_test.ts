@@ -48,7 +48,7 @@ Deno.test({
     const { store, dir } = await tempStore();
     const pgStore = await openStore(pgTarget);
     try {
-      const spec = runSpec({ runId: "pg-run", estimator: "dr_mas", steps: 1 });
+      const spec = runSpec({ runId: "pg-run", estimator: "dr-mas", steps: 1 });
       await appendRun(store, spec);
       await appendRun(pgStore, spec);
       await pgStore.close();

@@ -46,7 +46,7 @@ Deno.test("projections: every event lands in its table; runs and evals read righ
     const a = await appendRun(store, runSpec({ runId: "run-a", estimator: "grpo", seed: 1 }));
     const b = await appendRun(
       store,
-      runSpec({ runId: "run-b", estimator: "dr_mas", seed: 2, accuracy: 0.8 }),
+      runSpec({ runId: "run-b", estimator: "dr-mas", seed: 2, accuracy: 0.8 }),
     );
     await withDuck(async (conn) => {
       const r = await catchUp(conn, store);
@@ -84,7 +84,7 @@ Deno.test("projections: every event lands in its table; runs and evals read righ
           },
           {
             run_id: "run-b",
-            estimator: "dr_mas",
+            estimator: "dr-mas",
             workflow: "single",
             seed: 2,
             models: "tiny-test",
@@ -130,7 +130,7 @@ Deno.test("projections: incremental catch-up equals a rebuild from zero", async 
     await withDuck(async (incremental) => {
       await appendRun(store, runSpec({ runId: "run-a" }));
       const first = await catchUp(incremental, store, { batchSize: 37 });
-      await appendRun(store, runSpec({ runId: "run-b", estimator: "dr_mas", seed: 5 }));
+      await appendRun(store, runSpec({ runId: "run-b", estimator: "dr-mas", seed: 5 }));
       const second = await catchUp(incremental, store, { batchSize: 37 });
       assert.equal(second.from, first.to);
       assert.equal(second.to, await store.lastPosition());

@@ -81,7 +81,7 @@ const everyType: NewEvent[] = [
     data: {
       step: 0,
       prompt: 0,
-      estimator: "dr_mas",
+      estimator: "dr-mas",
       scope: "group",
       sigmaConvention: "population",
       eps: 1e-6,

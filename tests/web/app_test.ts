@@ -17,7 +17,7 @@ Deno.test("runs page lists every run with status, estimator, steps and latest av
   for (const id of Object.keys(RUNS)) assert.match(body, new RegExp(`href="/runs/${id}"`));
   assert.match(body, /data-island="runs-table"/);
   assert.match(body, /<span class="status running">running<\/span>/);
-  assert.match(body, /dr_mas/);
+  assert.match(body, /dr-mas/);
   // grpo-s1's last eval (step 5): c = round(16 * 0.55) - (i % 2) over 4 problems of n = 16.
   const acc = Math.min(0.95, 0.5 + 5 * 0.01);
   const cs = [0, 1, 2, 3].map((i) => Math.round(16 * acc) - ((i + 1) % 2)); // seed 1

@@ -27,7 +27,7 @@ export async function run(): Promise<void> {
   const spec: WebRunSpec = {
     runId: "bench-large",
     seed: 7,
-    estimator: "dr_mas",
+    estimator: "dr-mas",
     steps,
     prompts,
     samples,

@@ -29,7 +29,7 @@ Deno.test({
 
       await page.goto(dashboard.url);
       for (const id of Object.keys(RUNS)) await page.getByRole("link", { name: id }).waitFor();
-      await page.getByPlaceholder("filter runs").fill("dr_mas");
+      await page.getByPlaceholder("filter runs").fill("dr-mas");
       assert.equal(await page.locator(".runs-table tbody tr").count(), 2);
       await page.getByPlaceholder("filter runs").fill("");
       await page.screenshot({ path: `${shots}/runs.png`, fullPage: true });

@@ -225,9 +225,9 @@ Deno.test({
         await legendColours(page, "curve-0"),
         await legendColours(page, "curve-1"),
       ];
-      assert.deepEqual(Object.keys(rewardCurves).sort(), ["dr_mas", "grpo"]);
+      assert.deepEqual(Object.keys(rewardCurves).sort(), ["dr-mas", "grpo"]);
       assert.deepEqual(evalCurves, rewardCurves);
-      assert.notEqual(rewardCurves.grpo, rewardCurves.dr_mas);
+      assert.notEqual(rewardCurves.grpo, rewardCurves["dr-mas"]);
       await page.screenshot({ path: `${shots}/charts-compare.png`, fullPage: true });
 
       // SQL: one line per agent, in the browser and on the server.

@@ -77,7 +77,7 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
     const spec = {
       runId: "live",
       seed: 5,
-      estimator: "dr_mas",
+      estimator: "dr-mas",
       steps: 3,
       prompts: 2,
       samples: 4,
