@@ -18,7 +18,7 @@ import {
   smallStore,
   withTempDir,
 } from "../security/store-helpers.ts";
-import { POSTGRES_URL, postgresTarget } from "./stores.ts";
+import { POSTGRES_URL, postgresSchemaExists, postgresTarget } from "./stores.ts";
 import { stepEvent } from "./sample-events.ts";
 
 Deno.test("read-only: a missing file is refused and no file or folder is made", async () => {
@@ -116,14 +116,7 @@ Deno.test({
             e.message.includes(`(schema ${schema} does not exist)`),
         );
       }
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      try {
-        const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
-        assert.equal(found.rowCount, 0);
-      } finally {
-        await client.end();
-      }
+      assert.equal(await postgresSchemaExists(schema), false);
     } finally {
       await dispose();
     }

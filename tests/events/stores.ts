@@ -2,10 +2,23 @@
  * The stores the shared suite runs against: a fresh SQLite file in a temp dir, and a fresh schema
  * on the Postgres server at POLYRL_TEST_POSTGRES_URL (tests ignored when it is unset).
  */
+import pg from "pg";
 import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";
 
 /** Postgres server for tests, when configured. */
 export const POSTGRES_URL = Deno.env.get("POLYRL_TEST_POSTGRES_URL");
+
+/** Whether `schema` exists on the test Postgres server (a refused open must not create it). */
+export async function postgresSchemaExists(schema: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    return found.rowCount !== 0;
+  } finally {
+    await client.end();
+  }
+}
 
 /** A store target that lives as long as the returned `dispose`. */
 export interface StoreTarget {

@@ -7,7 +7,6 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import pg from "pg";
 import {
   type CliResult,
   errorLines,
@@ -17,7 +16,7 @@ import {
   smallStore,
   withTempDir,
 } from "./store-helpers.ts";
-import { POSTGRES_URL, postgresTarget } from "../events/stores.ts";
+import { POSTGRES_URL, postgresSchemaExists, postgresTarget } from "../events/stores.ts";
 
 const READERS: readonly (readonly [string, readonly string[]])[] = [
   ["events/cli/verify.ts", []],
@@ -145,14 +144,7 @@ Deno.test({
         new RegExp(`^error: no event store at .* \\(schema ${schema} does not exist\\)`),
         "verify",
       );
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      try {
-        const found = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
-        assert.equal(found.rowCount, 0);
-      } finally {
-        await client.end();
-      }
+      assert.equal(await postgresSchemaExists(schema), false);
     } finally {
       await dispose();
     }
