@@ -82,7 +82,7 @@ async function promptScores(
 
 /** Character offsets of each prompt token in the prompt's text. */
 function promptOffsets(ctx: ServeContext, ids: readonly number[]): number[] {
-  return ids.map((_, i) => ctx.model.tokenizer.decode(ids.slice(0, i)).length);
+  return ids.map((_, i) => i === 0 ? 0 : ctx.model.tokenizer.decode(ids.slice(0, i)).length);
 }
 
 /**

@@ -43,6 +43,8 @@ interface Waiting {
 export function roundScheduler(options: RoundOptions): SequenceScheduler {
   let waiting: Waiting[] = [];
   let running = 0;
+  let batches = 0;
+  let sequences = 0;
   let loop: Promise<void> | null = null;
   let closed = false;
 
@@ -107,6 +109,8 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
       },
     };
     running = live.length;
+    batches++;
+    sequences += live.length;
     try {
       await held.generator.generate(held.feeds, request);
       // Rows the generator ran to the batch's length without ending on their own terms.
@@ -135,7 +139,7 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
         loop ??= drain();
       });
     },
-    load: () => ({ waiting: waiting.length, running }),
+    load: () => ({ waiting: waiting.length, running, batches, sequences }),
     close: async () => {
       closed = true;
       await loop;

@@ -34,11 +34,21 @@ export interface Sequence {
   readonly signal?: AbortSignal;
 }
 
+/** Sequences waiting and running now; batches run and sequences they held since the start. */
+export interface SchedulerLoad {
+  readonly waiting: number;
+  readonly running: number;
+  /** Model batches run so far (a round, or a continuous batch from start to empty). */
+  readonly batches: number;
+  /** Sequences those batches held. */
+  readonly sequences: number;
+}
+
 /** Batches sequences onto the model; `run` settles when the sequence ends. */
 export interface SequenceScheduler {
   run(sequence: Sequence): Promise<SequenceEnd>;
-  /** Sequences waiting or running now, for /health-style reporting and tests. */
-  readonly load: () => { readonly waiting: number; readonly running: number };
+  /** What the scheduler holds and has done, for `/health` (and the tests of batching). */
+  readonly load: () => SchedulerLoad;
   /** Ends the loop once the sequences running now are done; later `run`s are refused. */
   close(): Promise<void>;
 }
