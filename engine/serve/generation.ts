@@ -17,6 +17,8 @@ export interface ChoiceSettings {
   readonly topP: number;
   readonly seed: number;
   readonly stop: readonly string[];
+  /** Go on past the model's EOS (vLLM's ignore_eos), to max_tokens or a stop string. */
+  readonly ignoreEos: boolean;
   /** Score each token (logprobs asked for). */
   readonly score: boolean;
   /** How many top alternatives per token (0: none). */
@@ -63,7 +65,7 @@ export async function runChoice(
     weights: settings.weights,
     prompt,
     maxTokens: settings.maxTokens,
-    stopTokenIds: tokenizer.eosTokenIds,
+    stopTokenIds: settings.ignoreEos ? [] : tokenizer.eosTokenIds,
     choose: keyedChooser(settings.seed, index, settings),
     signal: settings.signal,
     accept: (token, logits) => {

@@ -22,6 +22,7 @@ export interface SamplingFields {
   readonly top_p?: number | null;
   readonly seed?: number | null;
   readonly stop?: string | readonly string[] | null;
+  readonly ignore_eos?: boolean | null;
 }
 
 /**
@@ -79,6 +80,7 @@ export function choiceSettings(
     topP: body.top_p ?? 1,
     seed: body.seed ?? randomSeed(),
     stop,
+    ignoreEos: body.ignore_eos === true,
     signal,
     ...scoring,
   };

@@ -4,7 +4,7 @@
  * `add_generation_prompt`, `chat_template_kwargs`), and vLLM's LoRA bodies. Fields follow
  * vllm/entrypoints/openai/completion/protocol.py at 002032ee (CompletionRequest: prompt as text,
  * texts, token ids or lists of token ids; echo, logprobs, max_tokens default 16, n, seed, stop,
- * stream, stream_options, temperature, top_p; return_token_ids) and
+ * stream, stream_options, temperature, top_p; return_token_ids, ignore_eos) and
  * vllm/entrypoints/serve/lora/protocol.py (LoadLoRAAdapterRequest: lora_name, lora_path;
  * UnloadLoRAAdapterRequest: lora_name). Fields OpenAI defines that change sampling in ways this
  * server does not implement (penalties, logit_bias, best_of, suffix) are refused when set to
@@ -51,6 +51,7 @@ const sampling = {
   stream: z.boolean().optional().nullable(),
   stream_options: z.object({ include_usage: z.boolean().optional() }).optional().nullable(),
   return_token_ids: z.boolean().optional().nullable(),
+  ignore_eos: z.boolean().optional().nullable(),
   user: z.string().optional().nullable(),
   ...neutral,
 };

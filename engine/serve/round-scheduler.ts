@@ -27,6 +27,9 @@ export interface RoundOptions {
   readonly padTokenId: number;
 }
 
+/** Thrown out of the generator once every row of a round has ended, to stop it there. */
+class RoundOver extends Error {}
+
 interface Waiting {
   readonly sequence: Sequence;
   readonly resolve: (end: SequenceEnd) => void;
@@ -45,17 +48,22 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
   let running = 0;
   let batches = 0;
   let sequences = 0;
+  let aborted = 0;
   let loop: Promise<void> | null = null;
   let closed = false;
 
-  /** The oldest sequence's weights, and those of its kind that fit one batch, in arrival order. */
+  /**
+   * The oldest sequence and those waiting with the same weights and stop tokens (the generator
+   * takes one set per batch), as many as fit one batch, in arrival order.
+   */
   function nextRound(): Waiting[] {
-    const weights = waiting[0].sequence.weights;
+    const kind = (s: Sequence) => `${s.weights}\0${s.stopTokenIds.join(",")}`;
+    const first = kind(waiting[0].sequence);
     const round: Waiting[] = [];
     let width = 0;
     let steps = 0;
     for (const w of waiting) {
-      if (w.sequence.weights !== weights || round.length === options.maxBatch) continue;
+      if (kind(w.sequence) !== first || round.length === options.maxBatch) continue;
       const nextWidth = Math.max(width, w.sequence.prompt.length);
       const nextSteps = Math.max(steps, w.sequence.maxTokens);
       if (round.length > 0 && nextWidth + nextSteps - 1 > options.maxPositions) continue;
@@ -71,6 +79,7 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
   async function runRound(round: Waiting[]): Promise<void> {
     const live = round.filter((w) => {
       if (!w.sequence.signal?.aborted) return true;
+      aborted++;
       w.resolve("aborted");
       return false;
     });
@@ -85,9 +94,11 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
     const ended: (SequenceEnd | null)[] = live.map(() => null);
     const end = (row: number, why: SequenceEnd) => {
       ended[row] = why;
+      if (why === "aborted") aborted++;
       live[row].resolve(why);
     };
-    // One stop token for all rows (the model's EOS), fed to rows that ended on their own terms.
+    // The round's stop tokens (the model's EOS, or none with ignore_eos); the first is fed to
+    // rows that ended on their own terms, so the generator drops them from the batch.
     const stopIds = live[0].sequence.stopTokenIds;
     const request: GenerationRequest = {
       prompts: live.map((w) => w.sequence.prompt),
@@ -99,7 +110,12 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
       choose: (logits, row, index) => {
         const s = live[row].sequence;
         if (ended[row] === null && s.signal?.aborted) end(row, "aborted");
-        if (ended[row] !== null) return stopIds[0] ?? options.padTokenId;
+        if (ended[row] !== null) {
+          // Without stop tokens (ignore_eos) an ended row cannot leave the batch; once all have
+          // ended, the round stops here.
+          if (ended.every((e) => e !== null)) throw new RoundOver();
+          return stopIds[0] ?? options.padTokenId;
+        }
         const token = s.choose(logits, index);
         const stopString = s.accept(token, logits, index);
         if (s.stopTokenIds.includes(token)) end(row, "stop-token");
@@ -116,6 +132,7 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
       // Rows the generator ran to the batch's length without ending on their own terms.
       ended.forEach((why, row) => why === null && end(row, "length"));
     } catch (err) {
+      if (err instanceof RoundOver) return;
       const failure = new ApiError(500, `generation failed: ${(err as Error).message}`);
       live.forEach((w, row) => ended[row] === null && w.reject(failure));
     } finally {
@@ -139,7 +156,7 @@ export function roundScheduler(options: RoundOptions): SequenceScheduler {
         loop ??= drain();
       });
     },
-    load: () => ({ waiting: waiting.length, running, batches, sequences }),
+    load: () => ({ waiting: waiting.length, running, batches, sequences, aborted }),
     close: async () => {
       closed = true;
       await loop;

@@ -42,6 +42,8 @@ export interface SchedulerLoad {
   readonly batches: number;
   /** Sequences those batches held. */
   readonly sequences: number;
+  /** Sequences ended early because their signal aborted (their client went away). */
+  readonly aborted: number;
 }
 
 /** Batches sequences onto the model; `run` settles when the sequence ends. */
