@@ -5,7 +5,7 @@
 import { type DeviceChoice, openServeRuntime } from "./runtime-choice.ts";
 import { type AllowedHosts, allowedHosts } from "../../events/http/mod.ts";
 import { serveApp } from "./app.ts";
-import { roundScheduler } from "./round-scheduler.ts";
+import { continuousScheduler } from "./continuous-scheduler.ts";
 import { type AdapterLimits, openServedModel } from "./served-model.ts";
 
 /** How to serve. */
@@ -21,7 +21,7 @@ export interface ServeOptions extends AdapterLimits {
   readonly port: number;
   /** Host names answered besides the bound address and localhost. */
   readonly allowHosts: readonly string[];
-  /** Rows of one batch at most. */
+  /** Sequences decoding at once per batch (per adapter) at most. */
   readonly maxBatch: number;
   readonly maxBodyBytes: number;
 }
@@ -44,10 +44,9 @@ export interface RunningServer {
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const runtime = await openServeRuntime(options.device, options.threads);
   const model = await openServedModel(runtime, options.model, options, options.servedModelName);
-  const scheduler = roundScheduler({
+  const scheduler = continuousScheduler({
     hold: (weights) => model.hold(weights),
-    maxPositions: model.config.maxPositionEmbeddings,
-    maxBatch: options.maxBatch,
+    maxRows: options.maxBatch,
     padTokenId: model.tokenizer.padTokenId ?? 0,
   });
   let hosts: AllowedHosts = allowedHosts({ hostname: options.hostname, port: options.port });

@@ -37,7 +37,7 @@ import {
 } from "../../adapters/onnx/runtime/mod.ts";
 import { ApiError } from "./api-error.ts";
 import { allowedAdapterFolder } from "./adapter-path.ts";
-import type { HeldWeights } from "./round-scheduler.ts";
+import type { HeldWeights } from "./continuous-scheduler.ts";
 
 /** Limits on adapters, as vLLM's `--max-loras N --max-lora-rank R`. */
 export interface AdapterLimits {

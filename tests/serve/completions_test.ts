@@ -273,5 +273,37 @@ Deno.test("serve answers like the in-process generator", async (t) => {
     );
   });
 
+  await t.step(
+    "continuous batching: a request joins a running batch and leaves before it drains",
+    async () => {
+      const health = async () => await (await server.get("/health")).json();
+      const before = await health();
+      const long = await server.post("/v1/completions", {
+        prompt: PROMPT,
+        max_tokens: 400,
+        ignore_eos: true,
+        seed: 8,
+        stream: true,
+      });
+      const reader = long.body!.getReader();
+      await reader.read();
+      const short = await complete({ prompt: "2+2=", max_tokens: 4, seed: 9, ignore_eos: true });
+      const during = await health();
+      assert.equal(during.running, 1, "the long sequence still runs after the short one ended");
+      assert.equal(short.choices[0].token_ids.length, 4);
+      let rest = "";
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        rest += new TextDecoder().decode(r.value);
+      }
+      assert.ok(rest.endsWith("data: [DONE]\n\n"));
+      const after = await health();
+      assert.equal(after.batches - before.batches, 1, "both ran in one continuous batch");
+      assert.equal(after.sequences - before.sequences, 2);
+      // The short request alone gives the same tokens.
+      const alone = await complete({ prompt: "2+2=", max_tokens: 4, seed: 9, ignore_eos: true });
+      assert.deepEqual(alone.choices[0].token_ids, short.choices[0].token_ids);
+    },
+  );
+
   assert.equal(await server.stop(), 0, server.stderr());
 });
