@@ -28,6 +28,10 @@ export interface InProcessBatch {
   readonly topP: number;
   /** A PEFT adapter folder to generate with (default: the base). */
   readonly adapterDir?: string;
+  /** Go on past EOS to maxTokens (the server's ignore_eos). */
+  readonly ignoreEos?: boolean;
+  /** Hears the seconds `generate` took (the model loaded and compiled before). */
+  readonly timed?: (seconds: number) => void;
 }
 
 /**
@@ -59,6 +63,7 @@ export async function inProcess(batch: InProcessBatch): Promise<GeneratedRow[]> 
       randomStream({ seed: batch.seed, purpose: "serve:sample-token", sample })
     );
     const tokenizer = model.tokenizer!;
+    const started = performance.now();
     const rows = await generator.generate(
       { ...base.feeds, ...(adapter ? adapterHostFeeds(spec, adapter) : {}) },
       {
@@ -70,10 +75,11 @@ export async function inProcess(batch: InProcessBatch): Promise<GeneratedRow[]> 
             temperature: batch.temperature,
             topP: batch.topP,
           }),
-        stopTokenIds: tokenizer.eosTokenIds,
+        stopTokenIds: batch.ignoreEos ? [] : tokenizer.eosTokenIds,
         padTokenId: tokenizer.padTokenId ?? 0,
       },
     );
+    batch.timed?.((performance.now() - started) / 1000);
     await generator.release();
     base.release();
     return rows;
