@@ -72,7 +72,10 @@ export interface ServedModel {
   readonly tokenizer: HfTokenizer;
   readonly created: number;
   readonly limits: AdapterLimits;
-  /** "" for the base name, the adapter's name for a loaded adapter; ApiError 404 otherwise. */
+  /**
+   * "" for the base's name, the adapter's name for a loaded adapter (as vLLM) or `base:adapter`
+   * (as SGLang); ApiError 404 otherwise.
+   */
   weightsOf(model: string | undefined): string;
   hold(weights: string): HeldWeights;
   adapters(): AdapterCard[];
@@ -176,6 +179,11 @@ export async function openServedModel(
     weightsOf(requested) {
       if (requested === undefined || requested === servedName) return "";
       if (loaded.has(requested)) return requested;
+      // SGLang's OpenAI API also names an adapter as `base:adapter`.
+      const adapter = requested.startsWith(`${servedName}:`)
+        ? requested.slice(servedName.length + 1)
+        : null;
+      if (adapter !== null && loaded.has(adapter)) return adapter;
       const known = [servedName, ...loaded.keys()].map((n) => JSON.stringify(n)).join(", ");
       throw new ApiError(
         404,

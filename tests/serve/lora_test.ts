@@ -71,6 +71,10 @@ Deno.test("an exported adapter loads, serves like in-process, differs from the b
     assert.deepEqual(adapted.body.choices[0].token_ids, row.tokens);
     assert.deepEqual(adapted.body.choices[0].logprobs.token_logprobs, row.logprobs);
 
+    // SGLang's way of naming it: base:adapter.
+    const sglang = await server.json("/v1/completions", { ...body, model: "embedded:solver-v1" });
+    assert.deepEqual(sglang.body.choices[0].token_ids, row.tokens);
+
     // The prompt's own logprobs (echo) under the adapter and under the base: the logits moved.
     const echo = { prompt: PROMPT, max_tokens: 1, seed: 31, echo: true, logprobs: 0 };
     const [onAdapter, onBase] = await Promise.all([
