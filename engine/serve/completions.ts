@@ -8,11 +8,15 @@
  * `token_ids` to each choice, in streaming on the choice's first chunk and per chunk.
  */
 import type { Context } from "hono";
-import type { ScoredToken } from "./sampling.ts";
 import { ApiError } from "./api-error.ts";
 import { eventStream } from "./event-stream.ts";
 import { type ChoiceResult, runChoice } from "./generation.ts";
-import { type CompletionRequest, completionRequest, parseBody } from "./request-fields.ts";
+import {
+  type CompletionRequest,
+  completionRequest,
+  MAX_CHOICES,
+  parseBody,
+} from "./request-fields.ts";
 import {
   checkPrompt,
   choiceSettings,
@@ -20,7 +24,7 @@ import {
   type ServeContext,
   tokenText,
 } from "./request-context.ts";
-import { scoreToken } from "./sampling.ts";
+import { type ScoredToken, scoreToken } from "./sampling.ts";
 
 interface Prompt {
   readonly ids: readonly number[];
@@ -107,6 +111,16 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
     topLogprobs: k,
   });
   const list = prompts(ctx, body);
+  if (list.length * n > MAX_CHOICES) {
+    throw new ApiError(
+      400,
+      `${list.length} prompts x n = ${n} asks for ${
+        list.length * n
+      } choices; one request may ask ` +
+        `for ${MAX_CHOICES} at most: split it`,
+      "n",
+    );
+  }
   list.forEach((p, i) =>
     checkPrompt(ctx.model, p.ids, maxTokens, list.length > 1 ? `prompt.${i}` : "prompt")
   );

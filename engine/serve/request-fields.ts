@@ -19,6 +19,8 @@ import { ApiError } from "./api-error.ts";
 export const MAX_N = 64;
 /** Prompts of one completion request at most. */
 export const MAX_PROMPTS = 64;
+/** Choices of one request at most (prompts x n): what one request may put into the batch. */
+export const MAX_CHOICES = 256;
 /** `logprobs` / `top_logprobs` at most (vLLM's default --max-logprobs is 20). */
 export const MAX_LOGPROBS = 20;
 

@@ -6,7 +6,7 @@ import { type DeviceChoice, openServeRuntime } from "./runtime-choice.ts";
 import { type AllowedHosts, allowedHosts } from "../../events/http/mod.ts";
 import { serveApp } from "./app.ts";
 import { continuousScheduler } from "./continuous-scheduler.ts";
-import { type AdapterLimits, openServedModel } from "./served-model.ts";
+import { type AdapterLimits, openServedModel, type ServedModel } from "./served-model.ts";
 
 /** How to serve. */
 export interface ServeOptions extends AdapterLimits {
@@ -43,7 +43,13 @@ export interface RunningServer {
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const runtime = await openServeRuntime(options.device, options.threads);
-  const model = await openServedModel(runtime, options.model, options, options.servedModelName);
+  let model: ServedModel;
+  try {
+    model = await openServedModel(runtime, options.model, options, options.servedModelName);
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
   const scheduler = continuousScheduler({
     hold: (weights) => model.hold(weights),
     maxRows: options.maxBatch,

@@ -222,6 +222,20 @@ Deno.test("serve answers like the in-process generator", async (t) => {
       ]);
       assert.equal(mine.at(-1).finish_reason, expected.finish_reason);
     }
+    // A stop string: the streamed pieces never show it, and add up to the cut text.
+    const plain = { prompt: PROMPT, max_tokens: 32, temperature: 1, seed: 77 };
+    const full = (await complete(plain)).choices[0].text as string;
+    let at = 4;
+    while (full.indexOf(full.slice(at, at + 3)) !== at) at++;
+    const stop = full.slice(at, at + 3);
+    const cut = (await complete({ ...plain, stop })).choices[0];
+    const pieces = sseEvents(
+      await (await server.post("/v1/completions", { ...plain, stop, stream: true })).text(),
+    ).slice(0, -1).map((e) => JSON.parse(e).choices[0]);
+    assert.equal(pieces.map((p) => p.text).join(""), cut.text);
+    assert.ok(pieces.every((p) => !p.text.includes(stop)));
+    assert.equal(pieces.at(-1).stop_reason, stop);
+    assert.deepEqual(pieces.flatMap((p) => p.token_ids), cut.token_ids);
     const chat = { messages: [{ role: "user", content: "Say hi" }], max_tokens: 12, seed: 4 };
     const whole2 = (await server.json("/v1/chat/completions", chat)).body;
     const streamed = sseEvents(

@@ -224,6 +224,26 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
         max_tokens: 3,
       });
       assert.equal(r.status, 200);
+      // Unloaded while a sequence runs on it: that sequence finishes, new requests get 404.
+      const long = await server.post("/v1/completions", {
+        prompt: "Once",
+        model: "good",
+        max_tokens: 200,
+        ignore_eos: true,
+        stream: true,
+      });
+      const reader = long.body!.getReader();
+      let streamed = new TextDecoder().decode((await reader.read()).value);
+      const unloaded = await server.post("/v1/unload_lora_adapter", { lora_name: "good" });
+      assert.equal(unloaded.status, 200, await unloaded.text());
+      await refused("/v1/completions", { prompt: "x", model: "good" }, 404, /does not exist/);
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        streamed += new TextDecoder().decode(r.value);
+      }
+      const chunks = streamed.trim().split("\n\n").map((e) => e.slice("data: ".length));
+      assert.equal(chunks.at(-1), "[DONE]");
+      const ids = chunks.slice(0, -1).flatMap((e) => JSON.parse(e).choices[0].token_ids);
+      assert.equal(ids.length, 200, "the running sequence ran to its end");
     },
   );
 
