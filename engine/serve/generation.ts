@@ -5,7 +5,13 @@
  */
 import type { HfTokenizer } from "../../adapters/hf/mod.ts";
 import { ChoiceText } from "./choice-text.ts";
-import { keyedChooser, type ScoredToken, scoreToken } from "./sampling.ts";
+import {
+  choiceCoordinates,
+  type DrawPlace,
+  keyedChooser,
+  type ScoredToken,
+  scoreToken,
+} from "./sampling.ts";
 import type { SequenceScheduler } from "./scheduler.ts";
 
 /** Sampling settings shared by the choices of a request. */
@@ -16,6 +22,8 @@ export interface ChoiceSettings {
   readonly temperature: number;
   readonly topP: number;
   readonly seed: number;
+  /** The request's `polyrl_draw`: the trainer's coordinates of these draws; null: the server's. */
+  readonly draw: DrawPlace | null;
   readonly stop: readonly string[];
   /** Go on past the model's EOS (vLLM's ignore_eos), to max_tokens or a stop string. */
   readonly ignoreEos: boolean;
@@ -66,7 +74,7 @@ export async function runChoice(
     prompt,
     maxTokens: settings.maxTokens,
     stopTokenIds: settings.ignoreEos ? [] : tokenizer.eosTokenIds,
-    choose: keyedChooser(settings.seed, index, settings),
+    choose: keyedChooser(choiceCoordinates(settings.seed, settings.draw, index), settings),
     signal: settings.signal,
     accept: (token, logits) => {
       const stopped = text.push(token);

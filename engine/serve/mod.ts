@@ -15,7 +15,12 @@
 export { ApiError } from "./api-error.ts";
 export { type RunningServer, type ServeOptions, startServer } from "./serve.ts";
 export { type DeviceChoice, SERVE_DEVICES } from "./runtime-choice.ts";
-export { keyedChooser, SERVE_SAMPLE_PURPOSE } from "./sampling.ts";
+export {
+  choiceCoordinates,
+  type DrawPlace,
+  keyedChooser,
+  SERVE_SAMPLE_PURPOSE,
+} from "./sampling.ts";
 export { MAX_CHOICES, MAX_LOGPROBS, MAX_N, MAX_PROMPTS } from "./request-fields.ts";
 export type { Sequence, SequenceEnd, SequenceScheduler } from "./scheduler.ts";
 export { ServeModelError } from "./served-model.ts";

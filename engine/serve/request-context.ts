@@ -5,7 +5,7 @@
 import type { HfTokenizer } from "../../adapters/hf/mod.ts";
 import { ApiError } from "./api-error.ts";
 import type { ChoiceSettings } from "./generation.ts";
-import { randomSeed } from "./sampling.ts";
+import { type DrawPlace, randomSeed } from "./sampling.ts";
 import type { SequenceScheduler } from "./scheduler.ts";
 import type { ServedModel } from "./served-model.ts";
 
@@ -23,6 +23,7 @@ export interface SamplingFields {
   readonly seed?: number | null;
   readonly stop?: string | readonly string[] | null;
   readonly ignore_eos?: boolean | null;
+  readonly polyrl_draw?: DrawPlace | null;
 }
 
 /**
@@ -73,12 +74,20 @@ export function choiceSettings(
   scoring: { score: boolean; topLogprobs: number },
 ): ChoiceSettings {
   const stop = body.stop == null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
+  if (body.polyrl_draw != null && body.seed == null) {
+    throw new ApiError(
+      400,
+      "polyrl_draw names where the draws sit but not the run's seed; send seed too",
+      "seed",
+    );
+  }
   return {
     weights: ctx.model.weightsOf(body.model),
     maxTokens,
     temperature: body.temperature ?? 1,
     topP: body.top_p ?? 1,
     seed: body.seed ?? randomSeed(),
+    draw: body.polyrl_draw ?? null,
     stop,
     ignoreEos: body.ignore_eos === true,
     signal,

@@ -39,6 +39,24 @@ const neutral = {
   logit_bias: z.record(z.string(), unsupported(0)).optional().nullable(),
 };
 
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const id = z.union([z.string().max(256), count]);
+
+/**
+ * polyrl's extension: the coordinates of the trainer's own draws for this turn (engine/random,
+ * `DrawCoordinates` without the seed), so a served rollout samples exactly what the in-process
+ * speaker would. Other servers ignore the field, as they ignore unknown fields.
+ */
+const drawPlace = z.strictObject({
+  purpose: z.string().min(1).max(256),
+  step: count.optional(),
+  wg: id.optional(),
+  agent: id.optional(),
+  prompt: id.optional(),
+  sample: count.optional(),
+  turn: count.optional(),
+});
+
 const sampling = {
   model: z.string().optional(),
   max_tokens: z.number().int().min(0).optional().nullable(),
@@ -54,6 +72,7 @@ const sampling = {
   stream_options: z.object({ include_usage: z.boolean().optional() }).optional().nullable(),
   return_token_ids: z.boolean().optional().nullable(),
   ignore_eos: z.boolean().optional().nullable(),
+  polyrl_draw: drawPlace.optional().nullable(),
   user: z.string().optional().nullable(),
   ...neutral,
 };

@@ -3,13 +3,16 @@
  * (docs/ARCHITECTURE.md, "Determinism"): `randomStream({ seed, purpose: "serve:sample-token",
  * sample: choice })`, draw index = the token's position in the completion. So a request with a
  * `seed` gets the same uniforms whatever else shares its batch or arrives before it; a request
- * without one gets a fresh random seed, drawn once. Logprobs are of softmax(logits / T) at the
+ * without one gets a fresh random seed, drawn once. A client that must reproduce the trainer's
+ * own draws (the rollout backend) names their coordinates in `polyrl_draw` (purpose, step, wg,
+ * agent, prompt, sample, turn): choice j then samples from exactly the stream the in-process
+ * speaker would use for that turn, with `sample` + j. Logprobs are of softmax(logits / T) at the
  * request's temperature (T = 0, greedy: T = 1), the number the trainer recomputes for the token
  * (adapters/model/generate.ts, `tokenLogprob`).
  */
 import { tokenLogprob } from "../../adapters/model/mod.ts";
 import { logprobTemperature } from "../../adapters/onnx/mod.ts";
-import { randomStream, sampleLogits } from "../random/mod.ts";
+import { type DrawCoordinates, randomStream, sampleLogits } from "../random/mod.ts";
 
 /** The purpose of the server's token draws: with `seed` and `sample`, their coordinates. */
 export const SERVE_SAMPLE_PURPOSE = "serve:sample-token";
@@ -22,18 +25,36 @@ export interface ScoredToken {
   readonly top: readonly { readonly token: number; readonly logprob: number }[];
 }
 
+/** Where a request's draws sit, when it names them (`polyrl_draw`): all but the seed. */
+export type DrawPlace = Omit<DrawCoordinates, "seed">;
+
 /**
- * The token chooser of choice `choice` of a request: temperature / top-p sampling over the keyed
- * draws of `seed`.
+ * The draw coordinates of choice `choice` of a request: the server's own
+ * `(seed, "serve:sample-token", sample = choice)`, or the request's `place` with its sample
+ * advanced by `choice`.
  *
- * @example const choose = keyedChooser(42, 0, { temperature: 0.7, topP: 0.95 });
+ * @example choiceCoordinates(42, null, 3) // { seed: 42, purpose: "serve:sample-token", sample: 3 }
+ */
+export function choiceCoordinates(
+  seed: number,
+  place: DrawPlace | null,
+  choice: number,
+): DrawCoordinates {
+  if (place === null) return { seed, purpose: SERVE_SAMPLE_PURPOSE, sample: choice };
+  return { ...place, seed, sample: (place.sample ?? 0) + choice };
+}
+
+/**
+ * The token chooser of a choice: temperature / top-p sampling over the keyed draws of
+ * `coordinates`, draw index = token position.
+ *
+ * @example const choose = keyedChooser(choiceCoordinates(42, null, 0), { temperature: 0.7, topP: 0.95 });
  */
 export function keyedChooser(
-  seed: number,
-  choice: number,
+  coordinates: DrawCoordinates,
   options: { temperature: number; topP: number },
 ): (logits: Float32Array, index: number) => number {
-  const stream = randomStream({ seed, purpose: SERVE_SAMPLE_PURPOSE, sample: choice });
+  const stream = randomStream(coordinates);
   return (logits, index) => sampleLogits(stream, index, logits, options);
 }
 

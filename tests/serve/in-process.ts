@@ -15,7 +15,7 @@ import {
   uploadBase,
 } from "../../adapters/model/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
-import { randomStream, sampleLogits } from "../../engine/random/mod.ts";
+import { type DrawCoordinates, randomStream, sampleLogits } from "../../engine/random/mod.ts";
 
 /** One batch of the in-process generator. */
 export interface InProcessBatch {
@@ -26,6 +26,8 @@ export interface InProcessBatch {
   readonly maxTokens: number;
   readonly temperature: number;
   readonly topP: number;
+  /** Each row's draw coordinates instead of the server's `(seed, serve:sample-token, sample)`. */
+  readonly draws?: readonly DrawCoordinates[];
   /** A PEFT adapter folder to generate with (default: the base). */
   readonly adapterDir?: string;
   /** Go on past EOS to maxTokens (the server's ignore_eos). */
@@ -59,9 +61,10 @@ export async function inProcess(batch: InProcessBatch): Promise<GeneratedRow[]> 
     );
     const base = uploadBase(runtime, spec, model.tensors);
     const generator = await createGenerator(runtime, spec);
-    const streams = batch.samples.map((sample) =>
-      randomStream({ seed: batch.seed, purpose: "serve:sample-token", sample })
-    );
+    const streams = batch.draws?.map(randomStream) ??
+      batch.samples.map((sample) =>
+        randomStream({ seed: batch.seed, purpose: "serve:sample-token", sample })
+      );
     const tokenizer = model.tokenizer!;
     const started = performance.now();
     const rows = await generator.generate(
