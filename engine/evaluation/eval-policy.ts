@@ -129,15 +129,8 @@ export async function openEvalPolicy(
     id,
     spec,
     tokenizer,
-    generate: (prompts, sampling) =>
-      generator.generate(feeds, {
-        prompts,
-        maxTokens: sampling.maxTokens,
-        temperature: sampling.temperature,
-        choose: sampling.choose,
-        stopTokenIds: tokenizer.eosTokenIds,
-        padTokenId: tokenizer.padTokenId ?? 0,
-      }),
+    openBatch: ({ maxRows }) =>
+      generator.openBatch(feeds, { maxRows, padTokenId: tokenizer.padTokenId ?? 0 }),
   });
   return Object.freeze({
     policy,

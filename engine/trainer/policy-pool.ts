@@ -20,6 +20,7 @@ import {
   baseHostFeeds,
   type BaseWeights,
   buildLogprobGraph,
+  type ContinuousBatch,
   createGenerator,
   type DecoderSpec,
   decoderSpec,
@@ -93,6 +94,11 @@ export interface GroupPolicy {
   readonly loraDropout: number;
   /** Samples continuations of every prompt with the group's current weights (no dropout). */
   generate(prompts: readonly (readonly number[])[], sampling: Sampling): Promise<GeneratedRow[]>;
+  /**
+   * A continuous decode batch on the group's current weights (no dropout), padding with the
+   * tokenizer's pad token; close it before the weights change (an update).
+   */
+  openBatch(options: { readonly maxRows: number }): ContinuousBatch;
   /**
    * Per-token logprobs of the batch's targets under the base model at the sampling temperature
    * (veRL's reference compute_log_prob uses the rollout temperature): the KL reference.
@@ -367,6 +373,11 @@ function groupPolicy(
         temperature: sampling.temperature,
         choose: sampling.choose,
         stopTokenIds: tokenizer.eosTokenIds,
+        padTokenId: tokenizer.padTokenId ?? 0,
+      }),
+    openBatch: ({ maxRows }) =>
+      generator.openBatch(runner ? runnerFeeds(spec, runner) : base!.feeds, {
+        maxRows,
         padTokenId: tokenizer.padTokenId ?? 0,
       }),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
