@@ -4,6 +4,8 @@
  * with exit 0.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
 import { runCli } from "../support/run-cli.ts";
 import { startServe } from "./server-process.ts";
 
@@ -46,4 +48,30 @@ Deno.test("serve: --served-model-name names the base; SIGTERM stops it with exit
   assert.equal(r.status, 200);
   assert.equal(r.body.model, "tiny");
   assert.equal(await server.stop(), 0, server.stderr());
+});
+
+Deno.test("serve --model DIR: an HF checkpoint folder serves as the same model does embedded", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "polyrl-serve-dir-" });
+  try {
+    const dir = join(tmp, "checkpoint");
+    await saveEmbeddedModel(dir, (await loadEmbeddedModel()).tensors);
+    const body = { prompt: "7+8=", max_tokens: 12, seed: 5, logprobs: 0 };
+    let fromDir;
+    {
+      await using server = await startServe("--model", dir);
+      const models = await (await server.get("/v1/models")).json();
+      assert.equal(models.data[0].id, dir);
+      fromDir = await server.json("/v1/completions", body);
+      assert.equal(fromDir.status, 200, JSON.stringify(fromDir.body));
+    }
+    await using embedded = await startServe("--model", "embedded");
+    const fromEmbedded = await embedded.json("/v1/completions", body);
+    assert.deepEqual(fromDir.body.choices[0].token_ids, fromEmbedded.body.choices[0].token_ids);
+    assert.deepEqual(
+      fromDir.body.choices[0].logprobs.token_logprobs,
+      fromEmbedded.body.choices[0].logprobs.token_logprobs,
+    );
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
 });

@@ -236,7 +236,13 @@ Deno.test("serve answers like the in-process generator", async (t) => {
     assert.ok(pieces.every((p) => !p.text.includes(stop)));
     assert.equal(pieces.at(-1).stop_reason, stop);
     assert.deepEqual(pieces.flatMap((p) => p.token_ids), cut.token_ids);
-    const chat = { messages: [{ role: "user", content: "Say hi" }], max_tokens: 12, seed: 4 };
+    const chat = {
+      messages: [{ role: "user", content: "Say hi" }],
+      max_tokens: 12,
+      seed: 4,
+      logprobs: true,
+      top_logprobs: 1,
+    };
     const whole2 = (await server.json("/v1/chat/completions", chat)).body;
     const streamed = sseEvents(
       await (await server.post("/v1/chat/completions", { ...chat, stream: true })).text(),
@@ -250,6 +256,14 @@ Deno.test("serve answers like the in-process generator", async (t) => {
       whole2.choices[0].message.content,
     );
     assert.equal(deltas.at(-1).choices[0].finish_reason, whole2.choices[0].finish_reason);
+    assert.deepEqual(
+      deltas.flatMap((d) => d.choices[0].logprobs?.content ?? []),
+      whole2.choices[0].logprobs.content,
+    );
+    assert.deepEqual(
+      deltas.flatMap((d) => d.choices[0].token_ids ?? []),
+      whole2.choices[0].token_ids,
+    );
   });
 
   await t.step("8 concurrent clients share batches and get what each gets alone", async () => {
