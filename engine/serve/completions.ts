@@ -111,13 +111,12 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
     topLogprobs: k,
   });
   const list = prompts(ctx, body);
-  if (list.length * n > MAX_CHOICES) {
+  const choices = list.length * n;
+  if (choices > MAX_CHOICES) {
     throw new ApiError(
       400,
-      `${list.length} prompts x n = ${n} asks for ${
-        list.length * n
-      } choices; one request may ask ` +
-        `for ${MAX_CHOICES} at most: split it`,
+      `${list.length} prompts x n = ${n} asks for ${choices} choices; one request may ask for ` +
+        `${MAX_CHOICES} at most: split it`,
       "n",
     );
   }
@@ -201,7 +200,7 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
   const results = await Promise.all(jobs.map((job) => generate(job)));
   // The client is gone: nobody reads this (499, nginx's "client closed request").
   if (abort.signal.aborted) return new Response(null, { status: 499 });
-  const choices = jobs.map((job, at) => {
+  const answers = jobs.map((job, at) => {
     const r = results[at];
     const promptText = echo ? job.p.text : "";
     let logprobs = null;
@@ -228,7 +227,14 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
       ...(withIds ? { prompt_token_ids: job.p.ids, token_ids: r?.text.tokens ?? [] } : {}),
     };
   });
-  return c.json({ id, object: "text_completion", created, model, choices, usage: usage(results) });
+  return c.json({
+    id,
+    object: "text_completion",
+    created,
+    model,
+    choices: answers,
+    usage: usage(results),
+  });
 }
 
 type Logprobs = ReturnType<typeof logprobsOf>;

@@ -14,6 +14,11 @@ import type { SchedulerLoad, Sequence, SequenceEnd, SequenceScheduler } from "./
 
 /** Loaded weights, held by a sequence until `release`. */
 export interface HeldWeights {
+  /**
+   * Names this load of the weights: an adapter unloaded and loaded again under the same name is
+   * another key, so its sequences never join a batch still fed the old matrices.
+   */
+  readonly key: string;
   readonly generator: Generator;
   readonly feeds: ParamFeeds;
   release(): void;
@@ -45,23 +50,23 @@ export function continuousScheduler(options: ContinuousOptions): SequenceSchedul
   let aborted = 0;
   let closed = false;
 
-  const batchFor = (weights: string, held: HeldWeights): ContinuousBatch => {
-    let batch = batches.get(weights);
+  const batchFor = (key: string, held: HeldWeights): ContinuousBatch => {
+    let batch = batches.get(key);
     if (!batch) {
       batch = held.generator.openBatch(held.feeds, {
         maxRows: options.maxRows,
         padTokenId: options.padTokenId,
       });
-      batches.set(weights, batch);
+      batches.set(key, batch);
       opened++;
     }
     return batch;
   };
 
-  /** Closes `weights`' batch once nothing runs or waits in it. */
-  const closeIfIdle = (weights: string, batch: ContinuousBatch) => {
-    if (batches.get(weights) !== batch || batch.running + batch.queued > 0) return;
-    batches.delete(weights);
+  /** Closes `key`'s batch once nothing runs or waits in it. */
+  const closeIfIdle = (key: string, batch: ContinuousBatch) => {
+    if (batches.get(key) !== batch || batch.running + batch.queued > 0) return;
+    batches.delete(key);
     const done = batch.close().finally(() => closing.delete(done));
     closing.add(done);
   };
@@ -69,7 +74,7 @@ export function continuousScheduler(options: ContinuousOptions): SequenceSchedul
   const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
   /** Steps `batch` while it holds sequences, letting arrivals in between steps; then closes it. */
-  const pump = (weights: string, batch: ContinuousBatch) => {
+  const pump = (key: string, batch: ContinuousBatch) => {
     if (stepping.has(batch)) return;
     stepping.add(batch);
     (async () => {
@@ -84,7 +89,7 @@ export function continuousScheduler(options: ContinuousOptions): SequenceSchedul
         }
       } finally {
         stepping.delete(batch);
-        closeIfIdle(weights, batch);
+        closeIfIdle(key, batch);
       }
     })();
   };
@@ -96,7 +101,7 @@ export function continuousScheduler(options: ContinuousOptions): SequenceSchedul
       return "aborted";
     }
     const held = options.hold(sequence.weights);
-    const batch = batchFor(sequence.weights, held);
+    const batch = batchFor(held.key, held);
     sequences++;
     // The logits a token was chosen from, for the callback right after (top logprobs).
     let logits: Float32Array = new Float32Array(0);
@@ -120,7 +125,7 @@ export function continuousScheduler(options: ContinuousOptions): SequenceSchedul
           }
         },
       });
-      pump(sequence.weights, batch);
+      pump(held.key, batch);
       const row = await submitted.result;
       return row.finishReason === "stop-token" ? "stop-token" : "length";
     } catch (err) {

@@ -56,6 +56,8 @@ export interface AdapterCard {
 }
 
 interface Loaded {
+  /** Unique per load (the scheduler's batch key). */
+  readonly key: string;
   readonly card: AdapterCard;
   readonly spec: DecoderSpec;
   readonly lora: Readonly<Record<string, DeviceTensor>>;
@@ -142,6 +144,7 @@ export async function openServedModel(
   const ready = new Map<string, Generator>([[specKey(baseSpec), baseGenerator]]);
   const loaded = new Map<string, Loaded>();
   const loading = new Set<string>();
+  let loads = 0;
   const created = Math.floor(Date.now() / 1000);
 
   const dispose = (entry: Loaded) => Object.values(entry.lora).forEach((t) => t.dispose());
@@ -155,11 +158,12 @@ export async function openServedModel(
 
   const hold = (weights: string): HeldWeights => {
     if (weights === "") {
-      return { generator: baseGenerator, feeds: base.feeds, release: () => {} };
+      return { key: "", generator: baseGenerator, feeds: base.feeds, release: () => {} };
     }
     const entry = entryOf(weights);
     entry.holds++;
     return {
+      key: entry.key,
       generator: ready.get(specKey(entry.spec))!,
       feeds: { ...base.feeds, ...entry.lora },
       release: () => {
@@ -258,7 +262,8 @@ export async function openServedModel(
         }
         ready.set(specKey(spec), await generatorFor(spec));
         const card = { name, path, rank: c.r, created: Math.floor(Date.now() / 1000) };
-        loaded.set(name, { card, spec, lora, holds: 0, unloaded: false });
+        loads++;
+        loaded.set(name, { key: `${name}#${loads}`, card, spec, lora, holds: 0, unloaded: false });
         return card;
       } finally {
         loading.delete(name);

@@ -14,12 +14,13 @@ import {
   loraSpec,
   loraTargets,
 } from "../../adapters/model/mod.ts";
+import { inProcess } from "./in-process.ts";
 import { startServe } from "./server-process.ts";
 
 /** Writes a PEFT adapter of `config` with small nonzero values (a valid adapter of that base). */
 async function writeAdapter(
   dir: string,
-  options: { rank: number; targets: string[]; size?: "base" | "small" },
+  options: { rank: number; targets: string[]; size?: "base" | "small"; fill?: number },
 ) {
   const config = embeddedModelConfig(options.size ?? "base");
   const spec = loraSpec({
@@ -28,8 +29,8 @@ async function writeAdapter(
     targetModules: options.targets,
   });
   const adapter = loraAdapter(config, spec, (t) => ({
-    a: new Float32Array(options.rank * t.inFeatures).fill(0.01),
-    b: new Float32Array(t.outFeatures * options.rank).fill(0.01),
+    a: new Float32Array(options.rank * t.inFeatures).fill(options.fill ?? 0.01),
+    b: new Float32Array(t.outFeatures * options.rank).fill(options.fill ?? 0.01),
   }));
   await saveLoraAdapter(dir, adapter);
   return loraTargets(config, spec).length;
@@ -42,6 +43,11 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
   await Deno.mkdir(allowed);
   await Deno.mkdir(outside);
   await writeAdapter(join(allowed, "good"), { rank: 4, targets: ["q_proj", "v_proj"] });
+  await writeAdapter(join(allowed, "good2"), {
+    rank: 4,
+    targets: ["q_proj", "v_proj"],
+    fill: 0.05,
+  });
   await writeAdapter(join(outside, "elsewhere"), { rank: 4, targets: ["q_proj"] });
   await Deno.symlink(join(outside, "elsewhere"), join(allowed, "link-out"));
   await writeAdapter(join(allowed, "small-base"), { rank: 4, targets: ["q_proj"], size: "small" });
@@ -237,6 +243,32 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
       const unloaded = await server.post("/v1/unload_lora_adapter", { lora_name: "good" });
       assert.equal(unloaded.status, 200, await unloaded.text());
       await refused("/v1/completions", { prompt: "x", model: "good" }, 404, /does not exist/);
+      // Loaded again under the same name (other matrices) while the old one still runs: the new
+      // one's sequences run on the new matrices (as in-process), the old one's on the old.
+      const again = await server.post("/v1/load_lora_adapter", {
+        lora_name: "good",
+        lora_path: join(allowed, "good2"),
+      });
+      assert.equal(again.status, 200, await again.text());
+      const prompt = [40, 41, 42];
+      const fresh = await server.json("/v1/completions", {
+        prompt,
+        model: "good",
+        max_tokens: 8,
+        seed: 4,
+        logprobs: 0,
+      });
+      const [row] = await inProcess({
+        prompts: [prompt],
+        samples: [0],
+        seed: 4,
+        maxTokens: 8,
+        temperature: 1,
+        topP: 1,
+        adapterDir: join(allowed, "good2"),
+      });
+      assert.deepEqual(fresh.body.choices[0].token_ids, row.tokens);
+      assert.deepEqual(fresh.body.choices[0].logprobs.token_logprobs, row.logprobs);
       for (let r = await reader.read(); !r.done; r = await reader.read()) {
         streamed += new TextDecoder().decode(r.value);
       }
