@@ -67,7 +67,7 @@ export async function runChoice(
   settings: ChoiceSettings,
   onStep?: (step: ChoiceStep) => void,
 ): Promise<ChoiceResult> {
-  const text = new ChoiceText(tokenizer, settings.stop);
+  const text = new ChoiceText(tokenizer, settings.stop, onStep !== undefined);
   const scored: ScoredToken[] = [];
   const end = await scheduler.run({
     weights: settings.weights,
@@ -82,7 +82,12 @@ export async function runChoice(
         ? scoreToken(logits, token, settings.temperature, settings.topLogprobs)
         : null;
       if (score) scored.push(score);
-      onStep?.({ token, scored: score, offset: text.offsets.at(-1)!, piece: text.take(false) });
+      onStep?.({
+        token,
+        scored: score,
+        offset: text.offsets.at(-1)!,
+        piece: text.take(false),
+      });
       return stopped;
     },
   });

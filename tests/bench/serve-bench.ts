@@ -4,7 +4,8 @@
  * request costs the same) against the same 64 generations made in-process as one batch on the
  * same model and runtime settings (embedded model, cpu, 1 thread, keyed sampling). The ratio is
  * the cost of HTTP, JSON, tokenizing and per-request scheduling; the target is >= 0.8. Median of
- * 3 rounds each, after a warm-up of each.
+ * 3 rounds each, taken in turn after a warm-up of each (the idle server waits while in-process
+ * rounds run).
  */
 import { loadEmbeddedModel } from "../../adapters/model/mod.ts";
 import { inProcess } from "../serve/in-process.ts";
@@ -53,15 +54,8 @@ export async function run(): Promise<void> {
     const tokens = answers.reduce((n, a) => n + a.usage.completion_tokens, 0);
     return tokens / seconds;
   };
-  await serverRound();
-  const served: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) served.push(await serverRound());
-  const health = await (await server.get("/health")).json();
-  await server.stop();
-
   // In-process: the model loads and compiles outside the timed part (the server's did too).
-  const local: number[] = [];
-  for (let r = 0; r <= ROUNDS; r++) {
+  const localRound = async () => {
     let seconds = 0;
     const rows = await inProcess({
       prompts: ids,
@@ -73,9 +67,19 @@ export async function run(): Promise<void> {
       ignoreEos: true,
       timed: (s) => seconds = s,
     });
-    const tokens = rows.reduce((n, row) => n + row.tokens.length, 0);
-    if (r > 0) local.push(tokens / seconds);
+    return rows.reduce((n, row) => n + row.tokens.length, 0) / seconds;
+  };
+  // Warm-ups, then rounds taken in turn, so that both sides see the same machine load.
+  await serverRound();
+  await localRound();
+  const served: number[] = [];
+  const local: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    served.push(await serverRound());
+    local.push(await localRound());
   }
+  const health = await (await server.get("/health")).json();
+  await server.stop();
   const s = median(served);
   const l = median(local);
   console.log(
