@@ -1,9 +1,9 @@
 /**
  * Errors the model server answers with, in OpenAI's error shape:
  * `{"error": {"message", "type", "param", "code"}}` with the HTTP status of the problem. vLLM
- * answers the same envelope (vllm/entrypoints/openai/models/serving.py, `create_error_response`
- * with `err_type`, `status_code` and `param`, e.g. lines 51-56 for an unknown model: 404,
- * param "model").
+ * answers the same envelope (vllm/entrypoints/openai/models/serving.py at 00153c8b,
+ * `create_error_response` with `err_type`, `status_code` and `param`; e.g.
+ * `OpenAIModelRegistry.check_model`: an unknown model is a 404 NotFoundError of param "model").
  */
 
 /** The `type` of each status, as OpenAI names them. */

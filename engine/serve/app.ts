@@ -61,7 +61,8 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
   app.get("/health", (c) => c.json({ status: "ok", ...ctx.scheduler.load() }));
 
   // vLLM's model cards: the base, then one per adapter with the base as parent
-  // (vllm/entrypoints/openai/models/serving.py lines 57-71 and 121-134).
+  // (vllm/entrypoints/openai/models/serving.py at 00153c8b: `OpenAIModelRegistry.
+  // show_available_models` and `OpenAIServingModels.show_available_models`).
   app.get("/v1/models", (c) => {
     const m = ctx.model;
     const card = (id: string, root: string, parent: string | null, created: number) => ({
@@ -87,8 +88,8 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
   app.post("/v1/chat/completions", (c) => chatCompletions(c, ctx));
 
   // vLLM answers a successful load or unload with 200 and a plain-text line
-  // (vllm/entrypoints/serve/lora/api_router.py lines 40-54 and 61-72; the messages at
-  // models/serving.py lines 196-197 and 230).
+  // (vllm/entrypoints/serve/lora/api_router.py at 27873cab, `load_lora_adapter` and
+  // `unload_lora_adapter`; the messages are models/serving.py's, at 00153c8b).
   app.post("/v1/load_lora_adapter", async (c) => {
     const body = parseBody(loadAdapterRequest, await c.req.text());
     await ctx.model.loadAdapter(body.lora_name, body.lora_path);

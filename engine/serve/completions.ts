@@ -1,11 +1,13 @@
 /**
  * `POST /v1/completions`: OpenAI's completions on the served base or a loaded adapter (picked by
- * `model`), with vLLM's token ids. Follows vllm/entrypoints/openai/completion/serving.py and
- * protocol.py at 002032ee: choice `index` = prompt i * n + sample j; `logprobs` = k gives each
- * token's logprob and the k most likely (plus the sampled one) in `top_logprobs`, with
- * `text_offset`; `echo` puts the prompt before the text (and, with logprobs, its tokens' logprobs,
- * the first null); `return_token_ids` (here on by default) adds `prompt_token_ids` and
- * `token_ids` to each choice, in streaming on the choice's first chunk and per chunk.
+ * `model`), with vLLM's token ids. Follows vllm/entrypoints/openai/completion/serving.py at
+ * 030ea52e (`completion_stream_generator`: choice index = output.index + prompt_idx * n, the
+ * prompt's ids on a choice's first chunk, each chunk's own token ids, a last chunk with `usage`
+ * and no choices; `request_output_to_completion_response`: echo puts the prompt before the text
+ * and its logprobs before the completion's) and protocol.py at 002032ee. `logprobs` = k gives
+ * each token's logprob and the k most likely (plus the sampled one) in `top_logprobs`, with
+ * `text_offset`. `return_token_ids` is on by default here; unlike vLLM, `token_ids` holds the
+ * completion's ids alone even with `echo` (the prompt's are in `prompt_token_ids`).
  */
 import type { Context } from "hono";
 import { ApiError } from "./api-error.ts";

@@ -1,8 +1,8 @@
 /**
  * Server-sent events as OpenAI streams them: one `data: {json}` event per chunk, in order, and
- * `data: [DONE]` at the end (vLLM's serving_completion/serving_chat close with the same line). An
- * error after the stream began is sent as a `data: {"error": ...}` chunk before `[DONE]`, as vLLM
- * does, since the status line is already out. A client that goes away aborts `abort`, which ends
+ * `data: [DONE]` at the end. An error after the stream began is sent as a `data: {"error": ...}`
+ * chunk before `[DONE]`, since the status line is already out (vLLM's
+ * completion/serving.py at 030ea52e, `completion_stream_generator`, does both). A client that goes away aborts `abort`, which ends
  * its sequences' generation; nothing more is written.
  */
 import type { Context } from "hono";

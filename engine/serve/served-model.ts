@@ -207,7 +207,8 @@ export async function openServedModel(
           "lora_name",
         );
       }
-      // vLLM refuses a name already loaded with 400 (models/serving.py lines 214-222).
+      // vLLM refuses a name already loaded with 400 (vllm/entrypoints/openai/models/serving.py at
+      // 00153c8b, `_check_load_lora_adapter_request`).
       if (loaded.has(name) || loading.has(name)) {
         throw new ApiError(
           400,
@@ -271,7 +272,8 @@ export async function openServedModel(
     },
     unloadAdapter(name) {
       const entry = loaded.get(name);
-      // vLLM answers 404 for an adapter it does not hold (models/serving.py lines 239-244).
+      // vLLM answers 404 for an adapter it does not hold (models/serving.py at 00153c8b,
+      // `_check_unload_lora_adapter_request`).
       if (!entry) {
         throw new ApiError(404, `the lora adapter ${name} cannot be found`, "lora_name");
       }
