@@ -3,8 +3,10 @@
  * (@huggingface/jinja through adapters/hf, the generation prompt appended), then sampled like a
  * completion. Follows vllm/entrypoints/openai/chat_completion/serving.py and protocol.py: choice
  * `message` {role: assistant, content}; `logprobs: true` gives `logprobs.content`, one entry per
- * token {token, logprob, bytes, top_logprobs[top_logprobs]}; streaming sends the role first, then
- * content deltas, then the finish reason; vLLM's `add_generation_prompt` and
+ * token {token, logprob, bytes, top_logprobs[top_logprobs]}; streaming
+ * (`chat_completion_stream_generator`) first sends each choice a chunk declaring the role with
+ * empty content and no logprobs (with `prompt_token_ids`), then content deltas, then the finish
+ * reason; vLLM's `add_generation_prompt` and
  * `chat_template_kwargs` pass to the template; `return_token_ids` (on by default here) adds
  * `prompt_token_ids` to the response and `token_ids` to each choice.
  */
