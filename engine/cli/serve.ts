@@ -5,6 +5,7 @@
  * on SIGINT or SIGTERM after the sequences running then have ended.
  */
 import { defineCommand, runCommand, UsageError, userPath } from "../../events/cli/mod.ts";
+import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
 import { type DeviceChoice, SERVE_DEVICES, startServer } from "../serve/mod.ts";
 
@@ -18,7 +19,8 @@ const cli = defineCommand({
     "/v1/chat/completions (streaming with server-sent events, logprobs, token ids), and LoRA " +
     "adapters loaded at run time with vLLM's POST /v1/load_lora_adapter and " +
     "/v1/unload_lora_adapter, picked per request by `model`. Sampling uses keyed draws: a " +
-    "request with a seed gets the same tokens whatever else is batched with it.",
+    "request with a seed gets the same random draws whatever else is batched with it " +
+    "(docs/SCALE-OUT.md).",
   options: {
     model: {
       type: "string",
@@ -132,6 +134,14 @@ await runCommand(USAGE, async () => {
     throw new UsageError(
       `--device must be one of ${SERVE_DEVICES.join(", ")}; got ${values.device}`,
     );
+  }
+  for (const name of values["allow-host"]) {
+    if (!HOST_NAME.test(name)) {
+      throw new UsageError(
+        `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
+          "(e.g. --allow-host lab.example.org)",
+      );
+    }
   }
   for (const dir of values["lora-dir"]) {
     const info = await Deno.stat(dir).catch(() => null);

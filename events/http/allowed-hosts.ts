@@ -13,6 +13,14 @@ export interface AllowedHosts {
   readonly shown: readonly string[];
 }
 
+/**
+ * What `--allow-host` takes: a host name or address, without scheme, port or path.
+ *
+ * @example HOST_NAME.test("lab.example.org") // true; HOST_NAME.test("http://x") // false
+ */
+export const HOST_NAME =
+  /^(\[[0-9a-f:.]+\]|[0-9a-f]*:[0-9a-f:.]+|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/i;
+
 /** A Host value split into lower-case name (IPv6 in brackets) and port (80 when absent). */
 function splitHost(host: string): { name: string; port: number } | null {
   const m = host.trim().toLowerCase().match(/^(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/);

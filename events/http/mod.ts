@@ -14,6 +14,7 @@
 export {
   type AllowedHosts,
   allowedHosts,
+  HOST_NAME,
   hostGuard,
   type HostGuardOptions,
   hostName,

@@ -28,6 +28,7 @@ Deno.test("serve: usage mistakes exit 2, a folder without a checkpoint exits 1",
   await usage(["--model", "embedded", "--max-loras", "0"], /--max-loras 0/);
   await usage(["--model", "embedded", "--lora-dir", "/no/such/dir"], /--lora-dir .*no such folder/);
   await usage(["--model", "embedded", "extra"], /unexpected argument extra/);
+  await usage(["--model", "embedded", "--allow-host", "http://x:1/"], /--allow-host http/);
   await usage(["--model", "embedded", "--bogus"], /bogus/);
 
   const empty = await Deno.makeTempDir({ prefix: "polyrl-serve-cli-" });
