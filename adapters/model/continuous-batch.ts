@@ -355,6 +355,11 @@ export function openContinuousBatch(
       dropCache();
       return;
     }
+    if (kept.length === 0 && cache !== null) {
+      // Every running row ended (an abort): the newcomers start a fresh cache.
+      disposeCache(cache);
+      cache = null;
+    }
     const target = Math.max(
       ...kept.map(pastLength),
       ...joining.map((j) => j.row.request.prompt.length),

@@ -241,3 +241,38 @@ Deno.test("doubling admission: queued sequences join once they are as many as th
     base.release();
   });
 });
+
+Deno.test("when every running row is aborted as newcomers arrive, the newcomers start a fresh cache", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(model.config, null);
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const gen = await createGenerator(rt, spec);
+    const batch = gen.openBatch(base.feeds);
+    const abort = new AbortController();
+    const request = (r: number) => ({
+      prompt: [60 + r, 61, 62, 63, 64].slice(0, 5 - r),
+      maxTokens: 7,
+      temperature: 0.8,
+      choose: sampler(r),
+    });
+    const aborted = batch.submit({ ...request(0), signal: abort.signal });
+    await batch.step();
+    await batch.step();
+    abort.abort(new Error("gone"));
+    const newcomer = batch.submit(request(1));
+    const ended = await batch.step();
+    assert.deepEqual(ended.map((o) => [o.kind, o.sequence.id]), [["failed", 0]]);
+    await assert.rejects(aborted.result, /gone/);
+    assert.equal(batch.width, request(1).prompt.length + 1);
+    while (batch.running + batch.queued > 0) await batch.step();
+    assertSameRow(
+      await newcomer.result,
+      await alone(gen, base.feeds, request(1).prompt, 1),
+      "newcomer",
+    );
+    await batch.close();
+    await gen.release();
+    base.release();
+  });
+});
