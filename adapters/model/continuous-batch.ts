@@ -99,6 +99,14 @@ export interface BatchOptions {
    */
   readonly dropFinished?: boolean;
   /**
+   * When queued sequences join. `every-step` (default): at every step, as soon as there is room
+   * (lowest latency: a server). `doubling`: once the queue holds at least as many sequences as
+   * are running (or nothing runs, or the queue would fill the batch), so each admission at least
+   * doubles the batch and a wave of n arrivals costs O(log n) prefills and splices instead of n
+   * (throughput: rollouts). Either rule reads only counts, never timing.
+   */
+  readonly admission?: "every-step" | "doubling";
+  /**
    * `manual` (default): the owner calls `step`, which makes every batch composition a function
    * of what the owner submitted before each step (deterministic rollouts). `auto`: steps run
    * by themselves while anything is queued or running, each admitting whatever has arrived
@@ -191,6 +199,7 @@ export function openContinuousBatch(
   const sharePrompts = options.sharePrompts !== false;
   const dropFinished = options.dropFinished !== false;
   const auto = options.stepping === "auto";
+  const doubling = options.admission === "doubling";
 
   let submitted = 0;
   let queue: Row[] = [];
@@ -346,6 +355,11 @@ export function openContinuousBatch(
       dropCache();
       return;
     }
+    if (kept.length === 0 && cache !== null) {
+      // Every running row ended (an abort): the newcomers start a fresh cache.
+      disposeCache(cache);
+      cache = null;
+    }
     const target = Math.max(
       ...kept.map(pastLength),
       ...joining.map((j) => j.row.request.prompt.length),
@@ -434,7 +448,10 @@ export function openContinuousBatch(
     }
     const endedInQueue = queue.filter(ended);
     queue = queue.filter((r) => !ended(r));
-    const newcomers = queue.splice(0, Math.max(0, maxRows - running.length));
+    const room = Math.max(0, maxRows - running.length);
+    const admitNow = !doubling || running.length === 0 || queue.length >= running.length ||
+      queue.length >= room;
+    const newcomers = admitNow ? queue.splice(0, room) : [];
     admitting = newcomers;
     // The newcomers' prefill cache until the splice takes it over (or frees it).
     let joinCache: Cache | null = null;

@@ -129,8 +129,8 @@ export async function openEvalPolicy(
     id,
     spec,
     tokenizer,
-    openBatch: ({ maxRows }) =>
-      generator.openBatch(feeds, { maxRows, padTokenId: tokenizer.padTokenId ?? 0 }),
+    openBatch: (options) =>
+      generator.openBatch(feeds, { ...options, padTokenId: tokenizer.padTokenId ?? 0 }),
   });
   return Object.freeze({
     policy,

@@ -19,6 +19,7 @@ import {
   allParams,
   baseHostFeeds,
   type BaseWeights,
+  type BatchOptions,
   buildLogprobGraph,
   type ContinuousBatch,
   createGenerator,
@@ -98,7 +99,7 @@ export interface GroupPolicy {
    * A continuous decode batch on the group's current weights (no dropout), padding with the
    * tokenizer's pad token; close it before the weights change (an update).
    */
-  openBatch(options: { readonly maxRows: number }): ContinuousBatch;
+  openBatch(options: Pick<BatchOptions, "maxRows" | "admission">): ContinuousBatch;
   /**
    * Per-token logprobs of the batch's targets under the base model at the sampling temperature
    * (veRL's reference compute_log_prob uses the rollout temperature): the KL reference.
@@ -375,9 +376,9 @@ function groupPolicy(
         stopTokenIds: tokenizer.eosTokenIds,
         padTokenId: tokenizer.padTokenId ?? 0,
       }),
-    openBatch: ({ maxRows }) =>
+    openBatch: (options) =>
       generator.openBatch(runner ? runnerFeeds(spec, runner) : base!.feeds, {
-        maxRows,
+        ...options,
         padTokenId: tokenizer.padTokenId ?? 0,
       }),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),

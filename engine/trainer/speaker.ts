@@ -131,11 +131,9 @@ export function createSpeaker(
     let group = running.get(wg);
     if (!group) {
       const policy = groups.get(wg)!;
-      group = {
-        policy,
-        batch: policy.openBatch({ maxRows: settings.maxBatch }),
-        pending: new Map(),
-      };
+      // Admissions that at least double the batch: few prefills and splices per wave of turns.
+      const batch = policy.openBatch({ maxRows: settings.maxBatch, admission: "doubling" });
+      group = { policy, batch, pending: new Map() };
       running.set(wg, group);
     }
     const { policy, batch } = group;

@@ -212,3 +212,67 @@ Deno.test("per-token callbacks stream each token as chosen; a throwing callback 
     base.release();
   });
 });
+
+Deno.test("doubling admission: queued sequences join once they are as many as the running rows", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(model.config, null);
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const gen = await createGenerator(rt, spec);
+    const batch = gen.openBatch(base.feeds, { admission: "doubling" });
+    const prompt = (r: number) => [30 + r, 40 + r, 50 + r];
+    const submit = (r: number) =>
+      batch.submit({ prompt: prompt(r), maxTokens: 7, temperature: 0.8, choose: sampler(r) });
+    const sequences = [submit(0), submit(1)];
+    await batch.step(); // nothing ran: both join
+    assert.deepEqual([batch.running, batch.queued], [2, 0]);
+    sequences.push(submit(2));
+    await batch.step(); // 1 queued < 2 running: it waits
+    assert.deepEqual([batch.running, batch.queued], [2, 1]);
+    sequences.push(submit(3));
+    await batch.step(); // 2 queued >= 2 running: both join
+    assert.deepEqual([batch.running, batch.queued], [4, 0]);
+    while (batch.running + batch.queued > 0) await batch.step();
+    for (const [r, s] of sequences.entries()) {
+      assertSameRow(await s.result, await alone(gen, base.feeds, prompt(r), r), `sequence ${r}`);
+    }
+    await batch.close();
+    await gen.release();
+    base.release();
+  });
+});
+
+Deno.test("when every running row is aborted as newcomers arrive, the newcomers start a fresh cache", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(model.config, null);
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const gen = await createGenerator(rt, spec);
+    const batch = gen.openBatch(base.feeds);
+    const abort = new AbortController();
+    const request = (r: number) => ({
+      prompt: [60 + r, 61, 62, 63, 64].slice(0, 5 - r),
+      maxTokens: 7,
+      temperature: 0.8,
+      choose: sampler(r),
+    });
+    const aborted = batch.submit({ ...request(0), signal: abort.signal });
+    await batch.step();
+    await batch.step();
+    abort.abort(new Error("gone"));
+    const newcomer = batch.submit(request(1));
+    const ended = await batch.step();
+    assert.deepEqual(ended.map((o) => [o.kind, o.sequence.id]), [["failed", 0]]);
+    await assert.rejects(aborted.result, /gone/);
+    assert.equal(batch.width, request(1).prompt.length + 1);
+    while (batch.running + batch.queued > 0) await batch.step();
+    assertSameRow(
+      await newcomer.result,
+      await alone(gen, base.feeds, request(1).prompt, 1),
+      "newcomer",
+    );
+    await batch.close();
+    await gen.release();
+    base.release();
+  });
+});
