@@ -49,3 +49,12 @@ export const MAX_THREADS = 256;
 /** PPO mini-batches per rollout batch, and epochs over it. */
 export const MAX_MINI_BATCHES = 1024;
 export const MAX_EPOCHS = 64;
+
+/** Inference endpoints of the openai rollout backend. */
+export const MAX_ENDPOINTS = 64;
+
+/** Completion requests in flight at once per endpoint (openai rollout backend). */
+export const MAX_IN_FLIGHT = 4096;
+
+/** Seconds one completion or adapter request may take (openai rollout backend): a day. */
+export const MAX_REQUEST_SECONDS = 86_400;

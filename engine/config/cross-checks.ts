@@ -104,6 +104,60 @@ function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
   }];
 }
 
+/**
+ * The openai rollout backend: servers to send turns to, one base model they all serve, adapters
+ * written where the servers read them, and no full-weight training (a server here has no path
+ * to load new full weights: deno task serve has none, and vLLM's and SGLang's weight-update
+ * paths need a collective with the trainer).
+ */
+function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
+  const r = config.rollout;
+  if (r?.backend !== "openai") return [];
+  const issues: ConfigIssue[] = [];
+  if (r.endpoints.length === 0) {
+    issues.push({
+      key: "rollout.endpoints",
+      value: r.endpoints,
+      allowed: 'at least one server URL with backend "openai", e.g. ["http://127.0.0.1:8000"]',
+    });
+  }
+  const models = [...new Set(config.agents.map((a) => a.model))];
+  if (models.length > 1) {
+    issues.push({
+      key: "agents[].model",
+      value: models,
+      allowed: 'one base model for every agent with backend "openai" (a server serves one base)',
+    });
+  }
+  config.agents.forEach((a, i) => {
+    if (a.trainable.kind === "full") {
+      issues.push({
+        key: `agents[${i}].trainable.kind`,
+        value: "full",
+        allowed: 'lora or frozen with rollout.backend "openai": the servers have no weight-' +
+          'update path for full weights here; train full weights with backend "local"',
+      });
+    }
+  });
+  if (r.adapter_dir === undefined && config.agents.some((a) => a.trainable.kind === "lora")) {
+    issues.push({
+      key: "rollout.adapter_dir",
+      value: undefined,
+      allowed: "a folder every server reads (deno task serve: under its --lora-dir), where each " +
+        "LoRA group's adapter is written after its updates",
+    });
+  }
+  if (r.tis_cap > 0 && config.updates.old_logprobs !== "recompute") {
+    issues.push({
+      key: "updates.old_logprobs",
+      value: config.updates.old_logprobs,
+      allowed: "recompute with rollout.tis_cap > 0 (the weights compare the trainer's own " +
+        "logprobs with the server's), or set rollout.tis_cap to 0",
+    });
+  }
+  return issues;
+}
+
 /** All cross-key issues of a config that passed the schema. */
 export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
   return [
@@ -113,5 +167,6 @@ export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
     ...checkRewards(config),
     ...checkRolloutSize(config),
     ...checkEvaluationSize(config),
+    ...checkRolloutBackend(config),
   ];
 }

@@ -13,10 +13,13 @@ import {
   MAX_BATCH_SIZE,
   MAX_BENCHMARKS,
   MAX_DOCUMENTS,
+  MAX_ENDPOINTS,
   MAX_EPOCHS,
   MAX_GROUP_SIZE,
+  MAX_IN_FLIGHT,
   MAX_MINI_BATCHES,
   MAX_NEW_TOKENS,
+  MAX_REQUEST_SECONDS,
   MAX_SAMPLES,
   MAX_SPLIT,
   MAX_STEPS,
@@ -172,6 +175,45 @@ export const REWARD_COMPONENTS = ["accuracy", "length", "format"] as const;
 /** Execution targets for the ONNX runtime. */
 export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
 
+/** Where agent turns are generated (docs/SCALE-OUT.md, "The rollout backend"). */
+export const ROLLOUT_BACKENDS = ["local", "openai"] as const;
+
+const endpointUrl = z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" });
+
+/**
+ * The rollout backend. Optional, so that configs (and config hashes) of runs without it stay
+ * what they were: absent is the local backend.
+ */
+export const rolloutSchema = z.strictObject({
+  backend: z.enum(ROLLOUT_BACKENDS).default("local").describe(
+    "local: turns are sampled in the training process; openai: each turn is a completion " +
+      "request to an OpenAI-compatible server (deno task serve, vLLM, SGLang)",
+  ),
+  endpoints: z.array(endpointUrl).max(MAX_ENDPOINTS).default([]).describe(
+    "the servers' base URLs (e.g. http://127.0.0.1:8000); a turn goes to the one with the " +
+      "fewest requests in flight",
+  ),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    error: "an environment variable's name",
+  }).optional().describe(
+    "environment variable holding the servers' API key, sent as a bearer token",
+  ),
+  timeout_s: z.number().gt(0).lte(MAX_REQUEST_SECONDS).default(600).describe(
+    "seconds one request may take before the run fails naming the endpoint",
+  ),
+  max_in_flight: int(1, MAX_IN_FLIGHT).default(64).describe(
+    "completion requests in flight at once per endpoint",
+  ),
+  adapter_dir: z.string().min(1).optional().describe(
+    "a folder every server can read (vLLM: any path; deno task serve: under its --lora-dir) " +
+      "where each LoRA group's adapter is written after each update, as <group>-v<update>",
+  ),
+  tis_cap: z.number().min(0).lte(1000).default(2).describe(
+    "truncated importance sampling: each token's policy loss is weighted by " +
+      "min(exp(trainer logprob - server logprob), tis_cap); 0 turns it off",
+  ),
+}).describe("where rollouts are generated");
+
 /** The whole file. */
 export const experimentConfigSchema = z.strictObject({
   name: z.string().min(1).default("custom").describe("the experiment's name, shown with its runs"),
@@ -274,6 +316,7 @@ export const experimentConfigSchema = z.strictObject({
       "a checkpoint (resume point) every k steps, and after the last",
     ),
   }).prefault({}).describe("checkpoints in the store"),
+  rollout: rolloutSchema.optional(),
   runtime: z.strictObject({
     device: z.enum(DEVICES).default("auto").describe("ONNX runtime backend"),
     threads: int(1, MAX_THREADS).default(1).describe(
