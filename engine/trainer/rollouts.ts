@@ -6,6 +6,9 @@
 import type { NormalizedConfig } from "../config/mod.ts";
 import type { Episode, Question, Workflow } from "../workflows/mod.ts";
 import type { Phase } from "./run-events.ts";
+import type { EndpointPool } from "./endpoint-pool.ts";
+import { createOpenAISpeaker } from "./openai-speaker.ts";
+import type { ServedAdapters } from "./served-adapters.ts";
 import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
 
 /** The episodes sampled for one question. */
@@ -38,17 +41,30 @@ export function workflowRollouts(
     readonly onEpisode?: () => void;
     /** Continuous batching (default true); false batches whole waves of turns (comparison). */
     readonly continuous?: boolean;
+    /** Turns are completion requests to these servers (the openai backend) instead. */
+    readonly servers?: { readonly endpoints: EndpointPool; readonly served: ServedAdapters };
   } = {},
 ): RolloutFn {
-  const speaker = createSpeaker(groups, config.agent_to_wg, {
+  const sampling = {
     seed: config.seed,
     temperature: config.sampling.temperature,
     topP: config.sampling.top_p,
     maxTokens: config.sampling.max_tokens,
     stop: config.sampling.stop,
-    maxBatch: MAX_GENERATION_BATCH,
-    continuous: options.continuous,
-  });
+  };
+  const speaker = options.servers
+    ? createOpenAISpeaker(
+      groups,
+      config.agent_to_wg,
+      sampling,
+      options.servers.endpoints,
+      options.servers.served,
+    )
+    : createSpeaker(groups, config.agent_to_wg, {
+      ...sampling,
+      maxBatch: MAX_GENERATION_BATCH,
+      continuous: options.continuous,
+    });
   return (phase, at, questions, n) =>
     Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
       question,

@@ -116,16 +116,6 @@ export function createSpeaker(
     settle();
   }
 
-  function promptTokens(policy: SpeakingPolicy, request: TurnRequest): number[] {
-    const tokenizer = policy.tokenizer;
-    const context = policy.spec.config.maxPositionEmbeddings - settings.maxTokens;
-    const ids = tokenizer.chatTemplate
-      ? tokenizer.encodeChat([{ role: "user", content: request.prompt }])
-      : tokenizer.encode(request.prompt);
-    // Long refinement histories keep their most recent part: the model's window is finite.
-    return ids.length > context ? ids.slice(ids.length - context) : ids;
-  }
-
   function admit(p: Pending) {
     const wg = agentToWg[p.request.agent.id];
     let group = running.get(wg);
@@ -148,7 +138,7 @@ export function createSpeaker(
     });
     const options = { temperature: settings.temperature, topP: settings.topP };
     try {
-      const prompt = promptTokens(policy, p.request);
+      const prompt = turnPrompt(policy, p.request, settings.maxTokens);
       const sequence = batch.submit({
         prompt,
         maxTokens: settings.maxTokens,
@@ -170,32 +160,10 @@ export function createSpeaker(
       done(p, () => p.reject(outcome.error));
       return;
     }
-    const tokenizer = group.policy.tokenizer;
-    let tokens = outcome.row.tokens;
-    let logprobs = outcome.row.logprobs;
-    let text = tokenizer.decode(tokens, { skipSpecialTokens: true });
-    let finishReason: "stop" | "length" = outcome.row.finishReason === "length" ? "length" : "stop";
-    const cut = firstStop(text, settings.stop);
-    if (cut !== null) {
-      // Keep the tokens up to and including the one that completed the stop string.
-      let n = 0;
-      while (n < tokens.length && tokenizer.decode(tokens.slice(0, n + 1)).length < cut) n++;
-      tokens = tokens.slice(0, n + 1);
-      logprobs = logprobs.slice(0, n + 1);
-      text = text.slice(0, cut);
-      finishReason = "stop";
-    }
-    done(p, () =>
-      p.resolve({
-        text,
-        extra: {
-          workerGroup: group.policy.id,
-          promptTokens: Int32Array.from(prompt),
-          responseTokens: Int32Array.from(tokens),
-          logprobs: Float32Array.from(logprobs),
-          finishReason,
-        },
-      }));
+    const row = outcome.row;
+    const finish = row.finishReason === "length" ? "length" : "stop";
+    const output = endTurn(group.policy, prompt, row.tokens, row.logprobs, finish, settings.stop);
+    done(p, () => p.resolve(output));
   }
 
   /** Rounds of admission and decode steps while any request is outstanding. */
@@ -267,6 +235,68 @@ export function createSpeaker(
         live.delete(state);
         poke();
       }
+    },
+  };
+}
+
+/**
+ * A turn's prompt tokens: the request through the chat template when the tokenizer has one,
+ * keeping the most recent part when it would not leave `maxTokens` of the model's window.
+ *
+ * @example const ids = turnPrompt(policy, request, settings.maxTokens);
+ */
+export function turnPrompt(
+  policy: Pick<SpeakingPolicy, "spec" | "tokenizer">,
+  request: Pick<TurnRequest, "prompt">,
+  maxTokens: number,
+): number[] {
+  const tokenizer = policy.tokenizer;
+  const context = policy.spec.config.maxPositionEmbeddings - maxTokens;
+  const ids = tokenizer.chatTemplate
+    ? tokenizer.encodeChat([{ role: "user", content: request.prompt }])
+    : tokenizer.encode(request.prompt);
+  // Long refinement histories keep their most recent part: the model's window is finite.
+  return ids.length > context ? ids.slice(ids.length - context) : ids;
+}
+
+/**
+ * A sampled turn's text and record: the tokens are cut after the one that completes the first
+ * stop string (text before it), whoever sampled them (the local batch or a server asked without
+ * stop strings), so both backends record the same turn.
+ *
+ * @example const { text, extra } = endTurn(policy, prompt, tokens, logprobs, "length", ["\n\n"]);
+ */
+export function endTurn(
+  policy: Pick<SpeakingPolicy, "id" | "tokenizer">,
+  prompt: readonly number[],
+  sampled: readonly number[],
+  sampledLogprobs: ArrayLike<number>,
+  finish: "stop" | "length",
+  stop: readonly string[],
+): { text: string; extra: TurnRecord } {
+  const tokenizer = policy.tokenizer;
+  let tokens = [...sampled];
+  let logprobs = Float32Array.from(sampledLogprobs);
+  let text = tokenizer.decode(tokens, { skipSpecialTokens: true });
+  let finishReason = finish;
+  const cut = firstStop(text, stop);
+  if (cut !== null) {
+    // Keep the tokens up to and including the one that completed the stop string.
+    let n = 0;
+    while (n < tokens.length && tokenizer.decode(tokens.slice(0, n + 1)).length < cut) n++;
+    tokens = tokens.slice(0, n + 1);
+    logprobs = logprobs.slice(0, n + 1);
+    text = text.slice(0, cut);
+    finishReason = "stop";
+  }
+  return {
+    text,
+    extra: {
+      workerGroup: policy.id,
+      promptTokens: Int32Array.from(prompt),
+      responseTokens: Int32Array.from(tokens),
+      logprobs,
+      finishReason,
     },
   };
 }

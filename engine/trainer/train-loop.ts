@@ -25,7 +25,9 @@ import { evaluate, evaluatesAfter } from "./evaluate.ts";
 import { rewardGroup } from "./group-rewards.ts";
 import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
+import { endpointPool } from "./endpoint-pool.ts";
 import { workflowRollouts } from "./rollouts.ts";
+import { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
 import { rolloutEvents } from "./run-events.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
 import { holdRunLease } from "./run-lease.ts";
@@ -137,12 +139,22 @@ export async function runTraining(
   let stage: TrainProgress["stage"] = "rollout";
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
+    let served: ServedAdapters | undefined;
+    let servers;
+    if (config.rollout?.backend === "openai") {
+      const endpoints = endpointPool(config.rollout);
+      served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups);
+      servers = { endpoints, served };
+    }
     const rollout = workflowRollouts(config, workflow, pool.groups, {
       continuous: options.continuousBatching,
+      servers,
     });
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
+    // The servers sample step s with the weights after step s - 1's updates: version s.
+    await served?.publish(step);
 
     let lastEval: Record<string, number> = { ...resume?.lastEval };
     for (; step <= lastStep; step++) {
@@ -182,6 +194,7 @@ export async function runTraining(
         runtime.info.backend,
       );
       await append(updates);
+      await served?.publish(step + 1);
 
       if (evaluatesAfter(config, step)) {
         stage = "evaluation";

@@ -1,0 +1,107 @@
+/**
+ * The worker groups' weights on the inference servers of the openai rollout backend: each LoRA
+ * group's adapter is written in PEFT's format (adapters/hf, as `deno task export-model --format
+ * peft` writes it) to `rollout.adapter_dir/<group>-v<version>` and loaded on every endpoint
+ * under that name with vLLM's `POST /v1/load_lora_adapter {lora_name, lora_path}`; the previous
+ * version is then unloaded (`POST /v1/unload_lora_adapter {lora_name}`) and its folder removed.
+ * Version v is the weights a step-v rollout samples: v0 the initial adapter, v(s + 1) after the
+ * updates of step s. A frozen group is served by the base model's own name (its `model`).
+ */
+import { join, resolve } from "node:path";
+import { saveLoraAdapter } from "../../adapters/hf/mod.ts";
+import { loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
+import { modelDirectory } from "../evaluation/base-model.ts";
+import { EndpointError, type EndpointPool } from "./endpoint-pool.ts";
+import type { GroupPolicy } from "./policy-pool.ts";
+
+/** What publishing needs of a group. */
+export type PublishedPolicy = Pick<
+  GroupPolicy,
+  "id" | "model" | "spec" | "trainableParameterCount" | "trainedTensors"
+>;
+
+/**
+ * The adapter name of a group's weights at `version`.
+ *
+ * @example adapterName("solver", 3) // "solver-v3"
+ */
+export function adapterName(wg: string, version: number): string {
+  return `${wg}-v${version}`;
+}
+
+/**
+ * The served names of `groups` and how to publish new versions of their adapters.
+ *
+ * @example
+ * const served = servedAdapters(pool, config.rollout.adapter_dir, groups);
+ * await served.publish(0); served.modelOf("solver") // "solver-v0"
+ */
+export function servedAdapters(
+  pool: EndpointPool,
+  adapterDir: string | undefined,
+  groups: ReadonlyMap<string, PublishedPolicy>,
+) {
+  const current = new Map<string, number>();
+  const lora = [...groups.values()].filter((p) => p.spec.lora !== null);
+
+  async function write(policy: PublishedPolicy, dir: string): Promise<void> {
+    const byName = new Map((await policy.trainedTensors()).map((t) => [t.name, t.data]));
+    const adapter = loraAdapter(policy.spec.config, policy.spec.lora!, (t) => ({
+      a: byName.get(loraParamName(t.module, "A"))!,
+      b: byName.get(loraParamName(t.module, "B"))!,
+    }), resolve(modelDirectory(policy.model)));
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await saveLoraAdapter(dir, adapter);
+  }
+
+  async function onEvery(path: string, body: unknown, what: string): Promise<void> {
+    await Promise.all(pool.endpoints.map(async (endpoint) => {
+      try {
+        await pool.postTo(endpoint, path, body);
+      } catch (err) {
+        if (!(err instanceof EndpointError)) throw err;
+        throw new EndpointError(endpoint, path, `${what}: ${err.message}`);
+      }
+    }));
+  }
+
+  return {
+    /** The `model` a turn of `wg` asks for: its adapter's current name, or the base's. */
+    modelOf(wg: string): string {
+      const policy = groups.get(wg)!;
+      const version = current.get(wg);
+      return version === undefined ? policy.model : adapterName(wg, version);
+    },
+    /** Writes and loads every LoRA group's adapter as `version`, then unloads the previous. */
+    async publish(version: number): Promise<void> {
+      if (lora.length === 0) return;
+      for (const policy of lora) {
+        const name = adapterName(policy.id, version);
+        if (current.get(policy.id) === version) continue;
+        const dir = resolve(join(adapterDir!, name));
+        await write(policy, dir);
+        // A resumed run's servers may still hold this name from the interrupted run (vLLM refuses
+        // to load a name twice): drop it first; an endpoint that is down fails the load below.
+        await Promise.all(
+          pool.endpoints.map((endpoint) =>
+            pool.postTo(endpoint, "/v1/unload_lora_adapter", { lora_name: name }).catch(() => {})
+          ),
+        );
+        await onEvery(
+          "/v1/load_lora_adapter",
+          { lora_name: name, lora_path: dir },
+          `refused adapter ${name} (${dir})`,
+        );
+        const previous = current.get(policy.id);
+        current.set(policy.id, version);
+        if (previous === undefined) continue;
+        const old = adapterName(policy.id, previous);
+        await onEvery("/v1/unload_lora_adapter", { lora_name: old }, `could not unload ${old}`);
+        await Deno.remove(resolve(join(adapterDir!, old)), { recursive: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+/** The publisher of a run's adapters. */
+export type ServedAdapters = ReturnType<typeof servedAdapters>;

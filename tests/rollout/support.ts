@@ -1,0 +1,64 @@
+/**
+ * Runs of the smoke preset for the rollout-backend tests: in-process (local backend) or against
+ * `deno task serve` processes (openai backend), each into its own SQLite store.
+ */
+import { join } from "node:path";
+import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import {
+  mergeConfig,
+  type NormalizedConfig,
+  parseConfig,
+  presetInput,
+} from "../../engine/config/mod.ts";
+import { runTraining } from "../../engine/trainer/train-loop.ts";
+import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
+
+/** Tokens per turn: long enough that some turns end early. */
+export const MAX_TOKENS = 48;
+
+/** The smoke preset, one or two steps, with `rollout` when given. */
+export function smokeConfig(
+  storePath: string,
+  rollout?: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): NormalizedConfig {
+  return parseConfig(mergeConfig(presetInput("smoke"), {
+    sampling: { temperature: 1, top_p: 1, max_tokens: MAX_TOKENS },
+    runtime: { device: "cpu", threads: 1 },
+    store: storePath,
+    ...(rollout ? { rollout } : {}),
+    ...extra,
+  }));
+}
+
+/** Runs `config` under run id `runId` into its store; every event, and the error if it failed. */
+export async function runInto(
+  config: NormalizedConfig,
+  runId: string,
+): Promise<{ events: StoredEvent<NewEvent>[]; error: Error | null }> {
+  await using store = await openStore(config.store);
+  const runtime = await openRuntime("cpu", { threads: 1 });
+  let error: Error | null = null;
+  try {
+    await runTraining(config, { store, runtime, runId });
+  } catch (err) {
+    error = err as Error;
+  } finally {
+    await runtime.close();
+  }
+  const events: StoredEvent<NewEvent>[] = [];
+  for await (const e of store.readStream(runId)) events.push(e as StoredEvent<NewEvent>);
+  return { events, error };
+}
+
+/** A temporary folder with `adapters/` inside, removed at the end. */
+export async function tempFolder(): Promise<{ root: string; adapters: string } & AsyncDisposable> {
+  const root = await Deno.makeTempDir({ prefix: "polyrl-rollout-" });
+  const adapters = join(root, "adapters");
+  await Deno.mkdir(adapters);
+  return {
+    root,
+    adapters,
+    [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
+  };
+}
