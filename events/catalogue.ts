@@ -339,6 +339,23 @@ export const gradientStepApplied = defineEvent({
     oldLogprobs: z.enum(["recompute", "rollout"]),
     /** max |recomputed - rollout| old logprob over the group's tokens; null when not recomputed */
     oldLogprobDrift: float.nullable(),
+    /**
+     * Turns sampled by an inference server (rollout.backend openai): how far the trainer's
+     * recomputed logprobs are from the server's over the group's tokens of the step, and the
+     * truncated importance sampling that corrected the policy loss; absent for local rollouts
+     */
+    rolloutMismatch: z.strictObject({
+      tokens: count,
+      /** mean and max of |trainer logprob - server logprob| */
+      meanAbs: float,
+      maxAbs: float,
+      /** share of tokens whose |difference| exceeds `threshold` */
+      threshold: float,
+      overThreshold: float,
+      /** the TIS cap (0: no correction), and the share of tokens whose weight it truncated */
+      tisCap: float,
+      tisTruncated: float,
+    }).optional(),
     tokens: count,
     skippedNonFinite: z.boolean(),
     /** sha256 of the parameters after the update */

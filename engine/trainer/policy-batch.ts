@@ -14,6 +14,11 @@ export interface TrainingTurn {
   /** Generation-time logprobs of the response tokens (the behaviour policy). */
   readonly logprobs: Float32Array;
   readonly advantage: number;
+  /**
+   * Per-token factors of the advantage over the response tokens (truncated importance weights of
+   * a server-sampled turn, engine/trainer/rollout-correction.ts); absent: 1.
+   */
+  readonly advantageWeights?: Float32Array;
 }
 
 /**
@@ -44,7 +49,9 @@ export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {
     // Response token j is predicted at position promptLength - 1 + j.
     const first = at + t.promptTokens.length - 1;
     lossMask.fill(1, first, first + t.responseTokens.length);
-    advantages.fill(t.advantage, first, first + t.responseTokens.length);
+    if (t.advantageWeights) {
+      t.advantageWeights.forEach((w, j) => advantages[first + j] = t.advantage * w);
+    } else advantages.fill(t.advantage, first, first + t.responseTokens.length);
     oldLogprobs.set(t.logprobs, first);
   });
   return {

@@ -4,7 +4,9 @@
  * over `updates.epochs` times, one optimizer step per part, each its own `gradient_step.applied`.
  * Old logprobs are recomputed with the update's own forward first (veRL's actor
  * `compute_log_prob` before `update_policy`), so the first update's ratio is exactly 1 and later
- * ones measure how far the policy moved.
+ * ones measure how far the policy moved. Turns sampled by an inference server (rollout.backend
+ * openai) are compared with the recomputed logprobs, and their policy loss corrected by truncated
+ * importance sampling (engine/trainer/rollout-correction.ts).
  */
 import type { NewEvent } from "../../events/mod.ts";
 import { logprobTemperature, type TrainStepMetrics } from "../../adapters/onnx/mod.ts";
@@ -14,6 +16,7 @@ import { randomStream, shuffle } from "../random/mod.ts";
 import { learningRate } from "./lr-schedule.ts";
 import { policyBatch, responseValues, type TrainingTurn } from "./policy-batch.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
+import { rolloutCorrection, type RolloutMismatch } from "./rollout-correction.ts";
 import type { Rollout } from "./rollouts.ts";
 
 /** A turn to train on, with its place in the step. */
@@ -94,6 +97,7 @@ export async function updateWorkerGroup(
   };
   let rows = turns;
   let drift: number | null = null;
+  let mismatch: RolloutMismatch | undefined;
   if (config.updates.old_logprobs === "recompute") {
     const whole = policyBatch(turns);
     const current = responseValues(whole, turns, await policy.logprobs(whole, temperature));
@@ -104,6 +108,15 @@ export async function updateWorkerGroup(
       }
     });
     rows = turns.map((t, i) => ({ ...t, logprobs: current[i] }));
+    if (config.rollout?.backend === "openai") {
+      // The turns' logprobs are the server's: correct for its mismatch with the trainer's graph.
+      const cap = config.rollout.tis_cap;
+      const correction = rolloutCorrection(current, turns.map((t) => t.logprobs), cap);
+      mismatch = correction.mismatch;
+      if (cap > 0) {
+        rows = rows.map((t, i) => ({ ...t, advantageWeights: correction.weights[i] }));
+      }
+    }
   }
   const parts = Math.min(config.updates.mini_batches, rows.length);
   const events: NewEvent[] = [];
@@ -168,6 +181,7 @@ export async function updateWorkerGroup(
           loraDropout: policy.loraDropout,
           oldLogprobs: config.updates.old_logprobs,
           oldLogprobDrift: drift,
+          ...(mismatch ? { rolloutMismatch: mismatch } : {}),
           tokens: m.lossTokens,
           skippedNonFinite: m.skipped,
           parameterHash: await policy.parameterHash(),
