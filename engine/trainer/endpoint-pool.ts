@@ -12,7 +12,7 @@ export class EndpointError extends Error {
   constructor(
     readonly endpoint: string,
     readonly path: string,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`rollout endpoint ${endpoint}${path}: ${detail}`);
   }

@@ -60,7 +60,7 @@ export function servedAdapters(
         await pool.postTo(endpoint, path, body);
       } catch (err) {
         if (!(err instanceof EndpointError)) throw err;
-        throw new EndpointError(endpoint, path, `${what}: ${err.message}`);
+        throw new EndpointError(endpoint, path, `${what}: ${err.detail}`);
       }
     }));
   }

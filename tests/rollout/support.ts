@@ -10,7 +10,8 @@ import {
   parseConfig,
   presetInput,
 } from "../../engine/config/mod.ts";
-import { runTraining } from "../../engine/trainer/train-loop.ts";
+import { resumeTraining } from "../../engine/trainer/resume-run.ts";
+import { runTraining, type TrainProgress } from "../../engine/trainer/train-loop.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 
 /** Tokens per turn: long enough that some turns end early. */
@@ -31,16 +32,22 @@ export function smokeConfig(
   }));
 }
 
-/** Runs `config` under run id `runId` into its store; every event, and the error if it failed. */
+/**
+ * Runs `config` under run id `runId` into its store (or resumes the run there); every event, and
+ * the error if it failed.
+ */
 export async function runInto(
   config: NormalizedConfig,
   runId: string,
+  options: { resume?: boolean; onProgress?: (p: TrainProgress) => void } = {},
 ): Promise<{ events: StoredEvent<NewEvent>[]; error: Error | null }> {
   await using store = await openStore(config.store);
   const runtime = await openRuntime("cpu", { threads: 1 });
   let error: Error | null = null;
   try {
-    await runTraining(config, { store, runtime, runId });
+    const { onProgress } = options;
+    if (options.resume) await resumeTraining(store, runId, { runtime, onProgress });
+    else await runTraining(config, { store, runtime, runId, onProgress });
   } catch (err) {
     error = err as Error;
   } finally {
