@@ -19,12 +19,13 @@ import { openStore } from "../../events/mod.ts";
 import { type BackendChoice, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { formatReplayReport, ReplayRangeError, replayRun } from "../replay/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
+import { REPLAY_ROLLOUTS, type ReplayRollouts } from "../trainer/recorded-turns.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 
 const cli = defineCommand({
   name: "replay",
   usage: "deno task replay RUN|latest [--from STEP] [--to STEP] [--device cpu|wasm|webgpu|auto] " +
-    "[--rtol X] [--atol X] [--store PATH|postgres://URL] [--format table|json]",
+    "[--rtol X] [--atol X] [--rollouts keyed|recorded] [--store PATH|postgres://URL] [--format table|json]",
   summary: "Re-executes a recorded training run (latest: the latest one) and checks that the " +
     "log is intact and every event regenerates identically.",
   options: {
@@ -49,10 +50,21 @@ const cli = defineCommand({
       value: "X",
       help: "absolute tolerance on another backend (default 1e-4)",
     },
+    rollouts: {
+      type: "string",
+      value: "keyed|recorded",
+      help: "turns of a run on inference servers: keyed re-samples them in-process and compares " +
+        "tokens (default; deno task serve's keyed draws), recorded takes the log's as given and " +
+        "re-executes rewards, advantages and updates (vLLM, SGLang)",
+    },
     ...storeOption,
     format: { ...formatOption.format, value: "table|json", help: "output format: table or json" },
   },
-  examples: ["deno task replay latest", "deno task replay latest --from 2 --to 3 --format json"],
+  examples: [
+    "deno task replay latest",
+    "deno task replay latest --from 2 --to 3 --format json",
+    "deno task replay RUN --rollouts recorded",
+  ],
 });
 
 const DEVICES: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu"];
@@ -76,6 +88,12 @@ await runCommand(cli.usage, async () => {
   const to = numberOption("to", values.to, true);
   const rtol = numberOption("rtol", values.rtol, false);
   const atol = numberOption("atol", values.atol, false);
+  const rollouts = values.rollouts as ReplayRollouts | undefined;
+  if (rollouts !== undefined && !REPLAY_ROLLOUTS.includes(rollouts)) {
+    throw new UsageError(
+      `--rollouts must be keyed or recorded; got ${rollouts}`,
+    );
+  }
   await using store = await openStore(values.store, { readOnly: true });
   const runId = positionals[0] === "latest" ? await latestRunId(store) : positionals[0];
   const { config } = await readRunLog(store, runId);
@@ -92,6 +110,7 @@ await runCommand(cli.usage, async () => {
       to,
       rtol,
       atol,
+      rollouts,
       onProgress: (p) =>
         progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics),
     }).catch((err) => {

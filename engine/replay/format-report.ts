@@ -9,6 +9,18 @@ const stats = (name: string, s: DriftStats) =>
     s.maxAbs.toExponential(3)
   }, max rel ${s.maxRel.toExponential(3)}, ${s.outside} outside tolerance`;
 
+/** The line that says where the replay's turns came from. */
+const ROLLOUT_LINES: Record<ReplayReport["rollouts"], (backend: string) => string> = {
+  sampled: (backend) => `rollouts: sampled in-process, as recorded (rollout backend ${backend})`,
+  keyed: (backend) =>
+    `rollouts: keyed, re-sampled in-process with the recorded keyed draws and compared token for ` +
+    `token with the log (rollout backend ${backend}); a run on servers without keyed draws ` +
+    "(vLLM, SGLang) replays with --rollouts recorded",
+  recorded: (backend) =>
+    `rollouts: recorded, the log's turns taken as given; rewards, advantages and updates ` +
+    `re-executed (rollout backend ${backend})`,
+};
+
 /**
  * Human-readable lines: the header (backend, runtime, an edited workflow module), the verdict,
  * the first divergence with its differing fields and likely causes (an altered log among them,
@@ -33,6 +45,7 @@ export function formatReplayReport(r: ReplayReport): string[] {
     );
   }
   if (r.changedModule) lines.push(changedModuleText(r.changedModule));
+  lines.push(ROLLOUT_LINES[r.rollouts](r.rolloutBackend));
   lines.push(
     `replay of ${r.runId} on ${r.backend.current}, steps ${r.from}..${r.to}` +
       (r.checkpointStep === null

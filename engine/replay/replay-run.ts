@@ -9,6 +9,7 @@
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { recordedTurns, type ReplayRollouts } from "../trainer/recorded-turns.ts";
 import { resumeState } from "../trainer/resume-state.ts";
 import { readRunLog } from "../trainer/run-log.ts";
 import {
@@ -71,6 +72,13 @@ export interface ReplayOptions {
   readonly rtol?: number;
   readonly atol?: number;
   readonly onProgress?: (progress: TrainProgress) => void;
+  /**
+   * Where the replay's turns come from: `keyed` re-samples them in-process with the recorded
+   * keyed draws and compares tokens (the default for runs on deno task serve servers), `recorded`
+   * takes the log's turns as given and re-executes rewards, advantages and updates (servers that
+   * are not bit-reproducible: vLLM, SGLang). Default for local runs: sampled as recorded.
+   */
+  readonly rollouts?: ReplayRollouts;
 }
 
 /** The outcome of a replay. */
@@ -78,6 +86,13 @@ export interface ReplayReport {
   readonly kind: "replay-report";
   readonly runId: string;
   readonly mode: "exact" | "tolerance";
+  /**
+   * How the turns were produced: sampled (a local run, as recorded), keyed (a server run's turns
+   * re-sampled in-process and compared), recorded (taken from the log as given)
+   */
+  readonly rollouts: "sampled" | ReplayRollouts;
+  /** the run's rollout backend */
+  readonly rolloutBackend: "local" | "openai";
   /** recorded and current execution providers */
   readonly backend: { readonly recorded: string; readonly current: string };
   readonly runtimeDifferences: readonly RuntimeDifference[];
@@ -158,9 +173,14 @@ export async function replayRun(
     rtol: options.rtol ?? 1e-3,
     atol: options.atol ?? 1e-4,
   });
+  const rolloutBackend = config.rollout?.backend ?? "local";
+  const rollouts = options.rollouts ?? (rolloutBackend === "openai" ? "keyed" : "sampled");
   let end = to;
   try {
     await runTraining(config, {
+      replayRollouts: rollouts === "sampled"
+        ? undefined
+        : { mode: rollouts, turns: recordedTurns(log.events) },
       sink,
       runtime: options.runtime,
       runId,
@@ -204,6 +224,8 @@ export async function replayRun(
     kind: "replay-report",
     runId,
     mode,
+    rollouts,
+    rolloutBackend,
     backend: { recorded: recorded.executionProvider, current: current.executionProvider },
     runtimeDifferences: differences,
     code,

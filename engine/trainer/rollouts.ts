@@ -9,6 +9,7 @@ import type { Phase } from "./run-events.ts";
 import type { EndpointPool } from "./endpoint-pool.ts";
 import { createOpenAISpeaker } from "./openai-speaker.ts";
 import type { ServedAdapters } from "./served-adapters.ts";
+import { type RecordedTurns, type ReplayRollouts, replaySpeaker } from "./recorded-turns.ts";
 import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
 
 /** The episodes sampled for one question. */
@@ -43,6 +44,8 @@ export function workflowRollouts(
     readonly continuous?: boolean;
     /** Turns are completion requests to these servers (the openai backend) instead. */
     readonly servers?: { readonly endpoints: EndpointPool; readonly served: ServedAdapters };
+    /** A replay's turns: re-sampled and checked against the log, or taken from it as given. */
+    readonly replay?: { readonly mode: ReplayRollouts; readonly turns: RecordedTurns };
   } = {},
 ): RolloutFn {
   const sampling = {
@@ -52,7 +55,22 @@ export function workflowRollouts(
     maxTokens: config.sampling.max_tokens,
     stop: config.sampling.stop,
   };
-  const speaker = options.servers
+  const local = () =>
+    createSpeaker(groups, config.agent_to_wg, {
+      ...sampling,
+      maxBatch: MAX_GENERATION_BATCH,
+      continuous: options.continuous,
+    });
+  const speaker = options.replay
+    ? replaySpeaker(
+      options.replay.mode,
+      options.replay.turns,
+      groups,
+      config.agent_to_wg,
+      sampling,
+      local(),
+    )
+    : options.servers
     ? createOpenAISpeaker(
       groups,
       config.agent_to_wg,
@@ -60,11 +78,7 @@ export function workflowRollouts(
       options.servers.endpoints,
       options.servers.served,
     )
-    : createSpeaker(groups, config.agent_to_wg, {
-      ...sampling,
-      maxBatch: MAX_GENERATION_BATCH,
-      continuous: options.continuous,
-    });
+    : local();
   return (phase, at, questions, n) =>
     Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
       question,

@@ -26,6 +26,7 @@ import { rewardGroup } from "./group-rewards.ts";
 import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
 import { endpointPool } from "./endpoint-pool.ts";
+import type { RecordedTurns, ReplayRollouts } from "./recorded-turns.ts";
 import { workflowRollouts } from "./rollouts.ts";
 import { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
 import { rolloutEvents } from "./run-events.ts";
@@ -69,6 +70,11 @@ export interface TrainOptions {
    * batches a whole wave of turns at a time, for comparison (tests, benchmarks).
    */
   readonly continuousBatching?: boolean;
+  /**
+   * A replay's turns instead of sampling (or of the config's servers): `keyed` re-samples each
+   * turn in-process and keeps the recorded one where they agree; `recorded` takes them as given.
+   */
+  readonly replayRollouts?: { readonly mode: ReplayRollouts; readonly turns: RecordedTurns };
 }
 
 /** The run was asked to stop (Ctrl-C); every step before `step` is in the log. */
@@ -141,7 +147,8 @@ export async function runTraining(
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
     let served: ServedAdapters | undefined;
     let servers;
-    if (config.rollout?.backend === "openai") {
+    // A replay never contacts the recorded servers: its turns come from the log or the process.
+    if (config.rollout?.backend === "openai" && !options.replayRollouts) {
       const endpoints = endpointPool(config.rollout);
       served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups);
       servers = { endpoints, served };
@@ -149,6 +156,7 @@ export async function runTraining(
     const rollout = workflowRollouts(config, workflow, pool.groups, {
       continuous: options.continuousBatching,
       servers,
+      replay: options.replayRollouts,
     });
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.

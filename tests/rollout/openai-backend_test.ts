@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import { MAX_TOKENS, runInto, smokeConfig, tempFolder } from "./support.ts";
+import { MAX_TOKENS, replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 Deno.test("the smoke preset on two deno task serve processes samples the local backend's tokens", async () => {
   await using tmp = await tempFolder();
@@ -47,4 +47,19 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
   ]);
   console.log(`${servedTurns.length} turns equal; largest logprob difference ${largest}`);
   assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
+
+  // Replayed without the servers (stopped first): re-sampled with the keyed draws, then with the
+  // recorded turns as given; every event regenerates identically either way.
+  await a.stop();
+  await b.stop();
+  const store = join(tmp.root, "served.sqlite");
+  const keyed = await replayCli("served", "--store", store);
+  assert.equal(keyed.code, 0, keyed.out);
+  assert.match(keyed.out, /rollouts: keyed, re-sampled in-process/);
+  assert.match(keyed.out, /identical through step 1/);
+  const given = await replayCli("served", "--store", store, "--rollouts", "recorded");
+  assert.equal(given.code, 0, given.out);
+  assert.match(given.out, /rollouts: recorded, the log's turns taken as given/);
+  assert.match(given.out, /identical through step 1/);
+  console.log(keyed.out);
 });

@@ -69,3 +69,15 @@ export async function tempFolder(): Promise<{ root: string; adapters: string } &
     [Symbol.asyncDispose]: () => Deno.remove(root, { recursive: true }),
   };
 }
+
+/** `deno task replay ...args` as a process: its exit code and stdout. */
+export async function replayCli(...args: string[]): Promise<{ code: number; out: string }> {
+  const root = new URL("../..", import.meta.url).pathname;
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "engine/cli/replay.ts", ...args],
+    cwd: root,
+    env: { NO_COLOR: "1" },
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: r.code, out: text(r.stdout) + text(r.stderr) };
+}
