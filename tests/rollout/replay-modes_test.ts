@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startServe } from "../serve/server-process.ts";
+import { replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
+
+/**
+ * A real `deno task serve` behind a proxy that changes the last sampled token of every completion
+ * (id + 1): a server whose tokens the keyed draws do not reproduce, as vLLM's or SGLang's.
+ */
+function unreproducibleProxy(target: string): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const url = new URL(req.url);
+    const res = await fetch(target + url.pathname, {
+      method: req.method,
+      headers: req.headers,
+      body: req.method === "POST" ? await req.text() : undefined,
+    });
+    if (url.pathname !== "/v1/completions" || !res.ok) return res;
+    const body = await res.json();
+    for (const choice of body.choices) {
+      const ids: number[] = choice.token_ids;
+      if (ids.length > 0) ids[ids.length - 1] = (ids[ids.length - 1] + 1) % 200;
+    }
+    return Response.json(body);
+  });
+}
+
+Deno.test("a run on a server without keyed draws: keyed replay names the first turn that differs, recorded replay re-executes it identically", async () => {
+  await using tmp = await tempFolder();
+  await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+  await using proxy = unreproducibleProxy(server.url);
+  const store = join(tmp.root, "other.sqlite");
+  const run = await runInto(
+    smokeConfig(store, {
+      backend: "openai",
+      endpoints: [`http://127.0.0.1:${proxy.addr.port}`],
+      adapter_dir: tmp.adapters,
+    }, { steps: 1 }),
+    "other",
+  );
+  assert.equal(run.error, null, String(run.error));
+  const keyed = await replayCli("other", "--store", store);
+  assert.equal(keyed.code, 1, keyed.out);
+  assert.match(keyed.out, /rollouts: keyed/);
+  assert.match(keyed.out, /first divergent event #\d+ turn\.generated step=0/);
+  const given = await replayCli(
+    "other",
+    "--store",
+    store,
+    "--rollouts",
+    "recorded",
+    "--format",
+    "json",
+  );
+  assert.equal(given.code, 0, given.out);
+  const report = JSON.parse(given.stdout);
+  assert.equal(report.rollouts, "recorded");
+  assert.equal(report.rolloutBackend, "openai");
+  assert.equal(report.identicalRun, true);
+  assert.equal(report.identicalThrough, 0);
+});
+
+Deno.test("replay --rollouts takes keyed or recorded only", async () => {
+  const r = await replayCli("latest", "--rollouts", "vllm", "--store", ":memory-none:");
+  assert.equal(r.code, 2, r.out);
+  assert.match(r.out, /--rollouts must be keyed or recorded; got vllm/);
+});
