@@ -56,7 +56,7 @@ Deno.test("a server that is down, then dies mid-run: the run fails naming the en
     assert.match(killed.error.message, new RegExp(`rollout endpoint ${endpoint}/v1/completions`));
     assert.equal(killed.events.at(-1)!.type, "run.failed");
   }
-  await using back = await serve();
+  await using _back = await serve();
   const resumed = await runInto(config, "flaky", { resume: true });
   assert.equal(resumed.error, null, String(resumed.error));
   assert.equal(resumed.events.at(-1)!.type, "run.completed");

@@ -1,18 +1,28 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import { MAX_TOKENS, replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
+import {
+  completionProxy,
+  MAX_TOKENS,
+  replayCli,
+  runInto,
+  smokeConfig,
+  tempFolder,
+} from "./support.ts";
 
 Deno.test("the smoke preset on two deno task serve processes samples the local backend's tokens", async () => {
   await using tmp = await tempFolder();
   await using a = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
   await using b = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+  // Counting proxies in front of each: both servers must take turns.
+  await using toA = completionProxy(a.url);
+  await using toB = completionProxy(b.url);
   const local = await runInto(smokeConfig(join(tmp.root, "local.sqlite")), "local");
   assert.equal(local.error, null);
   const served = await runInto(
     smokeConfig(join(tmp.root, "served.sqlite"), {
       backend: "openai",
-      endpoints: [a.url, b.url],
+      endpoints: [toA.url, toB.url],
       adapter_dir: tmp.adapters,
     }),
     "served",
@@ -34,6 +44,8 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
   }
   const lengths = servedTurns.map((t) => t.responseTokens.length);
   assert.ok(lengths.some((n) => n < MAX_TOKENS), `no turn ended early: ${lengths}`);
+  assert.equal(toA.completions + toB.completions, servedTurns.length);
+  assert.ok(toA.completions > 0 && toB.completions > 0, `${toA.completions} / ${toB.completions}`);
   // Both servers hold the groups' last adapters, and only those (each earlier one was unloaded).
   for (const server of [a, b]) {
     const models = (await (await server.get("/v1/models")).json()).data.map((m: { id: string }) =>
@@ -45,6 +57,7 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
     "solver-v2",
     "verifier-v2",
   ]);
+  console.log(`${toA.completions} + ${toB.completions} completions;`);
   console.log(`${servedTurns.length} turns equal; largest logprob difference ${largest}`);
   assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
 

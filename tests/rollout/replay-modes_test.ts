@@ -1,39 +1,27 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import { replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
+import { completionProxy, replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 /**
- * A real `deno task serve` behind a proxy that changes the last sampled token of every completion
- * (id + 1): a server whose tokens the keyed draws do not reproduce, as vLLM's or SGLang's.
+ * Changes the last sampled token of a completion (id + 1): a server whose tokens the keyed draws
+ * do not reproduce, as vLLM's or SGLang's.
  */
-function unreproducibleProxy(target: string): Deno.HttpServer<Deno.NetAddr> {
-  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const url = new URL(req.url);
-    const res = await fetch(target + url.pathname, {
-      method: req.method,
-      headers: req.headers,
-      body: req.method === "POST" ? await req.text() : undefined,
-    });
-    if (url.pathname !== "/v1/completions" || !res.ok) return res;
-    const body = await res.json();
-    for (const choice of body.choices) {
-      const ids: number[] = choice.token_ids;
-      if (ids.length > 0) ids[ids.length - 1] = (ids[ids.length - 1] + 1) % 200;
-    }
-    return Response.json(body);
-  });
-}
+// deno-lint-ignore no-explicit-any
+const changeLastToken = (choice: any) => {
+  const ids: number[] = choice.token_ids;
+  if (ids.length > 0) ids[ids.length - 1] = (ids[ids.length - 1] + 1) % 200;
+};
 
 Deno.test("a run on a server without keyed draws: keyed replay names the first turn that differs, recorded replay re-executes it identically", async () => {
   await using tmp = await tempFolder();
   await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
-  await using proxy = unreproducibleProxy(server.url);
+  await using proxy = completionProxy(server.url, changeLastToken);
   const store = join(tmp.root, "other.sqlite");
   const run = await runInto(
     smokeConfig(store, {
       backend: "openai",
-      endpoints: [`http://127.0.0.1:${proxy.addr.port}`],
+      endpoints: [proxy.url],
       adapter_dir: tmp.adapters,
     }, { steps: 1 }),
     "other",

@@ -83,3 +83,45 @@ export async function replayCli(
   const text = (b: Uint8Array) => new TextDecoder().decode(b);
   return { code: r.code, stdout: text(r.stdout), out: text(r.stdout) + text(r.stderr) };
 }
+
+/** A proxy in front of a real server, counting and optionally rewriting its completions. */
+export interface CompletionProxy extends AsyncDisposable {
+  readonly url: string;
+  /** `/v1/completions` requests passed on so far. */
+  readonly completions: number;
+}
+
+/**
+ * Starts a proxy on 127.0.0.1 in front of `target` that passes every request on and lets
+ * `rewrite` change each `/v1/completions` choice before it goes back (a server with other
+ * numerics or other tokens than `deno task serve`).
+ *
+ * @example await using proxy = completionProxy(server.url, (choice) => choice.token_ids.reverse());
+ */
+export function completionProxy(
+  target: string,
+  // deno-lint-ignore no-explicit-any
+  rewrite: (choice: any) => void = () => {},
+): CompletionProxy {
+  let completions = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    const res = await fetch(target + path, {
+      method: req.method,
+      headers: req.headers,
+      body: req.method === "POST" ? await req.text() : undefined,
+    });
+    if (path !== "/v1/completions" || !res.ok) return res;
+    completions++;
+    const body = await res.json();
+    body.choices.forEach(rewrite);
+    return Response.json(body);
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    get completions() {
+      return completions;
+    },
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}

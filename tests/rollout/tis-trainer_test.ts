@@ -1,42 +1,26 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import { runInto, smokeConfig, tempFolder } from "./support.ts";
+import { completionProxy, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 /** Nats the proxy takes off the logprob of every even token id: a server that disagrees. */
 const SHIFT = 1;
 
-/**
- * A real `deno task serve` behind a proxy that lowers the returned logprob of every even token id
- * by SHIFT, as a server whose numerics differ from the trainer's would (on some tokens, so the
- * weights vary within a turn); tokens and everything else pass as they are.
- */
-function shiftingProxy(target: string): Deno.HttpServer<Deno.NetAddr> {
-  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const url = new URL(req.url);
-    const res = await fetch(target + url.pathname, {
-      method: req.method,
-      headers: req.headers,
-      body: req.method === "POST" ? await req.text() : undefined,
-    });
-    if (url.pathname !== "/v1/completions" || !res.ok) return res;
-    const body = await res.json();
-    for (const choice of body.choices) {
-      choice.logprobs.token_logprobs = choice.logprobs.token_logprobs.map((l: number, i: number) =>
-        choice.token_ids[i] % 2 === 0 ? l - SHIFT : l
-      );
-    }
-    return Response.json(body);
-  });
-}
+/** Lowers the returned logprob of every even token id by SHIFT: a server that disagrees. */
+// deno-lint-ignore no-explicit-any
+const lowerEvenTokens = (choice: any) => {
+  choice.logprobs.token_logprobs = choice.logprobs.token_logprobs.map((l: number, i: number) =>
+    choice.token_ids[i] % 2 === 0 ? l - SHIFT : l
+  );
+};
 
 const even = (tokens: Int32Array) => tokens.filter((t) => t % 2 === 0).length;
 
 Deno.test("TIS through the trainer: tokens whose server logprob is 1 nat low weigh min(e, cap) in the policy loss, as computed by hand", async () => {
   await using tmp = await tempFolder();
   await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
-  await using proxy = shiftingProxy(server.url);
-  const endpoint = `http://127.0.0.1:${proxy.addr.port}`;
+  await using proxy = completionProxy(server.url, lowerEvenTokens);
+  const endpoint = proxy.url;
   const run = async (cap: number) => {
     const config = smokeConfig(join(tmp.root, `cap${cap}.sqlite`), {
       backend: "openai",
