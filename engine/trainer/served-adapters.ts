@@ -90,7 +90,7 @@ export function servedAdapters(
         await onEvery(
           "/v1/load_lora_adapter",
           { lora_name: name, lora_path: dir },
-          `refused adapter ${name} (${dir})`,
+          `could not load adapter ${name} (${dir})`,
         );
         const previous = current.get(policy.id);
         current.set(policy.id, version);

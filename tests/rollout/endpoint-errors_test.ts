@@ -33,7 +33,7 @@ Deno.test("a server that is down, then dies mid-run: the run fails naming the en
   const down = await runInto(config, "flaky");
   assert.ok(down.error, "the run failed");
   assert.match(down.error.message, new RegExp(`rollout endpoint ${endpoint}/v1/load_lora_adapter`));
-  assert.match(down.error.message, /refused adapter solver-v0 .*cannot be reached/);
+  assert.match(down.error.message, /could not load adapter solver-v0 .*cannot be reached/);
   const failed = down.events.at(-1)!;
   assert.equal(failed.type, "run.failed");
   assert.match(
@@ -78,8 +78,69 @@ Deno.test("a server that refuses the adapter (no --lora-dir): the run fails nami
   assert.ok(r.error);
   assert.match(
     r.error.message,
-    new RegExp(`rollout endpoint ${server.url}/v1/load_lora_adapter: refused adapter solver-v0`),
+    new RegExp(
+      `rollout endpoint ${server.url}/v1/load_lora_adapter: could not load adapter solver-v0`,
+    ),
   );
   assert.match(r.error.message, /HTTP 403: .*--lora-dir/);
+  assert.equal(r.events.at(-1)!.type, "run.failed");
+});
+
+Deno.test("a server that does not answer within timeout_s fails the run naming it; the API key of api_key_env goes as a bearer token", async () => {
+  await using tmp = await tempFolder();
+  const seen: (string | null)[] = [];
+  // Takes every request, says nothing for 5 s: a hung server.
+  await using hung = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      seen.push(req.headers.get("authorization"));
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      return new Response("{}");
+    },
+  );
+  const endpoint = `http://127.0.0.1:${hung.addr.port}`;
+  Deno.env.set("POLYRL_TEST_ROLLOUT_KEY", "sk-test-123");
+  try {
+    const r = await runInto(
+      smokeConfig(join(tmp.root, "hung.sqlite"), {
+        backend: "openai",
+        endpoints: [endpoint],
+        adapter_dir: tmp.adapters,
+        timeout_s: 0.5,
+        api_key_env: "POLYRL_TEST_ROLLOUT_KEY",
+      }),
+      "hung",
+    );
+    assert.ok(r.error);
+    assert.match(
+      r.error.message,
+      new RegExp(
+        `rollout endpoint ${endpoint}/v1/load_lora_adapter: .*no answer within ` +
+          "rollout.timeout_s = 0.5 s",
+      ),
+    );
+    assert.equal(r.events.at(-1)!.type, "run.failed");
+    assert.ok(seen.length > 0 && seen.every((h) => h === "Bearer sk-test-123"), String(seen));
+  } finally {
+    Deno.env.delete("POLYRL_TEST_ROLLOUT_KEY");
+  }
+});
+
+Deno.test("api_key_env naming a variable that is not set fails the run at its start, saying so", async () => {
+  await using tmp = await tempFolder();
+  const r = await runInto(
+    smokeConfig(join(tmp.root, "nokey.sqlite"), {
+      backend: "openai",
+      endpoints: ["http://127.0.0.1:9"],
+      adapter_dir: tmp.adapters,
+      api_key_env: "POLYRL_TEST_UNSET_KEY",
+    }),
+    "nokey",
+  );
+  assert.ok(r.error);
+  assert.match(
+    r.error.message,
+    /rollout.api_key_env names POLYRL_TEST_UNSET_KEY, which is not set/,
+  );
   assert.equal(r.events.at(-1)!.type, "run.failed");
 });
