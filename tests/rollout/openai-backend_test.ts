@@ -46,6 +46,8 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
   assert.ok(lengths.some((n) => n < MAX_TOKENS), `no turn ended early: ${lengths}`);
   assert.equal(toA.completions + toB.completions, servedTurns.length);
   assert.ok(toA.completions > 0 && toB.completions > 0, `${toA.completions} / ${toB.completions}`);
+  // Episodes run concurrently: more than one request at a time reached a server.
+  assert.ok(Math.max(toA.peak, toB.peak) > 1, `peaks ${toA.peak} / ${toB.peak}`);
   // Both servers hold the groups' last adapters, and only those (each earlier one was unloaded).
   for (const server of [a, b]) {
     const models = (await (await server.get("/v1/models")).json()).data.map((m: { id: string }) =>

@@ -23,10 +23,12 @@ Deno.test("a run on a server without keyed draws: keyed replay names the first t
       backend: "openai",
       endpoints: [proxy.url],
       adapter_dir: tmp.adapters,
+      max_in_flight: 1,
     }, { steps: 1 }),
     "other",
   );
   assert.equal(run.error, null, String(run.error));
+  assert.equal(proxy.peak, 1, "max_in_flight 1: one request at a time");
   const keyed = await replayCli("other", "--store", store);
   assert.equal(keyed.code, 1, keyed.out);
   assert.match(keyed.out, /rollouts: keyed/);

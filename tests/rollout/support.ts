@@ -89,6 +89,8 @@ export interface CompletionProxy extends AsyncDisposable {
   readonly url: string;
   /** `/v1/completions` requests passed on so far. */
   readonly completions: number;
+  /** The most `/v1/completions` requests that were in flight at once. */
+  readonly peak: number;
 }
 
 /**
@@ -104,14 +106,23 @@ export function completionProxy(
   rewrite: (choice: any) => void = () => {},
 ): CompletionProxy {
   let completions = 0;
+  let inFlight = 0;
+  let peak = 0;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const path = new URL(req.url).pathname;
-    const res = await fetch(target + path, {
-      method: req.method,
-      headers: req.headers,
-      body: req.method === "POST" ? await req.text() : undefined,
-    });
-    if (path !== "/v1/completions" || !res.ok) return res;
+    const completion = path === "/v1/completions";
+    if (completion) peak = Math.max(peak, ++inFlight);
+    let res: Response;
+    try {
+      res = await fetch(target + path, {
+        method: req.method,
+        headers: req.headers,
+        body: req.method === "POST" ? await req.text() : undefined,
+      });
+    } finally {
+      if (completion) inFlight--;
+    }
+    if (!completion || !res.ok) return res;
     completions++;
     const body = await res.json();
     body.choices.forEach(rewrite);
@@ -121,6 +132,9 @@ export function completionProxy(
     url: `http://127.0.0.1:${server.addr.port}`,
     get completions() {
       return completions;
+    },
+    get peak() {
+      return peak;
     },
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
