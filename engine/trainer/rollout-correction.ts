@@ -6,7 +6,7 @@
  * each token's policy loss by min(pi_trainer / pi_rollout, cap), detached. This follows veRL
  * (volcengine/verl at b178a3cd): verl/trainer/ppo/rollout_corr_helper.py line 779 (log_ratio =
  * old_log_prob - rollout_log_prob, the trainer's recomputed old logprobs over the rollout's),
- * lines 530-533 (per-token weight exp of the log ratio clamped to +-SAFETY_BOUND = 20, line 75),
+ * lines 530-534 (per-token weight exp of the log ratio clamped to +-SAFETY_BOUND = 20, line 75),
  * line 562 (weights.clamp(max=rollout_is_threshold), the cap; default 2.0, line 485), and
  * verl/trainer/ppo/core_algos.py lines 1238-1239 (pg_losses * rollout_is_weights, before the
  * loss aggregation; the KL and entropy terms are not weighted).
