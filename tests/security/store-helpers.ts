@@ -7,7 +7,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { type NewEvent, openStore, sha256Hex } from "../../events/mod.ts";
 import { stepEvent, turnEvent } from "../events/sample-events.ts";
-import { appendRun, runSpec } from "../analysis/fixtures/fill-store.ts";
+import { runSpec } from "../analysis/fixtures/fill-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 /** sha256 (hex) of every file under `dir`, by path relative to it; folders listed with "dir". */
 export async function fingerprint(dir: string): Promise<Record<string, string>> {
@@ -104,7 +105,7 @@ export async function runsStore(target: string, runIds: readonly string[]): Prom
   try {
     for (const runId of runIds) {
       const spec = runSpec({ runId });
-      await appendRun(store, spec);
+      await writeFakeRun(store, spec);
       for (const { wg } of spec.agents) {
         await store.blobs.put(new TextEncoder().encode(`blob/${runId}/${wg}`));
       }

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -45,7 +45,10 @@ Deno.test({
       ]);
       {
         await using store = await openStore(path);
-        await writeWebRun(store, { ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true });
+        await writeFakeRun(
+          store,
+          dashboardRun({ ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true }),
+        );
       }
       await page.locator('[data-status="completed"]').waitFor({ timeout: 20_000 });
       await page.locator('[data-steps="5"]').waitFor();

@@ -8,8 +8,8 @@ import { type NewEvent, openStore } from "../../events/mod.ts";
 import { NOT_RECORDED } from "../../web/pages/trajectory-task.tsx";
 import { asTrajectoryV1, trajectoryV1Catalogue } from "../events/fixtures/trajectory-v1.ts";
 import { runCli } from "../support/run-cli.ts";
-import { dashboardAppOver } from "./fixtures/dashboard-store.ts";
-import { webRunEvents } from "./fixtures/web-run.ts";
+import { fakeRunEvents } from "../support/fake-run.ts";
+import { dashboardAppOver, dashboardRun } from "./fixtures/dashboard-store.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "polyrl-web-question-" });
 const path = `${dir}/events.sqlite`;
@@ -20,8 +20,8 @@ const trained = await runCli(
 assert.equal(trained.code, 0, trained.stderr);
 {
   await using old = await openStore(path, { catalogue: trajectoryV1Catalogue });
-  const spec = { runId: "q-old", seed: 3, estimator: "grpo", steps: 1, prompts: 2, samples: 2 };
-  for (const events of webRunEvents({ ...spec, evalEvery: 1 })) {
+  const spec = { runId: "q-old", seed: 3, estimator: "grpo", steps: 1, prompts: 2, groupSize: 2 };
+  for (const events of fakeRunEvents(dashboardRun({ ...spec, evalEvery: 1 }))) {
     await old.append("q-old", events.map(asTrajectoryV1));
   }
 }
