@@ -93,7 +93,9 @@ Deno.test("projections: every event lands in its table; runs and evals read righ
           },
         ],
       );
-      // avg@k per benchmark recomputed from the appended evaluation events.
+      // avg@k per benchmark recomputed from the appended evaluation events: two benchmarks
+      // evaluated after the last step of each run.
+      assert.equal(events.filter((e) => e.type === "evaluation.completed").length, 2 * 2);
       for (const e of events) {
         if (e.type !== "evaluation.completed") continue;
         const expected = e.data.problems.reduce((s, p) => s + p.c / p.n, 0) /
@@ -310,6 +312,7 @@ Deno.test("projections: reinforce++ batch statistics are the step's, on every pr
          AND t.phase = 'rollout' AND t.trajectory = a.trajectory AND t.turn = a.turn
        WHERE a.run_id = 'rpp' GROUP BY a.step ORDER BY a.step`,
     );
+    assert.equal(check.length, 3, "one row per step");
     for (const r of check) {
       assert.equal(Number(r.batch_n), Number(r.tokens));
       near(r.batch_mu, r.mu as number);
@@ -396,6 +399,7 @@ Deno.test("projections: PPO mini-batches are several updates per step, their row
          SELECT step, wg, epoch, mini_batch, count(*) AS n FROM grad_step_rows
          WHERE run_id = 'ppo' GROUP BY ALL) GROUP BY step, wg, epoch`,
     );
+    assert.ok(sizes.length > 0, "no mini-batch to compare");
     assert.ok(sizes.every((s) => Number(s.spread) <= 1));
     const [{ moved }] = await all(
       conn,
@@ -429,6 +433,7 @@ Deno.test("projections: PPO mini-batches are several updates per step, their row
     const db = new Kysely<AnalysisDb>({ dialect: new DuckDBDialect({ instance }) });
     try {
       const [summary] = await loadRunSummaries(db, ["ppo"]);
+      assert.equal(summary.gradNorms.length, 2, "both worker groups");
       for (const wg of summary.gradNorms) {
         const recorded = grads.flatMap((e) =>
           e.type === "gradient_step.applied" && e.data.workerGroup === wg.wg

@@ -243,9 +243,10 @@ Deno.test("tags and hiding are events in their own stream; runs lists and filter
   assert.equal(annotations.length, 7);
   assert.equal(annotations[5], '6 run.tagged {"runId":"a","seq":6,"tag":"baseline"}');
   // The runs' own streams are untouched, and the whole log still verifies.
-  for (const h of await reread.streams()) {
-    if (h.stream !== ANNOTATIONS_STREAM) assert.equal(h.version, heads.get(h.stream));
-  }
+  const runStreams = (await reread.streams()).filter((h) => h.stream !== ANNOTATIONS_STREAM);
+  assert.deepEqual(runStreams.map((h) => h.stream).sort(), [...heads.keys()].sort());
+  assert.equal(heads.size, 2);
+  for (const h of runStreams) assert.equal(h.version, heads.get(h.stream));
   // The generated runs refer to checkpoint blobs they never stored: those are the only problems.
   const report = await reread.verify();
   assert.equal(report.events, [...heads.values()].reduce((a, b) => a + b, 0) + 7);

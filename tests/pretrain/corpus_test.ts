@@ -117,8 +117,10 @@ Deno.test("items are pure functions of (seed, index) and follow the mixture", ()
 });
 
 Deno.test("loss spans cover exactly the replies; prompts are never learned", () => {
+  const kinds = new Set<string>();
   for (let i = 0; i < 60; i++) {
     const item = corpusItem(source, i);
+    kinds.add(item.kind === "drill" ? "drill" : "chat");
     assert.equal(item.lossSpans.length, 1);
     const [from, to] = item.lossSpans[0];
     const learned = tokenizer.decode(item.tokens.slice(from, to) as number[]);
@@ -130,6 +132,7 @@ Deno.test("loss spans cover exactly the replies; prompts are never learned", () 
       assert.ok(tokenizer.decode(item.tokens.slice(0, from) as number[]).endsWith("assistant\n"));
     }
   }
+  assert.deepEqual([...kinds].sort(), ["chat", "drill"], "both branches above were checked");
 });
 
 Deno.test("packRows fills rows with whole items in order, and walks the corpus without gaps", () => {

@@ -113,7 +113,11 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
   close(byKey["0:c1"][1], 1.5);
   close(byKey["1:c1"][1], 1.5);
   assert.deepEqual(c.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
-  assert.ok(c.advantages.agents.every((a) => a.multiplier === null), "MADA has no Lemma 4.2");
+  assert.deepEqual(
+    c.advantages.agents.map((a) => a.multiplier),
+    [null, null, null],
+    "MADA has no Lemma 4.2",
+  );
 
   // The config's weights, not the paper's: accuracy 1 and no length part gives A_C = acc - acc_G.
   const plain = credit("4", episodes, "mada", { accuracy: 1 });
@@ -128,7 +132,7 @@ Deno.test("all-equal rewards give zero advantages, never NaN", () => {
   };
   for (const estimator of ["grpo", "dr-mas", "dr-grpo", "rloo", "reinforce++"] as const) {
     const c = credit("4", [ep, ep, ep], estimator);
-    for (const a of c.advantages.actions) assert.equal(a.advantage, 0, estimator);
+    assert.deepEqual(c.advantages.actions.map((a) => a.advantage), [0, 0, 0], estimator);
   }
 });
 
@@ -151,6 +155,7 @@ Deno.test("GRPO in a sigma = 0 group normalizes the penalized trajectory scores,
   const sigma = Math.sqrt(0.00046875);
   close(c.advantages.global.mu, 0.9875);
   close(c.advantages.global.sigma, sigma);
+  assert.equal(c.advantages.actions.length, 8);
   for (const a of c.advantages.actions) {
     close(a.score, a.sample === 0 ? 0.95 : 1);
     close(a.advantage, a.sample === 0 ? -0.0375 / (sigma + 1e-6) : 0.0125 / (sigma + 1e-6));

@@ -128,6 +128,7 @@ Deno.test("run page: an eval run shows its protocol and its evaluation trajector
     e.type === "turn.generated" ? [e.data.text] : []
   );
   const escape = (t: string) => t.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
+  assert.ok(texts.length >= logged.length, `${texts.length} turns`);
   for (const t of texts) assert.ok(body.includes(`<td class="text">${escape(t)}</td>`), t);
   // Above each trajectory: the question the evaluator asked and its gold answer, as logged.
   for (const e of await runEvents(MIXED_RUNS.eval)) {

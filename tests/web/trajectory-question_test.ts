@@ -63,7 +63,10 @@ for (const phase of ["rollout", "eval"]) {
     assert.ok(want.length > 0);
     const shown = blocks(await get(`/runs/q-new?phase=${phase}&step=0`));
     assert.equal(shown.size, Math.min(want.length, 8));
-    for (const t of want.filter((t) => shown.has(t.trajectory))) {
+    // Every shown block is a logged trajectory, so the loop below checks each of them.
+    const checked = want.filter((t) => shown.has(t.trajectory));
+    assert.equal(checked.length, shown.size);
+    for (const t of checked) {
       assert.ok(t.question !== null && t.question.length > 0, "the engine records the question");
       assert.ok(t.gold !== null, "every smoke task has a reference answer");
       const block = shown.get(t.trajectory)!;
