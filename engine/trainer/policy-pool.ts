@@ -30,6 +30,7 @@ import {
   loraSpec,
   MODEL_IO,
   paramCount,
+  type ParamFeeds,
   runnerFeeds,
   trainableParams,
   trainStepConfig,
@@ -317,6 +318,32 @@ function optimizerStateNames(params: readonly { name: string }[]): string[] {
   return [...params.flatMap((p) => [IO.adamM(p.name), IO.adamV(p.name)]), IO.adamStep];
 }
 
+/**
+ * A policy's `generate`: `generator` over the weights `feeds` returns at call time (an update
+ * changes them), stopping at the tokenizer's end tokens and padding with its pad token.
+ *
+ * @example
+ * ```ts
+ * const generate = generateWith(generator, tokenizer, () => base.feeds);
+ * const rows = await generate([[1, 2, 3]], sampling);
+ * ```
+ */
+export function generateWith(
+  generator: Generator,
+  tokenizer: HfTokenizer,
+  feeds: () => ParamFeeds,
+): GroupPolicy["generate"] {
+  return (prompts, sampling) =>
+    generator.generate(feeds(), {
+      prompts,
+      maxTokens: sampling.maxTokens,
+      temperature: sampling.temperature,
+      choose: sampling.choose,
+      stopTokenIds: tokenizer.eosTokenIds,
+      padTokenId: tokenizer.padTokenId ?? 0,
+    });
+}
+
 function groupPolicy(
   wg: WorkerGroup,
   seed: number,
@@ -360,15 +387,11 @@ function groupPolicy(
     parameterCount: paramCount(allParams(spec)),
     trainableParameterCount: runner ? paramCount(trained) : 0,
     loraDropout,
-    generate: (prompts, sampling) =>
-      generator.generate(runner ? runnerFeeds(spec, runner) : base!.feeds, {
-        prompts,
-        maxTokens: sampling.maxTokens,
-        temperature: sampling.temperature,
-        choose: sampling.choose,
-        stopTokenIds: tokenizer.eosTokenIds,
-        padTokenId: tokenizer.padTokenId ?? 0,
-      }),
+    generate: generateWith(
+      generator,
+      tokenizer,
+      () => runner ? runnerFeeds(spec, runner) : base!.feeds,
+    ),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
     updateInParts: async (batch, hyper, parts, key) =>
       await trainer("updateInParts").stepInParts(batch, hyper, parts, masks(key)),

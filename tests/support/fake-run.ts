@@ -7,7 +7,7 @@
  * very objects it yields; dashboard tests and the benchmarks fill real stores with it.
  */
 import { evenChunks } from "../../engine/trainer/worker-group-update.ts";
-import { rewardEvent, trajectoryId } from "../../engine/trainer/run-events.ts";
+import { advantagesEvent, rewardEvent, trajectoryId } from "../../engine/trainer/run-events.ts";
 import {
   baselineStatistics,
   type GroupTrajectory,
@@ -397,40 +397,7 @@ export function* fakeRunEvents(spec: FakeRunSpec, batch = 2000): Generator<NewEv
     if (batchGroups.length > 0) {
       // REINFORCE++-baseline as the engine computes it: one batch whitening for the step.
       const perPrompt = reinforcePlusPlusAdvantages(batchGroups, { sigma, eps });
-      for (const [prompt, g] of perPrompt.entries()) {
-        yield* emit({
-          type: "advantages.computed",
-          data: {
-            step,
-            prompt,
-            estimator: g.estimator,
-            scope: g.scope,
-            sigmaConvention: sigma,
-            eps,
-            baseline: {
-              global: g.global,
-              perAgent: Object.fromEntries(
-                g.agents.map((a) => [a.agent, {
-                  mu: a.mu,
-                  sigma: a.sigma,
-                  n: a.n,
-                  multiplier: a.multiplier,
-                }]),
-              ),
-              batch: g.batch ?? null,
-            },
-            advantages: g.actions.map((a) => ({
-              trajectory: trajectoryId("rollout", step, prompt, a.sample),
-              sample: a.sample,
-              agent: a.agent,
-              turn: a.turn,
-              reward: a.reward,
-              score: a.score,
-              advantage: a.advantage,
-            })),
-          },
-        });
-      }
+      for (const [prompt, g] of perPrompt.entries()) yield* emit(advantagesEvent(step, prompt, g));
     }
     const { epochs, miniBatches } = spec.updates ?? { epochs: 1, miniBatches: 1 };
     for (const wg of wgs) {
