@@ -321,11 +321,12 @@ Deno.test({
       assert.deepEqual(
         await runQuery(
           page,
-          "SELECT count(*) AS n FROM turns WHERE run_id = 'drmas-s1'",
+          "SELECT count(*) AS n FROM turns WHERE run_id = 'drmas-s1' AND phase = 'rollout'",
           "browser",
         ),
         [],
       );
+      // 6 steps x 2 prompts x 4 samples x 2 agents.
       assert.match(await page.locator(".result .scroll tbody").innerText(), /^96$/m);
       assert.deepEqual(errors, []);
       console.log(`screenshots in ${shots}`);
