@@ -12,7 +12,7 @@ import { catchUp } from "../../analysis/projections/projector.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
 import { criticImprovementOfRun } from "../../analysis/queries/critic-query.ts";
 import { runSpec, tempStore } from "./fixtures/fill-store.ts";
-import { type FakeRunSpec, writeFakeRun } from "../support/fake-run.ts";
+import { FAKE_RUNTIME, type FakeRunSpec, writeFakeRun } from "../support/fake-run.ts";
 
 const config = {
   estimator: "mada_rl",
@@ -33,17 +33,7 @@ function started(): NewEvent {
       configHash: hashConfig(config),
       seed: 7,
       codeVersion: "views-test",
-      runtime: {
-        deno: "2.9.6",
-        v8: "x",
-        typescript: "x",
-        onnxruntime: null,
-        executionProvider: "cpu",
-        adapter: null,
-        threads: 1,
-        os: "linux",
-        arch: "x86_64",
-      },
+      runtime: FAKE_RUNTIME,
     },
   };
 }

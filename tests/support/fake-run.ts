@@ -91,6 +91,19 @@ function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
 
 const hash = (s: string) => sha256Hex(new TextEncoder().encode(s));
 
+/** The runtime a fake `run.started` records: one CPU thread, no ONNX Runtime. */
+export const FAKE_RUNTIME = Object.freeze({
+  deno: "2.9.6",
+  v8: "test",
+  typescript: "test",
+  onnxruntime: null,
+  executionProvider: "cpu",
+  adapter: null,
+  threads: 1,
+  os: "linux",
+  arch: "x86_64",
+});
+
 /** The config a generated run starts with. */
 export function fakeRunConfig(spec: FakeRunSpec): Record<string, unknown> {
   return {
@@ -282,17 +295,7 @@ export function* fakeRunEvents(spec: FakeRunSpec, batch = 2000): Generator<NewEv
         configHash: hashConfig(config),
         seed: spec.seed,
         codeVersion: "fake-run",
-        runtime: {
-          deno: "2.9.6",
-          v8: "test",
-          typescript: "test",
-          onnxruntime: null,
-          executionProvider: "cpu",
-          adapter: null,
-          threads: 1,
-          os: "linux",
-          arch: "x86_64",
-        },
+        runtime: FAKE_RUNTIME,
       },
     });
     for (const wg of wgs) {
