@@ -10,6 +10,8 @@
  * const base = model.uploadBase(runtime, spec, hf.tensors);
  * const gen = await model.createGenerator(runtime, spec);
  * const rows = await gen.generate({ ...base.feeds, ...model.adapterHostFeeds(spec, adapter) }, request);
+ * const batch = gen.openBatch(base.feeds, { stepping: "auto" }); // continuous batching (a server)
+ * const row = await batch.submit({ prompt, maxTokens: 32, temperature: 1, choose }).result;
  * const step = buildTrainStep({ ...model.trainStepConfig(spec), kl: null }, "fused");
  */
 export { ModelError } from "./errors.ts";
@@ -39,6 +41,8 @@ export {
   trainableParams,
 } from "./parameters.ts";
 export {
+  buildCacheRowsGraph,
+  buildCacheSpliceGraph,
   buildDecodeGraph,
   buildLogitsGraph,
   buildLogprobGraph,
@@ -70,14 +74,21 @@ export {
 } from "./supervised.ts";
 export {
   createGenerator,
-  type FinishReason,
-  type GeneratedRow,
   type GenerationRequest,
   type Generator,
-  type StopStrings,
   type TokenChooser,
-  tokenLogprob,
 } from "./generate.ts";
+export {
+  type BatchOptions,
+  type ContinuousBatch,
+  type FinishReason,
+  type GeneratedRow,
+  type Sequence,
+  type SequenceOutcome,
+  type SequenceRequest,
+  type StopStrings,
+  tokenLogprob,
+} from "./continuous-batch.ts";
 export {
   EMBEDDED_MODEL_CONFIG_JSON,
   EMBEDDED_MODEL_DIR,

@@ -294,12 +294,10 @@ async function recordSeeds(
     ], { expectedVersion: 0 });
     options.onRunStarted?.(run, config.seed);
     let done = 0;
-    const rollouts = workflowRollouts(
-      config,
-      workflow,
-      groups,
-      () => options.onProgress?.({ seed: config.seed, run, done: ++done, total: episodes }),
-    );
+    const rollouts = workflowRollouts(config, workflow, groups, {
+      onEpisode: () =>
+        options.onProgress?.({ seed: config.seed, run, done: ++done, total: episodes }),
+    });
     try {
       const { events, metrics } = await evaluate(config, plan.tasks, step, rollouts);
       const end: NewEvent = { type: "run.completed", data: { steps: 0, metrics } };

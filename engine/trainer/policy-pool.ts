@@ -19,7 +19,9 @@ import {
   allParams,
   baseHostFeeds,
   type BaseWeights,
+  type BatchOptions,
   buildLogprobGraph,
+  type ContinuousBatch,
   createGenerator,
   type DecoderSpec,
   decoderSpec,
@@ -94,6 +96,11 @@ export interface GroupPolicy {
   readonly loraDropout: number;
   /** Samples continuations of every prompt with the group's current weights (no dropout). */
   generate(prompts: readonly (readonly number[])[], sampling: Sampling): Promise<GeneratedRow[]>;
+  /**
+   * A continuous decode batch on the group's current weights (no dropout), padding with the
+   * tokenizer's pad token; close it before the weights change (an update).
+   */
+  openBatch(options: Pick<BatchOptions, "maxRows" | "admission">): ContinuousBatch;
   /**
    * Per-token logprobs of the batch's targets under the base model at the sampling temperature
    * (veRL's reference compute_log_prob uses the rollout temperature): the KL reference.
@@ -344,6 +351,25 @@ export function generateWith(
     });
 }
 
+/**
+ * A policy's `openBatch`: a continuous batch over the weights `feeds` returns when it opens (a
+ * batch lives within one rollout phase, between updates), padding with the tokenizer's pad token.
+ *
+ * @example
+ * ```ts
+ * const openBatch = openBatchWith(generator, tokenizer, () => base.feeds);
+ * const batch = openBatch({ maxRows: 64, admission: "doubling" });
+ * ```
+ */
+export function openBatchWith(
+  generator: Generator,
+  tokenizer: HfTokenizer,
+  feeds: () => ParamFeeds,
+): GroupPolicy["openBatch"] {
+  return (options) =>
+    generator.openBatch(feeds(), { ...options, padTokenId: tokenizer.padTokenId ?? 0 });
+}
+
 function groupPolicy(
   wg: WorkerGroup,
   seed: number,
@@ -378,6 +404,8 @@ function groupPolicy(
     }
     return out;
   };
+  // An update changes the runner's weights, so policies read them at each call.
+  const feeds = () => runner ? runnerFeeds(spec, runner) : base!.feeds;
   const policy: GroupPolicy = {
     id: wg.id,
     agents: wg.agents,
@@ -387,11 +415,8 @@ function groupPolicy(
     parameterCount: paramCount(allParams(spec)),
     trainableParameterCount: runner ? paramCount(trained) : 0,
     loraDropout,
-    generate: generateWith(
-      generator,
-      tokenizer,
-      () => runner ? runnerFeeds(spec, runner) : base!.feeds,
-    ),
+    generate: generateWith(generator, tokenizer, feeds),
+    openBatch: openBatchWith(generator, tokenizer, feeds),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
     updateInParts: async (batch, hyper, parts, key) =>
       await trainer("updateInParts").stepInParts(batch, hyper, parts, masks(key)),

@@ -62,6 +62,11 @@ export interface TrainOptions {
   /** Stop after this step (default: the config's last); only a run that reaches the end sends
    * `run.completed`. */
   readonly lastStep?: number;
+  /**
+   * Rollout requests join the running decode batches between steps (default true); false
+   * batches a whole wave of turns at a time, for comparison (tests, benchmarks).
+   */
+  readonly continuousBatching?: boolean;
 }
 
 /** The run was asked to stop (Ctrl-C); every step before `step` is in the log. */
@@ -132,7 +137,9 @@ export async function runTraining(
   let stage: TrainProgress["stage"] = "rollout";
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
-    const rollout = workflowRollouts(config, workflow, pool.groups);
+    const rollout = workflowRollouts(config, workflow, pool.groups, {
+      continuous: options.continuousBatching,
+    });
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);

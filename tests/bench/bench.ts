@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   random: () => import("./random-bench.ts"),
   train: () => import("./train-bench.ts"),
   replay: () => import("../replay/replay-bench.ts"),
+  serve: () => import("./serve-bench.ts"),
   web: () => import("../web/bench-web.ts"),
 };
 
