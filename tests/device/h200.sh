@@ -4,7 +4,8 @@
 #   - the WebGPU adapter (vendor, architecture, fallback flag, limits, shader-f16);
 #   - `deno task bench onnx` and `bench models` on webgpu;
 #   - the real-size shapes of tests/device/shapes.json (Qwen2.5-0.5B and 1.5B): LoRA r 16 train
-#     step at 8x512 and 32x512 (micro-batches of 8), generation of 64 sequences x 256 new tokens
+#     step at 8x512 and 32x512 (in micro-batches whose logits fit one WebGPU storage binding:
+#     8 x 512 x 151936 float32 is 2.5 GB), generation of 64 sequences x 256 new tokens
 #     with the KV cache, webgpu float32 and, where the adapter has shader-f16, a float16 base;
 #   - the same shapes with PyTorch + PEFT on the same GPU (eager, float32 and bfloat16);
 # and write every figure to OUTDIR/figures.json (the ratios ours / PyTorch included) and a log
@@ -117,7 +118,7 @@ fi
 stage() {
   local name="$1" limit="$2"
   shift 2
-  local now left rc t0
+  local now left rc t0 load
   now=$(date +%s)
   left=$((deadline - now))
   [ "$left" -lt "$limit" ] && limit="$left"
@@ -126,8 +127,9 @@ stage() {
     echo "{\"stage\":\"$name\",\"status\":\"skipped\",\"reason\":\"out of time\"}" >>"$stages"
     return
   fi
-  say "stage $name (timeout ${limit}s): $*"
+  say "stage $name (timeout ${limit}s; load average $(cut -d' ' -f1-3 /proc/loadavg)): $*"
   t0=$(date +%s)
+  load="$(cut -d' ' -f1-3 /proc/loadavg)"
   stage_out="$work/stage-$(date +%s%N).txt"
   timeout -k 5 "$limit" "$@" 2>&1 | tee "$stage_out"
   rc=${PIPESTATUS[0]}
@@ -135,8 +137,8 @@ stage() {
   [ "$rc" = 124 ] || [ "$rc" = 137 ] && status=timeout
   [ "$status" = ok ] && [ "$rc" != 0 ] && status=failed
   say "stage $name: $status (exit $rc, $(($(date +%s) - t0)) s)"
-  printf '{"stage":"%s","status":"%s","exit":%s,"seconds":%s,"output":"%s"}\n' \
-    "$name" "$status" "$rc" "$(($(date +%s) - t0))" "$stage_out" >>"$stages"
+  printf '{"stage":"%s","status":"%s","exit":%s,"seconds":%s,"loadAverage":"%s","output":"%s"}\n' \
+    "$name" "$status" "$rc" "$(($(date +%s) - t0))" "$load" "$stage_out" >>"$stages"
 }
 
 # skip NAME REASON: a stage that cannot run here, said so in figures.json.
@@ -174,7 +176,7 @@ peer=("$python" tests/device/torch_peer.py "${shapes[@]}" --out "$lines")
 
 if [ "$mode" = device ]; then
   # Priorities first: the 0.5B shape and its peer, then the 1.5B shape, then the small benches.
-  big=(--train 8x512,32x512 --micro-batch 8 --steps 1 --generate 64x256 --prompt 32)
+  big=(--train 8x512,32x512 --micro-batch auto --steps 1 --generate 64x256 --prompt 32)
   for shape in qwen2.5-0.5b qwen2.5-1.5b; do
     stage "ours $shape float32" 100 "${ours[@]}" --shape "$shape" --dtype float32 --graphs "${big[@]}"
     for dtype in float32 bfloat16; do
@@ -191,12 +193,24 @@ if [ "$mode" = device ]; then
   stage "bench models" 90 deno task bench --backend webgpu models
 elif [ "$mode" = cpu ]; then
   [ -z "$python" ] && skip "torch" "no python3 with torch here (apt-get install python3-torch)"
+  # Debian's python3-torch calls whatever libblas.so.3 the system has, by default the reference
+  # BLAS (libblas3), a strawman for matrix products. The peer runs on OpenBLAS instead, unpacked
+  # into .peer-blas/ and put first on its library path only (the system stays as it is).
+  blas="$root/.peer-blas/usr/lib/x86_64-linux-gnu/openblas-pthread"
+  if [ -n "$python" ] && [ ! -f "$blas/libblas.so.3" ]; then
+    mkdir -p "$root/.peer-blas"
+    (cd "$work" && apt-get -qq -oAPT::Sandbox::User=root download libopenblas0-pthread &&
+      dpkg -x libopenblas0-pthread_*.deb "$root/.peer-blas") ||
+      say "no OpenBLAS for the peer (apt-get download failed): it runs on the system BLAS"
+  fi
   for shape in qwen2.5-0.5b qwen2.5-1.5b; do
     gen=$([ "$shape" = qwen2.5-0.5b ] && echo 4x32 || echo 2x16)
     stage "ours $shape cpu float32" 900 "${ours[@]}" --shape "$shape" --backend cpu --threads 2 \
       --dtype float32 --train 1x128 --steps 1 --generate "$gen" --prompt 32
-    [ -n "$python" ] && stage "torch $shape cpu float32" 600 "${peer[@]}" --shape "$shape" \
-      --device cpu --threads 2 --dtype float32 --train 1x128 --steps 1 --generate "$gen" --prompt 32
+    [ -n "$python" ] && stage "torch $shape cpu float32" 900 \
+      env LD_LIBRARY_PATH="$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OPENBLAS_NUM_THREADS=2 \
+      "${peer[@]}" --shape "$shape" --device cpu --threads 2 --dtype float32 --train 1x128 \
+      --steps 1 --generate "$gen" --prompt 32
   done
 else
   tiny=(--shape tiny --backend webgpu --train 2x32,4x32 --micro-batch 2 --steps 1 --generate 4x8 --prompt 8)

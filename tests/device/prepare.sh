@@ -3,7 +3,8 @@
 # network, no Deno and no Vulkan loader, and prints its sizes:
 #   deno.xz              the Deno binary of the pinned npm package (@deno/linux-x64-glibc)
 #   node_modules.tar.xz  the node_modules the device steps import, onnxruntime-web cut to the
-#                        files its WebGPU build loads (onnxruntime-node stays behind: the cpu
+#                        files its WebGPU build loads: the bundle its ./webgpu export names and
+#                        the asyncify loader and WASM it imports (onnxruntime-node stays behind: the cpu
 #                        backend is not run there)
 #   vulkan/*.deb         Debian's Vulkan loader (amd64), unpacked there with dpkg -x
 # The tree that travels (tracked files + .device) must stay under the device tool's 64 MiB.
@@ -45,7 +46,8 @@ fi
 
 # 2. node_modules: the packages the device entry points import and everything they link to.
 #    onnxruntime-node is left out (cpu backend; 46 MB of native library), onnxruntime-web is cut
-#    to the bundle its ./webgpu export names and the asyncify WASM that bundle loads.
+#    to the bundle its ./webgpu export names and the asyncify loader and WASM that bundle loads
+#    (step 4 proves that set complete: drop one and the bare copy fails to load a model).
 if [ ! -d node_modules/.deno ]; then
   echo "prepare.sh: node_modules/ is missing; run deno install --frozen first" >&2
   exit 1
@@ -77,8 +79,8 @@ for name in "${roots[@]}"; do
   cp -a "node_modules/$name" "$nm/$name"
 done
 ortweb="$(ls -d "$nm"/.deno/onnxruntime-web@*/node_modules/onnxruntime-web)"
-find "$ortweb/dist" -type f \
-  ! -name ort.webgpu.bundle.min.mjs ! -name ort-wasm-simd-threaded.asyncify.wasm -delete
+find "$ortweb/dist" -type f ! -name ort.webgpu.bundle.min.mjs \
+  ! -name ort-wasm-simd-threaded.asyncify.mjs ! -name ort-wasm-simd-threaded.asyncify.wasm -delete
 rm -rf "$ortweb/docs" "$ortweb/lib"
 find "$nm" -name '*.map' -delete
 tar -C "$work/nm" -cf - node_modules | xz -6 -T2 >"$dest/node_modules.tar.xz"
@@ -112,11 +114,18 @@ if [ "$check" = 1 ]; then
   mkdir -p "$copy"
   git ls-files -z | xargs -0 cp --parents -t "$copy"
   cp -a "$dest" "$copy/.device"
+  xz -dc "$dest/deno.xz" >"$work/check-deno" && chmod +x "$work/check-deno"
   echo "check: h200.sh --local in a bare copy without network"
   (cd "$copy" && unshare -rn env -u DENO_DIR PATH=/usr/bin:/bin \
     bash tests/device/h200.sh --local --carried "$work/check-out") || {
     echo "prepare.sh: the bare copy failed; see $work/check-out/log.txt" >&2
     cat "$work/check-out/log.txt" >&2 || true
+    exit 1
+  }
+  # --local skips `bench models` (minutes on a software adapter); its imports must resolve too.
+  (cd "$copy" && unshare -rn env -u DENO_DIR PATH=/usr/bin:/bin DENO_DIR="$work/deno-dir" \
+    "$work/check-deno" eval 'await import("./tests/model/bench.ts")') || {
+    echo "prepare.sh: the bare copy cannot import tests/model/bench.ts" >&2
     exit 1
   }
   echo "check: passed"

@@ -72,9 +72,10 @@ const cli = defineCommand({
     },
     "micro-batch": {
       type: "string",
-      value: "N",
+      value: "N|auto",
       default: "0",
-      help: "sequences per micro-batch (gradient accumulation); 0: one fused step",
+      help: "sequences per micro-batch (gradient accumulation); 0: one fused step; auto: the " +
+        "most whose logits fit one WebGPU storage binding",
     },
     steps: { type: "string", value: "N", default: "2", help: "timed steps after one warm-up" },
     generate: {
@@ -186,6 +187,26 @@ function loraInitial(spec: DecoderSpec) {
   return Object.fromEntries(Object.entries(loraFeeds(spec)).map(([k, v]) => [k.slice(prefix), v]));
 }
 
+/** The largest buffer one WebGPU binding may view: the adapter's storage binding and buffer cap. */
+async function storageBindingLimit(): Promise<number> {
+  const probe = await probeWebGpuAdapter();
+  if (probe.kind === "no-adapter") return Infinity;
+  return Math.min(
+    probe.adapter.limits.maxStorageBufferBindingSize,
+    probe.adapter.limits.maxBufferSize,
+  );
+}
+
+/**
+ * Sequences per micro-batch so that the largest activation, the logits (`rowBytes` per sequence),
+ * fits one binding: the largest power of two up to `batch`, at least 1.
+ */
+function fittingRows(batch: number, rowBytes: number, limit: number): number {
+  let rows = 1;
+  while (rows * 2 <= batch && rows * 2 * rowBytes <= limit) rows *= 2;
+  return rows;
+}
+
 const hyper = {
   lr: 1e-5,
   clipLow: 0.2,
@@ -221,7 +242,8 @@ await runCommand(cli.usage, async () => {
   }
   const trains = pairs(values.train, "train");
   const gens = pairs(values.generate, "generate");
-  const micro = count(values["micro-batch"], "micro-batch", 0);
+  const autoMicro = values["micro-batch"] === "auto";
+  const micro = autoMicro ? 0 : count(values["micro-batch"], "micro-batch", 0);
   const steps = count(values.steps, "steps", 1);
   const promptLength = count(values.prompt, "prompt", 1);
   const threads = count(values.threads, "threads", 0);
@@ -265,14 +287,16 @@ await runCommand(cli.usage, async () => {
       endedAt: Date.now(),
     });
 
+    const bindingLimit = backend === "webgpu" ? await storageBindingLimit() : Infinity;
     for (const [batch, seq] of trains) {
       const windowStart = Date.now();
+      const rows = autoMicro ? fittingRows(batch, seq * config.vocabSize * 4, bindingLimit) : micro;
       const runner = await openTrainStep({
         runtime: rt,
         config: trainStepConfig(spec),
         initial: loraInitial(spec),
         frozen: base,
-        ...(micro > 0 && micro < batch ? { microBatchSize: micro } : {}),
+        ...(rows > 0 && rows < batch ? { microBatchSize: rows } : {}),
       });
       const data = tinyBatch(
         { vocab: config.vocabSize, dim: 0, hidden: 0, rank: 0 },
@@ -298,7 +322,7 @@ await runCommand(cli.usage, async () => {
         workload: "train-step",
         batch,
         seq,
-        microBatch: micro > 0 && micro < batch ? micro : batch,
+        microBatch: rows > 0 && rows < batch ? rows : batch,
         steps,
         secondsPerStep: seconds,
         firstStepSeconds: warmSeconds,

@@ -166,11 +166,24 @@ def hf_model(c, dtype, device):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     cfg = Qwen2Config(**{k: v for k, v in c.items() if k not in ("architectures", "torch_dtype")})
-    model = Qwen2ForCausalLM._from_config(cfg, attn_implementation="eager", torch_dtype=dtype)
+    cfg._attn_implementation = "eager"
+    with torch.device(device):  # initialized on the GPU: seconds, not a minute of CPU init
+        model = Qwen2ForCausalLM(cfg).to(dtype)
     model.generation_config.eos_token_id = None
     model.generation_config.pad_token_id = 0
     lora = LoraConfig(r=RANK, lora_alpha=ALPHA, lora_dropout=0.0, target_modules=TARGETS)
-    return get_peft_model(model.to(device), lora)
+    # PEFT keeps the adapter float32 on a bfloat16 base (autocast_adapter_dtype, its default).
+    return get_peft_model(model, lora)
+
+
+def blas_in_use():
+    """The BLAS library this process mapped (Debian's torch calls the system's libblas.so.3)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.lower() and "/" in line}
+        return sorted(paths)
+    except OSError:
+        return []
 
 
 def main():
@@ -219,6 +232,7 @@ def main():
         "kind": "figure",
         "impl": f"torch-{impl}",
         "torch": torch.__version__,
+        "blas": blas_in_use(),
         "machine": a.machine,
         "backend": a.device,
         "dtype": a.dtype,
