@@ -101,7 +101,8 @@ if [ "$mode" = device ]; then
   fi
 fi
 say "mode $mode; deno $(deno --version | head -1); $(uname -m); $(nproc) cores"
-[ "$mode" = device ] && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+[ "$mode" = device ] && command -v nvidia-smi >/dev/null &&
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 # ---- GPU memory poller: "epoch-ms MiB" lines ----
 gpumem="$outdir/gpu-memory.txt"
