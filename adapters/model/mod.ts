@@ -33,9 +33,11 @@ export {
 } from "./lora.ts";
 export {
   allParams,
+  type BaseDtype,
   baseParams,
   type DecoderSpec,
   decoderSpec,
+  type DecoderSpecOptions,
   loraParams,
   paramCount,
   trainableParams,
@@ -53,7 +55,7 @@ export {
   policyFn,
   trainStepConfig,
 } from "./graphs.ts";
-export { initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
+export { initBaseTensor, initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
 export {
   adapterFromHost,
   adapterHostFeeds,
@@ -61,6 +63,7 @@ export {
   baseTensorsFromHost,
   type BaseWeights,
   type ParamFeeds,
+  paramHostTensor,
   runnerFeeds,
   uploadBase,
 } from "./weights.ts";
