@@ -112,7 +112,8 @@ const cli = defineCommand({
       type: "string",
       default: "200",
       value: "N",
-      help: "held-out validation tasks per difficulty (default 200)",
+      help: "held-out validation tasks per difficulty, and search questions up to the world's 64 " +
+        "(default 200)",
     },
     "eval-every": {
       type: "string",
@@ -155,7 +156,8 @@ const cli = defineCommand({
   allowPositionals: false,
   examples: [
     "deno task pretrain --size small --steps 800 --threads 1 --out /tmp/small-model",
-    "deno task pretrain --init /tmp/phase1 --corpus search --steps 300 --lr 0.001 --threads 1",
+    "deno task pretrain --init adapters/model/embedded --corpus search --steps 200 --rows 8 " +
+    "--lr 0.0008 --threads 1 --out /tmp/search-model",
   ],
 });
 
