@@ -102,3 +102,12 @@ export {
   loadEmbeddedModel,
   saveEmbeddedModel,
 } from "./embedded-model.ts";
+export {
+  ARCHIVED_EMBEDDED_MODEL_DIRS,
+  currentEmbeddedVersion,
+  type EmbeddedVersion,
+  EmbeddedVersionError,
+  recordedEmbeddedVersion,
+  UNVERSIONED_EMBEDDED_SHA256,
+  weightsSha256,
+} from "./embedded-versions.ts";

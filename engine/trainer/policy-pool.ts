@@ -23,8 +23,10 @@ import {
   buildLogprobGraph,
   type ContinuousBatch,
   createGenerator,
+  currentEmbeddedVersion,
   type DecoderSpec,
   decoderSpec,
+  type EmbeddedVersion,
   type GeneratedRow,
   type Generator,
   initLoraAdapter,
@@ -88,6 +90,8 @@ export interface GroupPolicy {
   readonly id: string;
   readonly agents: readonly string[];
   readonly model: string;
+  /** Where the base weights came from, as `policy.initialized` records it (embedded: its hash). */
+  readonly source: string;
   readonly spec: DecoderSpec;
   readonly tokenizer: HfTokenizer;
   readonly parameterCount: number;
@@ -161,8 +165,10 @@ export function hashTensors(tensors: readonly NamedTensor[]): string {
   return h.digest("hex");
 }
 
-async function loadModel(name: string): Promise<HfModel> {
-  const model = name === "embedded" ? await loadEmbeddedModel() : await loadHfModel(name);
+async function loadModel(name: string, embedded: EmbeddedVersion): Promise<HfModel> {
+  const model = name === "embedded"
+    ? await loadEmbeddedModel(embedded.dir)
+    : await loadHfModel(name);
   if (!model.tokenizer) {
     throw new PolicyPoolError(
       `model ${name} has no tokenizer.json; the engine needs one to prompt it`,
@@ -218,6 +224,11 @@ export interface PolicyPoolOptions {
   readonly aggregation: LossAggregation;
   /** The constant of seq-sum-const: the generation budget, sampling.max_tokens (Dr. GRPO). */
   readonly aggregationConstant: number;
+  /**
+   * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
+   * (recordedEmbeddedVersion); default the committed model.
+   */
+  readonly embedded?: EmbeddedVersion;
 }
 
 /**
@@ -244,10 +255,11 @@ export async function openPolicyPool(
   >();
   const releases: (() => Promise<void> | void)[] = [];
   const policies = new Map<string, GroupPolicy>();
+  const embedded = options.embedded ?? await currentEmbeddedVersion();
   for (const wg of groups) {
     let entry = models.get(wg.model);
     if (!entry) {
-      entry = { model: await loadModel(wg.model), bases: new Map(), reference: null };
+      entry = { model: await loadModel(wg.model, embedded), bases: new Map(), reference: null };
       models.set(wg.model, entry);
     }
     const { model } = entry;
@@ -309,7 +321,17 @@ export async function openPolicyPool(
     }
     policies.set(
       wg.id,
-      groupPolicy(wg, options.seed, model, spec, generator, runner, base ?? null, reference),
+      groupPolicy(
+        wg,
+        wg.model === "embedded" ? embedded.source : wg.model,
+        options.seed,
+        model,
+        spec,
+        generator,
+        runner,
+        base ?? null,
+        reference,
+      ),
     );
   }
   return {
@@ -372,6 +394,7 @@ export function openBatchWith(
 
 function groupPolicy(
   wg: WorkerGroup,
+  source: string,
   seed: number,
   model: HfModel,
   spec: DecoderSpec,
@@ -410,6 +433,7 @@ function groupPolicy(
     id: wg.id,
     agents: wg.agents,
     model: wg.model,
+    source,
     spec,
     tokenizer,
     parameterCount: paramCount(allParams(spec)),

@@ -10,6 +10,7 @@
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
@@ -54,6 +55,11 @@ export interface TrainOptions {
   readonly onRecorded?: () => void;
   /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
   readonly resume?: ResumeState;
+  /**
+   * The weights `"embedded"` stands for: those a replayed or resumed run recorded
+   * (recordedEmbedded); default the committed model.
+   */
+  readonly embedded?: EmbeddedVersion;
   /**
    * Aborting stops the run cleanly at the next step boundary: everything of the finished steps is
    * logged, `run.failed` says it was interrupted, and `train --resume` continues it.
@@ -116,6 +122,7 @@ export async function runTraining(
     klCoef: config.loss.kl_coef,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
+    embedded: options.embedded,
   });
   let tasks: TaskSource;
   let workflow: Workflow;
@@ -263,7 +270,7 @@ async function initEvents(
         workerGroup: policy.id,
         agents: [...policy.agents],
         model: policy.model,
-        source: policy.model,
+        source: policy.source,
         parameterCount: policy.parameterCount,
         trainableParameterCount: policy.trainableParameterCount,
         parameterHash: await policy.parameterHash(),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { estimateStep, type EstimatorName } from "../../engine/advantages/mod.ts";
-import { rewardGroup } from "../../engine/trainer/group-rewards.ts";
+import { isCorrectAnswer, rewardGroup } from "../../engine/trainer/group-rewards.ts";
+import { normalizeAnswer } from "../../engine/tasks/mod.ts";
 import type { Episode, EpisodeTurn, TurnAction } from "../../engine/workflows/mod.ts";
 
 type Extra = { responseTokens: { length: number } };
@@ -163,4 +164,26 @@ Deno.test("GRPO in a sigma = 0 group normalizes the penalized trajectory scores,
   }
   // The verifier's own (penalized) reward is kept for the record.
   assert.equal(c.advantages.actions.find((a) => a.sample === 0 && a.agent === "v")!.reward, 0.9);
+});
+
+Deno.test("search answers are graded by exact match: a city's name is right, another is wrong", () => {
+  // Before, the math grader found no answer in a gold like "Velan" and every search episode
+  // scored 0, whatever the answerer said.
+  const route = (to: "search" | "answer"): TurnAction => ({ kind: "route", to });
+  const episode = (said: string): Episode<Extra> => ({
+    turns: [
+      turn(0, "verifier", "verifier", route("answer"), true, 3),
+      turn(1, "answerer", "answerer", answer(said), true, 5),
+    ],
+    finalAnswer: said,
+  });
+  const { trajectories } = credit("Velan", ["Velan", "velan.", "Lozuvel"].map(episode), "dr-mas");
+  assert.deepEqual(trajectories.map((t) => t.correct), [true, true, false]);
+  assert.deepEqual(trajectories.map((t) => t.total), [1, 1, 0]);
+  assert.equal(isCorrectAnswer("The Kalo-Ren", "kaloren"), true);
+  assert.equal(normalizeAnswer("  The Kalo-Ren. "), "kaloren");
+  // Math golds keep the math grader: equivalent forms are right, names are not.
+  assert.equal(isCorrectAnswer("-3", "-3.0"), true);
+  assert.equal(isCorrectAnswer("12", "twelve"), false);
+  assert.equal(isCorrectAnswer("Velan", null), false);
 });
