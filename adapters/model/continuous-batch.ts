@@ -100,10 +100,10 @@ export interface BatchOptions {
   readonly dropFinished?: boolean;
   /**
    * When queued sequences join. `every-step` (default): at every step, as soon as there is room
-   * (lowest latency: a server). `doubling`: once the queue holds at least as many sequences as
-   * are running (or nothing runs, or the queue would fill the batch), so each admission at least
-   * doubles the batch and a wave of n arrivals costs O(log n) prefills and splices instead of n
-   * (throughput: rollouts). Either rule reads only counts, never timing.
+   * (lowest latency: a server). `doubling`: once at least as many queued sequences as are
+   * running can join (or nothing runs), so each admission at least doubles the batch and a wave
+   * of n arrivals costs O(log n) prefills and splices instead of n, also when `maxRows` caps the
+   * batch (throughput: rollouts). Either rule reads only counts, never timing.
    */
   readonly admission?: "every-step" | "doubling";
   /**
@@ -449,8 +449,8 @@ export function openContinuousBatch(
     const endedInQueue = queue.filter(ended);
     queue = queue.filter((r) => !ended(r));
     const room = Math.max(0, maxRows - running.length);
-    const admitNow = !doubling || running.length === 0 || queue.length >= running.length ||
-      queue.length >= room;
+    const admitNow = !doubling || running.length === 0 ||
+      Math.min(queue.length, room) >= running.length;
     const newcomers = admitNow ? queue.splice(0, room) : [];
     admitting = newcomers;
     // The newcomers' prefill cache until the splice takes it over (or frees it).

@@ -95,7 +95,9 @@ export function trainStepConfig(
 
 function paramInputs(g: Graph, spec: DecoderSpec): Record<string, Value> {
   const params: Record<string, Value> = {};
-  for (const p of allParams(spec)) params[p.name] = g.input(IO.param(p.name), "float32", p.shape);
+  for (const p of allParams(spec)) {
+    params[p.name] = g.input(IO.param(p.name), p.dtype ?? "float32", p.shape);
+  }
   return params;
 }
 

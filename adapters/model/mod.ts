@@ -33,9 +33,11 @@ export {
 } from "./lora.ts";
 export {
   allParams,
+  type BaseDtype,
   baseParams,
   type DecoderSpec,
   decoderSpec,
+  type DecoderSpecOptions,
   loraParams,
   paramCount,
   trainableParams,
@@ -53,7 +55,7 @@ export {
   policyFn,
   trainStepConfig,
 } from "./graphs.ts";
-export { initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
+export { initBaseTensor, initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
 export {
   adapterFromHost,
   adapterHostFeeds,
@@ -61,6 +63,7 @@ export {
   baseTensorsFromHost,
   type BaseWeights,
   type ParamFeeds,
+  paramHostTensor,
   runnerFeeds,
   uploadBase,
 } from "./weights.ts";
@@ -99,3 +102,12 @@ export {
   loadEmbeddedModel,
   saveEmbeddedModel,
 } from "./embedded-model.ts";
+export {
+  ARCHIVED_EMBEDDED_MODEL_DIRS,
+  currentEmbeddedVersion,
+  type EmbeddedVersion,
+  EmbeddedVersionError,
+  recordedEmbeddedVersion,
+  UNVERSIONED_EMBEDDED_SHA256,
+  weightsSha256,
+} from "./embedded-versions.ts";

@@ -9,6 +9,7 @@
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { recordedEmbedded } from "../trainer/recorded-embedded.ts";
 import { recordedTurns, type ReplayRollouts } from "../trainer/recorded-turns.ts";
 import { resumeState } from "../trainer/resume-state.ts";
 import { readRunLog } from "../trainer/run-log.ts";
@@ -175,9 +176,12 @@ export async function replayRun(
   });
   const rolloutBackend = config.rollout?.backend ?? "local";
   const rollouts = options.rollouts ?? (rolloutBackend === "openai" ? "keyed" : "sampled");
+  // An older run keeps the embedded weights it was trained on (or says which are missing).
+  const embedded = await recordedEmbedded(log.events, runId);
   let end = to;
   try {
     await runTraining(config, {
+      embedded,
       replayRollouts: rollouts === "sampled"
         ? undefined
         : { mode: rollouts, turns: recordedTurns(log.events) },

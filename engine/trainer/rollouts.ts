@@ -23,7 +23,10 @@ export type RolloutFn = (
   n: number,
 ) => Promise<Rollout[]>;
 
-/** Rows decoding at once per worker group: large enough to batch a step, small enough for the cache. */
+/**
+ * Rows decoding or queued at once, all worker groups together: large enough to batch a step,
+ * small enough for the caches (every group's is alive at once).
+ */
 const MAX_GENERATION_BATCH = 64;
 
 /**

@@ -5,11 +5,13 @@
  * under that name with vLLM's `POST /v1/load_lora_adapter {lora_name, lora_path}`; the previous
  * version is then unloaded (`POST /v1/unload_lora_adapter {lora_name}`) and its folder removed.
  * Version v is the weights a step-v rollout samples: v0 the initial adapter, v(s + 1) after the
- * updates of step s. A frozen group is served by the base model's own name (its `model`).
+ * updates of step s. A frozen group is served by the base model's own name (its `model`). An
+ * adapter names as its base the weights the run trains on: for `"embedded"`, the version the run
+ * recorded (a resumed run of a since-replaced model: the archived directory).
  */
 import { join, resolve } from "node:path";
 import { saveLoraAdapter } from "../../adapters/hf/mod.ts";
-import { loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
+import { type EmbeddedVersion, loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
 import { modelDirectory } from "../evaluation/base-model.ts";
 import { EndpointError, type EndpointPool } from "./endpoint-pool.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
@@ -40,16 +42,19 @@ export function servedAdapters(
   pool: EndpointPool,
   adapterDir: string | undefined,
   groups: ReadonlyMap<string, PublishedPolicy>,
+  /** The weights `"embedded"` stands for (TrainOptions.embedded); default the committed model. */
+  embedded?: EmbeddedVersion,
 ) {
   const current = new Map<string, number>();
   const lora = [...groups.values()].filter((p) => p.spec.lora !== null);
 
   async function write(policy: PublishedPolicy, dir: string): Promise<void> {
     const byName = new Map((await policy.trainedTensors()).map((t) => [t.name, t.data]));
+    const base = policy.model === "embedded" && embedded ? embedded.dir : policy.model;
     const adapter = loraAdapter(policy.spec.config, policy.spec.lora!, (t) => ({
       a: byName.get(loraParamName(t.module, "A"))!,
       b: byName.get(loraParamName(t.module, "B"))!,
-    }), resolve(modelDirectory(policy.model)));
+    }), resolve(modelDirectory(base)));
     await Deno.remove(dir, { recursive: true }).catch(() => {});
     await saveLoraAdapter(dir, adapter);
   }

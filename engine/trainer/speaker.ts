@@ -48,7 +48,7 @@ export interface SpeakerSettings {
   readonly topP: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
-  /** Largest number of rows decoding at once in one worker group. */
+  /** Largest number of rows decoding or queued at once, all worker groups together. */
   readonly maxBatch: number;
   /**
    * Requests join running batches between decode steps (default true); false admits them only
@@ -176,9 +176,12 @@ export function createSpeaker(
         while (!settled()) await new Promise<void>((resolve) => wake = resolve);
         if (waiting.length === 0 && running.size === 0) return;
         if (settings.continuous !== false || running.size === 0) {
-          const admitted = waiting.sort(admissionOrder);
-          waiting = [];
-          admitted.forEach(admit);
+          // At most maxBatch rows decode or wait in all groups together: every group's cache is
+          // alive at once, and together they stay within what one batch of maxBatch rows holds.
+          const rows = [...running.values()]
+            .reduce((n, g) => n + g.batch.running + g.batch.queued, 0);
+          waiting.sort(admissionOrder).splice(0, Math.max(0, settings.maxBatch - rows))
+            .forEach(admit);
         }
         const order = [...running.keys()].sort();
         for (const wg of order) {

@@ -10,6 +10,7 @@
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
@@ -57,6 +58,11 @@ export interface TrainOptions {
   readonly onRecorded?: () => void;
   /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
   readonly resume?: ResumeState;
+  /**
+   * The weights `"embedded"` stands for: those a replayed or resumed run recorded
+   * (recordedEmbedded); default the committed model.
+   */
+  readonly embedded?: EmbeddedVersion;
   /**
    * Aborting stops the run cleanly at the next step boundary: everything of the finished steps is
    * logged, `run.failed` says it was interrupted, and `train --resume` continues it.
@@ -124,6 +130,7 @@ export async function runTraining(
     klCoef: config.loss.kl_coef,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
+    embedded: options.embedded,
   });
   let tasks: TaskSource;
   let workflow: Workflow;
@@ -150,7 +157,7 @@ export async function runTraining(
     // A replay never contacts the recorded servers: its turns come from the log or the process.
     if (config.rollout?.backend === "openai" && !options.replayRollouts) {
       const endpoints = endpointPool(config.rollout);
-      served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups);
+      served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups, options.embedded);
       servers = { endpoints, served };
     }
     const rollout = workflowRollouts(config, workflow, pool.groups, {
@@ -284,7 +291,7 @@ async function initEvents(
         workerGroup: policy.id,
         agents: [...policy.agents],
         model: policy.model,
-        source: policy.model,
+        source: policy.source,
         parameterCount: policy.parameterCount,
         trainableParameterCount: policy.trainableParameterCount,
         parameterHash: await policy.parameterHash(),

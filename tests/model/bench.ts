@@ -1,5 +1,6 @@
 /**
- * `deno task bench models`: the embedded-size decoder (random weights from keyed draws) on `cpu`:
+ * `deno task bench models`: the embedded-size decoder (random weights from keyed draws) on `cpu`
+ * (or the backend `--backend` names):
  * - next-token rate with the KV cache (one decode run over a cached context) versus recomputing
  *   the whole prefix (one prefill run over context + 1 tokens), at contexts 128 and 512;
  * - train-step tokens/s (the supervised step: logprob forward + fused train step);
@@ -35,6 +36,7 @@ import {
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
+import type { BenchOptions } from "../bench/bench.ts";
 
 const spec = decoderSpec(embeddedModelConfig());
 const c = spec.config;
@@ -158,12 +160,13 @@ async function multiTurnRollout(
 }
 
 /** Runs the suite. */
-export async function run(): Promise<void> {
+export async function run(options?: BenchOptions): Promise<void> {
   const threads = Math.min(8, navigator.hardwareConcurrency || 1);
-  const rt = await openRuntime("cpu", { threads });
+  const rt = await openRuntime(options?.backend ?? "cpu", { threads });
+  const adapter = rt.info.adapter ? `, adapter ${rt.info.adapter.description}` : "";
   console.log(
-    `cpu, ${threads} threads; embedded config: ${c.numLayers} layers, d=${c.hiddenSize}, ` +
-      `vocab ${c.vocabSize}`,
+    `${rt.info.backend}, ${rt.info.threads} threads${adapter}; embedded config: ` +
+      `${c.numLayers} layers, d=${c.hiddenSize}, vocab ${c.vocabSize}`,
   );
   try {
     const base = uploadBase(rt, spec, tensors);

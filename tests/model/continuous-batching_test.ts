@@ -233,6 +233,23 @@ Deno.test("doubling admission: queued sequences join once they are as many as th
     await batch.step(); // 2 queued >= 2 running: both join
     assert.deepEqual([batch.running, batch.queued], [4, 0]);
     while (batch.running + batch.queued > 0) await batch.step();
+    // With the batch capped, as many as are running must fit: a full batch waits to be half empty.
+    const capped = gen.openBatch(base.feeds, { admission: "doubling", maxRows: 4 });
+    const long = (r: number) =>
+      capped.submit({ prompt: prompt(r), maxTokens: 6 + r, temperature: 0.8, choose: sampler(r) });
+    [0, 1, 2].forEach(long);
+    await capped.step(); // 3 join the empty batch; each has 2 tokens after the step
+    long(3);
+    long(4);
+    const counts: number[][] = [];
+    for (let step = 2; step <= 6; step++) {
+      await capped.step();
+      counts.push([capped.running, capped.queued]);
+    }
+    // Steps 2-5: room for 1 < 3 running, both wait (row 0 ends at step 5, its 6th token); step 6:
+    // room for 2 >= 2 running, both join (and row 1 ends).
+    assert.deepEqual(counts, [[3, 2], [3, 2], [3, 2], [2, 2], [3, 0]]);
+    await capped.close();
     for (const [r, s] of sequences.entries()) {
       assertSameRow(await s.result, await alone(gen, base.feeds, prompt(r), r), `sequence ${r}`);
     }

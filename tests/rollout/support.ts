@@ -10,6 +10,7 @@ import {
   parseConfig,
   presetInput,
 } from "../../engine/config/mod.ts";
+import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { resumeTraining } from "../../engine/trainer/resume-run.ts";
 import { runTraining, type TrainProgress } from "../../engine/trainer/train-loop.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
@@ -39,15 +40,20 @@ export function smokeConfig(
 export async function runInto(
   config: NormalizedConfig,
   runId: string,
-  options: { resume?: boolean; onProgress?: (p: TrainProgress) => void } = {},
+  options: {
+    resume?: boolean;
+    onProgress?: (p: TrainProgress) => void;
+    /** The weights `"embedded"` stands for (TrainOptions.embedded). */
+    embedded?: EmbeddedVersion;
+  } = {},
 ): Promise<{ events: StoredEvent<NewEvent>[]; error: Error | null }> {
   await using store = await openStore(config.store);
   const runtime = await openRuntime("cpu", { threads: 1 });
   let error: Error | null = null;
   try {
-    const { onProgress } = options;
+    const { onProgress, embedded } = options;
     if (options.resume) await resumeTraining(store, runId, { runtime, onProgress });
-    else await runTraining(config, { store, runtime, runId, onProgress });
+    else await runTraining(config, { store, runtime, runId, onProgress, embedded });
   } catch (err) {
     error = err as Error;
   } finally {
