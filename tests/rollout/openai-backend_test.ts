@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import {
-  completionProxy,
-  MAX_TOKENS,
-  replayCli,
-  runInto,
-  smokeConfig,
-  tempFolder,
-} from "./support.ts";
+import { runCli } from "../support/run-cli.ts";
+import { completionProxy, MAX_TOKENS, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 Deno.test("the smoke preset on two deno task serve processes samples the local backend's tokens", async () => {
   await using tmp = await tempFolder();
@@ -68,13 +62,20 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
   await a.stop();
   await b.stop();
   const store = join(tmp.root, "served.sqlite");
-  const keyed = await replayCli("served", "--store", store);
-  assert.equal(keyed.code, 0, keyed.out);
-  assert.match(keyed.out, /rollouts: keyed, re-sampled in-process/);
-  assert.match(keyed.out, /identical through step 1/);
-  const given = await replayCli("served", "--store", store, "--rollouts", "recorded");
-  assert.equal(given.code, 0, given.out);
-  assert.match(given.out, /rollouts: recorded, the log's turns taken as given/);
-  assert.match(given.out, /identical through step 1/);
-  console.log(keyed.out);
+  const keyed = await runCli("engine/cli/replay.ts", "served", "--store", store);
+  assert.equal(keyed.code, 0, keyed.stderr);
+  assert.match(keyed.stdout, /rollouts: keyed, re-sampled in-process/);
+  assert.match(keyed.stdout, /identical through step 1/);
+  const given = await runCli(
+    "engine/cli/replay.ts",
+    "served",
+    "--store",
+    store,
+    "--rollouts",
+    "recorded",
+  );
+  assert.equal(given.code, 0, given.stderr);
+  assert.match(given.stdout, /rollouts: recorded, the log's turns taken as given/);
+  assert.match(given.stdout, /identical through step 1/);
+  console.log(keyed.stdout);
 });

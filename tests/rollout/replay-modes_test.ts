@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
-import { completionProxy, replayCli, runInto, smokeConfig, tempFolder } from "./support.ts";
+import { runCli } from "../support/run-cli.ts";
+import { completionProxy, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 /**
  * Changes the last sampled token of a completion (id + 1): a server whose tokens the keyed draws
@@ -29,11 +30,12 @@ Deno.test("a run on a server without keyed draws: keyed replay names the first t
   );
   assert.equal(run.error, null, String(run.error));
   assert.equal(proxy.peak, 1, "max_in_flight 1: one request at a time");
-  const keyed = await replayCli("other", "--store", store);
-  assert.equal(keyed.code, 1, keyed.out);
-  assert.match(keyed.out, /rollouts: keyed/);
-  assert.match(keyed.out, /first divergent event #\d+ turn\.generated step=0/);
-  const given = await replayCli(
+  const keyed = await runCli("engine/cli/replay.ts", "other", "--store", store);
+  assert.equal(keyed.code, 1, keyed.stderr);
+  assert.match(keyed.stdout, /rollouts: keyed/);
+  assert.match(keyed.stdout, /first divergent event #\d+ turn\.generated step=0/);
+  const given = await runCli(
+    "engine/cli/replay.ts",
     "other",
     "--store",
     store,
@@ -42,7 +44,7 @@ Deno.test("a run on a server without keyed draws: keyed replay names the first t
     "--format",
     "json",
   );
-  assert.equal(given.code, 0, given.out);
+  assert.equal(given.code, 0, given.stderr);
   const report = JSON.parse(given.stdout);
   assert.equal(report.rollouts, "recorded");
   assert.equal(report.rolloutBackend, "openai");
@@ -51,7 +53,14 @@ Deno.test("a run on a server without keyed draws: keyed replay names the first t
 });
 
 Deno.test("replay --rollouts takes keyed or recorded only", async () => {
-  const r = await replayCli("latest", "--rollouts", "vllm", "--store", ":memory-none:");
-  assert.equal(r.code, 2, r.out);
-  assert.match(r.out, /--rollouts must be keyed or recorded; got vllm/);
+  const r = await runCli(
+    "engine/cli/replay.ts",
+    "latest",
+    "--rollouts",
+    "vllm",
+    "--store",
+    ":memory-none:",
+  );
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /--rollouts must be keyed or recorded; got vllm/);
 });

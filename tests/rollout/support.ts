@@ -76,20 +76,6 @@ export async function tempFolder(): Promise<{ root: string; adapters: string } &
   };
 }
 
-/** `deno task replay ...args` as a process: its exit code, stdout, and stdout then stderr. */
-export async function replayCli(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; out: string }> {
-  const root = new URL("../..", import.meta.url).pathname;
-  const r = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "engine/cli/replay.ts", ...args],
-    cwd: root,
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: r.code, stdout: text(r.stdout), out: text(r.stdout) + text(r.stderr) };
-}
-
 /** A proxy in front of a real server, counting and optionally rewriting its completions. */
 export interface CompletionProxy extends AsyncDisposable {
   readonly url: string;
