@@ -4,8 +4,14 @@
  */
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
 
+/** What the command line passes to every suite. */
+export interface BenchOptions {
+  /** Intra-op threads of the suites that open a cpu runtime (default: the machine's cores). */
+  readonly threads?: number;
+}
+
 /** A benchmark suite: prints its own report and returns nothing. */
-export type BenchSuite = () => Promise<void>;
+export type BenchSuite = (options: BenchOptions) => Promise<void>;
 
 const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   analysis: () => import("../analysis/bench-analysis.ts"),
@@ -21,14 +27,27 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
 
 const cli = defineCommand({
   name: "bench",
-  usage: `deno task bench [SUITE...]   (suites: ${Object.keys(suites).join(", ") || "none yet"})`,
+  usage: `deno task bench [SUITE...] [--threads N]   (suites: ${
+    Object.keys(suites).join(", ") || "none yet"
+  })`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",
-  options: {},
-  examples: ["deno task bench events random"],
+  options: {
+    threads: {
+      type: "string",
+      value: "N",
+      help: "intra-op threads of the models suite's cpu runtime (default: the machine's cores); " +
+        "match it to the PyTorch peer's argument",
+    },
+  },
+  examples: ["deno task bench events random", "deno task bench models --threads 1"],
 });
 
 await runCommand(cli.usage, async () => {
-  const { positionals } = cli.parse(Deno.args);
+  const { positionals, values } = cli.parse(Deno.args);
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
+    throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
+  }
   const names = positionals.length > 0 ? positionals : Object.keys(suites);
   if (names.length === 0) throw new Error("no benchmark suite is built yet");
   for (const name of names) {
@@ -37,6 +56,6 @@ await runCommand(cli.usage, async () => {
       throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
     }
     console.log(`== bench ${name}`);
-    await (await load()).run();
+    await (await load()).run({ threads });
   }
 });

@@ -1,0 +1,214 @@
+/**
+ * `deno task bench-compare --before COMMIT`: end-to-end training throughput and peak memory of
+ * this checkout against an earlier commit, measured in one invocation. The earlier commit is
+ * checked out beside this one (a detached git worktree in a temporary folder, its own
+ * `deno install --frozen`), then each round runs `deno task train` once in each checkout, the
+ * order alternating between rounds (A B, B A, ...) so that the load of a shared machine falls on
+ * both alike. Every run is timed from outside (wall time, including start-up) and measured by
+ * `/usr/bin/time -v` (peak RSS). Prints each run, then the medians and the ratios
+ * current / before.
+ */
+import { join } from "node:path";
+import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+
+/** One timed training run. */
+export interface TrainRun {
+  readonly side: "before" | "current";
+  readonly round: number;
+  readonly seconds: number;
+  /** Peak resident set size in MiB, as `/usr/bin/time -v` reports it. */
+  readonly peakRssMiB: number;
+}
+
+const cli = defineCommand({
+  name: "bench-compare",
+  usage:
+    "deno task bench-compare --before COMMIT [--preset NAME] [--steps N] [--rounds N] [--seed N]",
+  summary:
+    "Times `deno task train` in this checkout and at an earlier commit (a worktree beside it), " +
+    "interleaved, and prints wall time, steps/s and peak RSS with their ratios.",
+  options: {
+    before: { type: "string", value: "COMMIT", help: "the commit to compare against" },
+    preset: {
+      type: "string",
+      value: "NAME",
+      default: "refine-drmas",
+      help: "training preset (default refine-drmas, the default run)",
+    },
+    steps: { type: "string", value: "N", default: "3", help: "steps per run (default 3)" },
+    rounds: {
+      type: "string",
+      value: "N",
+      default: "2",
+      help: "runs per side, alternating order (default 2)",
+    },
+    seed: { type: "string", value: "N", default: "1", help: "seed of every run (default 1)" },
+  },
+  examples: [
+    "deno task bench-compare --before 027365e",
+    "deno task bench-compare --before 027365e --preset debate-mada --steps 2 --rounds 1",
+  ],
+});
+
+function positiveInt(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new UsageError(`--${name} takes a whole number >= 1, got ${text}`);
+  }
+  return n;
+}
+
+async function run(cmd: string, args: string[], cwd: string) {
+  const out = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" })
+    .output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+async function git(args: string[]): Promise<string> {
+  const r = await run("git", args, Deno.cwd());
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr.trim()}`);
+  return r.stdout.trim();
+}
+
+/** Checks out `commit` in a new worktree under `dir` with its npm packages installed. */
+async function checkoutBefore(commit: string, dir: string): Promise<string> {
+  const full = await git(["rev-parse", "--verify", `${commit}^{commit}`]).catch(() => {
+    throw new UsageError(`--before ${commit} is not a commit of this repository`);
+  });
+  await git(["worktree", "add", "--detach", dir, full]);
+  const install = await run("deno", ["install", "--frozen"], dir);
+  if (install.code !== 0) {
+    throw new Error(`deno install --frozen at ${full} failed: ${install.stderr.trim()}`);
+  }
+  return full;
+}
+
+/** Peak RSS in MiB from `/usr/bin/time -v` output. */
+function peakRss(timeOutput: string): number {
+  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(timeOutput);
+  if (!m) throw new Error(`no peak RSS in /usr/bin/time output:\n${timeOutput.slice(-2000)}`);
+  return Number(m[1]) / 1024;
+}
+
+async function timedTrain(
+  checkout: string,
+  store: string,
+  opts: { preset: string; steps: number; seed: number },
+): Promise<{ seconds: number; peakRssMiB: number }> {
+  const t0 = performance.now();
+  const r = await run("/usr/bin/time", [
+    "-v",
+    "deno",
+    "run",
+    "-A",
+    "engine/cli/train.ts",
+    "--preset",
+    opts.preset,
+    "--steps",
+    String(opts.steps),
+    "--seed",
+    String(opts.seed),
+    "--device",
+    "cpu",
+    "--store",
+    store,
+  ], checkout);
+  const seconds = (performance.now() - t0) / 1000;
+  if (r.code !== 0) {
+    throw new Error(`training in ${checkout} failed (exit ${r.code}):\n${r.stderr.slice(-3000)}`);
+  }
+  return { seconds, peakRssMiB: peakRss(r.stderr) };
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** Runs the comparison and returns every run (also printed as it goes). */
+export async function compareTraining(opts: {
+  before: string;
+  preset: string;
+  steps: number;
+  rounds: number;
+  seed: number;
+}): Promise<TrainRun[]> {
+  const tmp = await Deno.makeTempDir({ prefix: "polyrl-bench-compare-" });
+  const beforeDir = join(tmp, "before");
+  const runs: TrainRun[] = [];
+  try {
+    const full = await checkoutBefore(opts.before, beforeDir);
+    const current = await git(["rev-parse", "HEAD"]);
+    const dirty = (await git(["status", "--porcelain", "--untracked-files=no"])) !== "";
+    console.log(
+      `before ${full.slice(0, 12)} (${beforeDir}), current ${current.slice(0, 12)}` +
+        `${dirty ? " plus uncommitted changes" : ""}; preset ${opts.preset}, ${opts.steps} ` +
+        `steps, seed ${opts.seed}, cpu; ${opts.rounds} rounds, order alternating`,
+    );
+    const sides = { before: beforeDir, current: Deno.cwd() } as const;
+    for (let round = 0; round < opts.rounds; round++) {
+      const order = round % 2 === 0
+        ? (["before", "current"] as const)
+        : (["current", "before"] as const);
+      for (const side of order) {
+        const store = join(tmp, `${side}-${round}.sqlite`);
+        const r = await timedTrain(sides[side], store, opts);
+        runs.push({ side, round, ...r });
+        console.log(
+          `round ${round + 1} ${side.padEnd(7)} ${r.seconds.toFixed(1)} s, ` +
+            `${(opts.steps / r.seconds).toFixed(4)} steps/s, peak RSS ${
+              r.peakRssMiB.toFixed(0)
+            } MiB`,
+        );
+      }
+    }
+    const of = (side: TrainRun["side"], f: (r: TrainRun) => number) =>
+      median(runs.filter((r) => r.side === side).map(f));
+    const wall = {
+      before: of("before", (r) => r.seconds),
+      current: of("current", (r) => r.seconds),
+    };
+    const rss = {
+      before: of("before", (r) => r.peakRssMiB),
+      current: of("current", (r) => r.peakRssMiB),
+    };
+    console.log(
+      `median wall time: before ${wall.before.toFixed(1)} s, current ${
+        wall.current.toFixed(1)
+      } s; ` +
+        `ratio current/before ${(wall.current / wall.before).toFixed(2)}x (target <= 0.5x)`,
+    );
+    console.log(
+      `steps/s: before ${(opts.steps / wall.before).toFixed(4)}, current ${
+        (opts.steps / wall.current).toFixed(4)
+      }; ratio ${(wall.before / wall.current).toFixed(2)}x`,
+    );
+    console.log(
+      `median peak RSS: before ${rss.before.toFixed(0)} MiB, current ${
+        rss.current.toFixed(0)
+      } MiB; ` +
+        `ratio ${(rss.current / rss.before).toFixed(2)}x`,
+    );
+  } finally {
+    await git(["worktree", "remove", "--force", beforeDir]).catch((e) =>
+      console.error(`could not remove the worktree ${beforeDir}: ${e.message}`)
+    );
+    await Deno.remove(tmp, { recursive: true }).catch(() => undefined);
+  }
+  return runs;
+}
+
+if (import.meta.main) {
+  await runCommand(cli.usage, async () => {
+    const { values } = cli.parse(Deno.args);
+    if (!values.before) throw new UsageError("--before COMMIT is required");
+    await compareTraining({
+      before: values.before,
+      preset: values.preset!,
+      steps: positiveInt("steps", values.steps!),
+      rounds: positiveInt("rounds", values.rounds!),
+      seed: Number(values.seed),
+    });
+  });
+}
