@@ -8,6 +8,8 @@ import { defineCommand, runCommand, UsageError } from "../../events/cli/command.
 export interface BenchOptions {
   /** Intra-op threads of the suites that open a cpu runtime (default: the machine's cores). */
   readonly threads?: number;
+  /** The models suite runs this PyTorch peer script after itself and prints the ratios. */
+  readonly peer?: string;
 }
 
 /** A benchmark suite: prints its own report and returns nothing. */
@@ -38,8 +40,18 @@ const cli = defineCommand({
       help: "intra-op threads of the models suite's cpu runtime (default: the machine's cores); " +
         "match it to the PyTorch peer's argument",
     },
+    peer: {
+      type: "string",
+      value: "FILE",
+      path: true,
+      help: "the PyTorch peer (shared/peers/torch_decoder_bench.py): the models suite runs it " +
+        "right after itself at the same threads and prints ours / PyTorch per workload",
+    },
   },
-  examples: ["deno task bench events random", "deno task bench models --threads 1"],
+  examples: [
+    "deno task bench events random",
+    "deno task bench models --threads 1 --peer ../shared/peers/torch_decoder_bench.py",
+  ],
 });
 
 await runCommand(cli.usage, async () => {
@@ -56,6 +68,6 @@ await runCommand(cli.usage, async () => {
       throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
     }
     console.log(`== bench ${name}`);
-    await (await load()).run({ threads });
+    await (await load()).run({ threads, peer: values.peer });
   }
 });

@@ -27,6 +27,7 @@ import {
 } from "../../adapters/onnx/runtime/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import type { BenchOptions } from "../bench/bench.ts";
+import { comparePeer, type PeerFigures } from "../bench/torch-peer.ts";
 
 const spec = decoderSpec(embeddedModelConfig());
 const c = spec.config;
@@ -100,10 +101,17 @@ export async function run(options: BenchOptions): Promise<void> {
     `cpu, ${threads} threads; embedded config: ${c.numLayers} layers, d=${c.hiddenSize}, ` +
       `vocab ${c.vocabSize}`,
   );
+  const ours: { -readonly [K in keyof PeerFigures]: number } = {
+    nextToken128: 0,
+    nextToken512: 0,
+    generation: 0,
+    trainStep: 0,
+  };
   try {
     const base = uploadBase(rt, spec, tensors);
     for (const context of [128, 512]) {
       const r = await nextToken(rt, base.feeds, context);
+      ours[context === 128 ? "nextToken128" : "nextToken512"] = 1 / r.withCache;
       console.log(
         `next token at context ${context}: KV cache ${(1 / r.withCache).toFixed(1)} tok/s, ` +
           `recompute ${(1 / r.recompute).toFixed(1)} tok/s, ratio ${
@@ -118,6 +126,7 @@ export async function run(options: BenchOptions): Promise<void> {
     const genSeconds = await seconds(1, async () => {
       await gen.generate(base.feeds, { prompts, maxTokens: 32, temperature: 1, choose });
     });
+    ours.generation = (64 * 32) / genSeconds;
     console.log(
       `generation, batch 64 x 32 new tokens (16-token prompts): ${
         ((64 * 32) / genSeconds).toFixed(0)
@@ -190,6 +199,7 @@ export async function run(options: BenchOptions): Promise<void> {
     const stepSeconds = await seconds(2, async () => {
       await trainer.step(examples, { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 });
     });
+    ours.trainStep = (8 * 128) / stepSeconds;
     console.log(
       `train step (logprob forward + fused step), batch 8 x 128: ${
         ((8 * 128) / stepSeconds).toFixed(0)
@@ -199,4 +209,5 @@ export async function run(options: BenchOptions): Promise<void> {
   } finally {
     await rt.close();
   }
+  if (options.peer) await comparePeer(options.peer, threads, ours);
 }
