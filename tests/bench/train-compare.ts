@@ -5,7 +5,7 @@
  * `deno install --frozen`), then each round runs `deno task train` once in each checkout, the
  * order alternating between rounds (A B, B A, ...) so that the load of a shared machine falls on
  * both alike. Every run is timed from outside (wall time, including start-up) and measured by
- * `/usr/bin/time -v` (peak RSS). Prints each run, then the medians and the ratios
+ * `/usr/bin/time -v` (CPU time, peak RSS). Prints each run, then the medians and the ratios
  * current / before.
  */
 import { join } from "node:path";
@@ -16,6 +16,8 @@ export interface TrainRun {
   readonly side: "before" | "current";
   readonly round: number;
   readonly seconds: number;
+  /** User + system CPU seconds: a run is single-threaded, so this moves little with load. */
+  readonly cpuSeconds: number;
   /** Peak resident set size in MiB, as `/usr/bin/time -v` reports it. */
   readonly peakRssMiB: number;
 }
@@ -84,18 +86,18 @@ async function checkoutBefore(commit: string, dir: string): Promise<string> {
   return full;
 }
 
-/** Peak RSS in MiB from `/usr/bin/time -v` output. */
-function peakRss(timeOutput: string): number {
-  const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(timeOutput);
-  if (!m) throw new Error(`no peak RSS in /usr/bin/time output:\n${timeOutput.slice(-2000)}`);
-  return Number(m[1]) / 1024;
+/** A number from `/usr/bin/time -v` output, by its label. */
+function timeField(timeOutput: string, label: string): number {
+  const m = new RegExp(`${label.replace(/[()]/g, "\\$&")}: ([\\d.]+)`).exec(timeOutput);
+  if (!m) throw new Error(`no "${label}" in /usr/bin/time output:\n${timeOutput.slice(-2000)}`);
+  return Number(m[1]);
 }
 
 async function timedTrain(
   checkout: string,
   store: string,
   opts: { preset: string; steps: number; seed: number },
-): Promise<{ seconds: number; peakRssMiB: number }> {
+): Promise<Omit<TrainRun, "side" | "round">> {
   const t0 = performance.now();
   const r = await run("/usr/bin/time", [
     "-v",
@@ -118,7 +120,12 @@ async function timedTrain(
   if (r.code !== 0) {
     throw new Error(`training in ${checkout} failed (exit ${r.code}):\n${r.stderr.slice(-3000)}`);
   }
-  return { seconds, peakRssMiB: peakRss(r.stderr) };
+  return {
+    seconds,
+    cpuSeconds: timeField(r.stderr, "User time (seconds)") +
+      timeField(r.stderr, "System time (seconds)"),
+    peakRssMiB: timeField(r.stderr, "Maximum resident set size (kbytes)") / 1024,
+  };
 }
 
 const median = (xs: readonly number[]) => {
@@ -157,39 +164,31 @@ export async function compareTraining(opts: {
         runs.push({ side, round, ...r });
         console.log(
           `round ${round + 1} ${side.padEnd(7)} ${r.seconds.toFixed(1)} s, ` +
-            `${(opts.steps / r.seconds).toFixed(4)} steps/s, peak RSS ${
-              r.peakRssMiB.toFixed(0)
-            } MiB`,
+            `${(opts.steps / r.seconds).toFixed(4)} steps/s, CPU ${r.cpuSeconds.toFixed(1)} s, ` +
+            `peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
         );
       }
     }
-    const of = (side: TrainRun["side"], f: (r: TrainRun) => number) =>
-      median(runs.filter((r) => r.side === side).map(f));
-    const wall = {
-      before: of("before", (r) => r.seconds),
-      current: of("current", (r) => r.seconds),
+    const medians = (f: (r: TrainRun) => number) => {
+      const of = (side: TrainRun["side"]) => median(runs.filter((r) => r.side === side).map(f));
+      return { before: of("before"), current: of("current") };
     };
-    const rss = {
-      before: of("before", (r) => r.peakRssMiB),
-      current: of("current", (r) => r.peakRssMiB),
-    };
+    const wall = medians((r) => r.seconds);
+    const cpu = medians((r) => r.cpuSeconds);
+    const rss = medians((r) => r.peakRssMiB);
+    const line = (what: string, m: { before: number; current: number }, unit: string) =>
+      console.log(
+        `median ${what}: before ${m.before.toFixed(1)} ${unit}, current ` +
+          `${m.current.toFixed(1)} ${unit}; current/before ${(m.current / m.before).toFixed(2)}x`,
+      );
+    line("wall time", wall, "s");
     console.log(
-      `median wall time: before ${wall.before.toFixed(1)} s, current ${
-        wall.current.toFixed(1)
-      } s; ` +
-        `ratio current/before ${(wall.current / wall.before).toFixed(2)}x (target <= 0.5x)`,
+      `steps/s: before ${(opts.steps / wall.before).toFixed(4)}, current ` +
+        `${(opts.steps / wall.current).toFixed(4)}; current/before ` +
+        `${(wall.before / wall.current).toFixed(2)}x (target: wall time <= 0.5x, steps/s >= 2x)`,
     );
-    console.log(
-      `steps/s: before ${(opts.steps / wall.before).toFixed(4)}, current ${
-        (opts.steps / wall.current).toFixed(4)
-      }; ratio ${(wall.before / wall.current).toFixed(2)}x`,
-    );
-    console.log(
-      `median peak RSS: before ${rss.before.toFixed(0)} MiB, current ${
-        rss.current.toFixed(0)
-      } MiB; ` +
-        `ratio ${(rss.current / rss.before).toFixed(2)}x`,
-    );
+    line("CPU time (user + sys)", cpu, "s");
+    line("peak RSS", rss, "MiB");
   } finally {
     await git(["worktree", "remove", "--force", beforeDir]).catch((e) =>
       console.error(`could not remove the worktree ${beforeDir}: ${e.message}`)
