@@ -29,7 +29,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
 
 const cli = defineCommand({
   name: "bench",
-  usage: `deno task bench [SUITE...] [--threads N]   (suites: ${
+  usage: `deno task bench [SUITE...] [--threads N] [--peer FILE]   (suites: ${
     Object.keys(suites).join(", ") || "none yet"
   })`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",

@@ -73,17 +73,24 @@ async function git(args: string[]): Promise<string> {
   return r.stdout.trim();
 }
 
-/** Checks out `commit` in a new worktree under `dir` with its npm packages installed. */
-async function checkoutBefore(commit: string, dir: string): Promise<string> {
-  const full = await git(["rev-parse", "--verify", `${commit}^{commit}`]).catch(() => {
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+/** The full id of `commit`, or a usage error naming it. */
+async function resolveCommit(commit: string): Promise<string> {
+  return await git(["rev-parse", "--verify", `${commit}^{commit}`]).catch(() => {
     throw new UsageError(`--before ${commit} is not a commit of this repository`);
   });
+}
+
+/** Checks out commit `full` in a new worktree `dir` with its npm packages installed. */
+async function checkoutBefore(full: string, dir: string): Promise<void> {
   await git(["worktree", "add", "--detach", dir, full]);
   const install = await run("deno", ["install", "--frozen"], dir);
   if (install.code !== 0) {
     throw new Error(`deno install --frozen at ${full} failed: ${install.stderr.trim()}`);
   }
-  return full;
 }
 
 /** A number from `/usr/bin/time -v` output, by its label. */
@@ -141,11 +148,12 @@ export async function compareTraining(opts: {
   rounds: number;
   seed: number;
 }): Promise<TrainRun[]> {
+  const full = await resolveCommit(opts.before);
   const tmp = await Deno.makeTempDir({ prefix: "polyrl-bench-compare-" });
   const beforeDir = join(tmp, "before");
   const runs: TrainRun[] = [];
   try {
-    const full = await checkoutBefore(opts.before, beforeDir);
+    await checkoutBefore(full, beforeDir);
     const current = await git(["rev-parse", "HEAD"]);
     const dirty = (await git(["status", "--porcelain", "--untracked-files=no"])) !== "";
     console.log(
@@ -190,9 +198,11 @@ export async function compareTraining(opts: {
     line("CPU time (user + sys)", cpu, "s");
     line("peak RSS", rss, "MiB");
   } finally {
-    await git(["worktree", "remove", "--force", beforeDir]).catch((e) =>
-      console.error(`could not remove the worktree ${beforeDir}: ${e.message}`)
-    );
+    if (await exists(beforeDir)) {
+      await git(["worktree", "remove", "--force", beforeDir]).catch((e) =>
+        console.error(`could not remove the worktree ${beforeDir}: ${e.message}`)
+      );
+    }
     await Deno.remove(tmp, { recursive: true }).catch(() => undefined);
   }
   return runs;
