@@ -265,7 +265,10 @@ function attentionBias(mask: Value, order: Value | null): Value {
   return unsqueeze(mul(sub(castTo(allowed, "float32"), 1), -MASKED), [1, 2]);
 }
 
-/** Looks parameters up by HF name, failing with the list of what is there. */
+/**
+ * Looks parameters up by HF name, failing with the list of what is there. A float16 (frozen base)
+ * weight is cast to float32 once per graph, so every product runs in float32.
+ */
 function paramReader(params: Readonly<Record<string, Value>>): (name: string) => Value {
   return (name) => {
     const v = params[name];
@@ -275,7 +278,9 @@ function paramReader(params: Readonly<Record<string, Value>>): (name: string) =>
         `missing ${name}; the decoder was given ${Object.keys(params).length} params`,
       );
     }
-    return v;
+    return v.dtype === "float16"
+      ? v.graph.cached(`float32:${name}`, () => castTo(v, "float32"))
+      : v;
   };
 }
 
@@ -303,7 +308,8 @@ function linearLayer(
     }
   }
   return (x, module) => {
-    let y = gemm(x, p(`${module}.weight`), params[`${module}.bias`], { transB: true });
+    const bias = params[`${module}.bias`] ? p(`${module}.bias`) : undefined;
+    let y = gemm(x, p(`${module}.weight`), bias, { transB: true });
     const inFeatures = targets.get(module);
     if (lora !== null && inFeatures !== undefined) {
       const scale = loraScaling(lora);

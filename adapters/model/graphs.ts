@@ -4,7 +4,7 @@
  * graphs of KV-cache generation. Parameters are graph inputs named like the train step's
  * (`param:<HF name>`), so one set of device tensors feeds every graph.
  */
-import { gather, Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
+import { concat, gather, Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
 import { targetLogprobs, temperedLogSoftmax } from "../onnx/train-step-loss.ts";
 import {
   type DropoutMaskSpec,
@@ -31,6 +31,15 @@ export const MODEL_IO = Object.freeze({
   presentValue: (layer: number) => `present_value:${layer}`,
   /** int32 [rows]: for each output row, the cache row it copies (prefix sharing). */
   cacheRows: "cache_rows",
+  /** int32 [width]: for each output column (position), the cache column it copies. */
+  cacheColumns: "cache_columns",
+  /** A second cache spliced below the first (rows joining a running batch), by layer. */
+  joinKey: (layer: number) => `join_key:${layer}`,
+  joinValue: (layer: number) => `join_value:${layer}`,
+  /** int32 [joinRows]: the rows of the joining cache to append, as `cacheRows` of the first. */
+  joinRows: "join_rows",
+  /** int32 [width]: the columns of the joining cache, as `cacheColumns` of the first. */
+  joinColumns: "join_columns",
 });
 
 /** A serialized model graph and the outputs to keep on the device between runs. */
@@ -86,7 +95,9 @@ export function trainStepConfig(
 
 function paramInputs(g: Graph, spec: DecoderSpec): Record<string, Value> {
   const params: Record<string, Value> = {};
-  for (const p of allParams(spec)) params[p.name] = g.input(IO.param(p.name), "float32", p.shape);
+  for (const p of allParams(spec)) {
+    params[p.name] = g.input(IO.param(p.name), p.dtype ?? "float32", p.shape);
+  }
   return params;
 }
 
@@ -189,5 +200,45 @@ export function buildCacheRowsGraph(spec: DecoderSpec): ModelGraph {
     key: gather(g.input(MODEL_IO.pastKey(i), "float32", cacheShape), rows, 0),
     value: gather(g.input(MODEL_IO.pastValue(i), "float32", cacheShape), rows, 0),
   }));
+  return finish(g, publishCache(g, present));
+}
+
+/**
+ * Cache splice, for continuous batching: each layer's running cache [batch, kvHeads, past,
+ * headDim] -> [rows, kvHeads, width, headDim], row r and column c a copy of row `cache_rows[r]`
+ * and column `cache_columns[c]`; with `join`, the rows of a second cache (newcomers' prefill,
+ * `join_key:i`, picked by `join_rows` and `join_columns`) are appended below. The caches are
+ * left-padded, so a shorter part is padded by repeating a column on the left (any finite keys
+ * do: the attention mask gives padding columns weight exactly 0) and leading columns that are
+ * padding in every row are trimmed by starting the columns later.
+ *
+ * @example const g = buildCacheSpliceGraph(spec, { join: true }); // running rows, then newcomers
+ */
+export function buildCacheSpliceGraph(spec: DecoderSpec, options: { join: boolean }): ModelGraph {
+  const c = spec.config;
+  const g = new Graph(options.join ? "cache-join" : "cache-select");
+  const cacheShape = (batch: string, past: string) => [batch, c.numKvHeads, past, c.headDim];
+  const rows = g.input(MODEL_IO.cacheRows, "int32", ["rows"]);
+  const columns = g.input(MODEL_IO.cacheColumns, "int32", ["width"]);
+  const join = options.join
+    ? {
+      rows: g.input(MODEL_IO.joinRows, "int32", ["join_rows"]),
+      columns: g.input(MODEL_IO.joinColumns, "int32", ["width"]),
+    }
+    : null;
+  // Rows first: the column gather then copies only the rows that stay.
+  const pick = (x: Value, r: Value, cols: Value) => gather(gather(x, r, 0), cols, 2);
+  const present = Array.from({ length: c.numLayers }, (_, i) => {
+    const part = (name: string, joinName: string) => {
+      const running = pick(g.input(name, "float32", cacheShape("batch", "past")), rows, columns);
+      if (join === null) return running;
+      const newcomers = g.input(joinName, "float32", cacheShape("join_batch", "join_past"));
+      return concat([running, pick(newcomers, join.rows, join.columns)], 0);
+    };
+    return {
+      key: part(MODEL_IO.pastKey(i), MODEL_IO.joinKey(i)),
+      value: part(MODEL_IO.pastValue(i), MODEL_IO.joinValue(i)),
+    };
+  });
   return finish(g, publishCache(g, present));
 }

@@ -6,6 +6,7 @@
 import { type LoraAdapter, type ModelConfig, type NamedTensor, namedTensor } from "../hf/mod.ts";
 import { ModelError } from "./errors.ts";
 import { loraAdapter, loraParamName } from "./lora.ts";
+import type { ParamSpec } from "../onnx/train-step-spec.ts";
 import { baseParams, type DecoderSpec } from "./parameters.ts";
 
 /** Fills `out` with N(0, std^2) draws keyed by `purpose` (e.g. "init:model.norm.weight"). */
@@ -18,14 +19,22 @@ export type NormalFill = (purpose: string, out: Float32Array, std: number) => vo
  * @example initBaseTensors(config, (purpose, out, std) => fillNormal(randomStream({ seed, purpose }), out, { std }))
  */
 export function initBaseTensors(config: ModelConfig, normal: NormalFill): NamedTensor[] {
+  return baseParams(config).map((p) => initBaseTensor(config, p, normal));
+}
+
+/**
+ * One base parameter of `initBaseTensors`, the same values (each parameter has its own keyed
+ * draws): for building a model too large to hold twice, one tensor at a time.
+ *
+ * @example const t = initBaseTensor(config, baseParams(config)[0], fill);
+ */
+export function initBaseTensor(config: ModelConfig, p: ParamSpec, normal: NormalFill): NamedTensor {
   const range = config.raw.initializer_range;
   const std = typeof range === "number" && range > 0 ? range : 0.02;
-  return baseParams(config).map((p) => {
-    const data = new Float32Array(p.shape.reduce((a, b) => a * b, 1));
-    if (p.name.endsWith("norm.weight")) data.fill(1);
-    else if (!p.name.endsWith(".bias")) normal(`init:${p.name}`, data, std);
-    return namedTensor(p.name, p.shape, data);
-  });
+  const data = new Float32Array(p.shape.reduce((a, b) => a * b, 1));
+  if (p.name.endsWith("norm.weight")) data.fill(1);
+  else if (!p.name.endsWith(".bias")) normal(`init:${p.name}`, data, std);
+  return namedTensor(p.name, p.shape, data);
 }
 
 /**

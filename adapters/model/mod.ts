@@ -10,6 +10,8 @@
  * const base = model.uploadBase(runtime, spec, hf.tensors);
  * const gen = await model.createGenerator(runtime, spec);
  * const rows = await gen.generate({ ...base.feeds, ...model.adapterHostFeeds(spec, adapter) }, request);
+ * const batch = gen.openBatch(base.feeds, { stepping: "auto" }); // continuous batching (a server)
+ * const row = await batch.submit({ prompt, maxTokens: 32, temperature: 1, choose }).result;
  * const step = buildTrainStep({ ...model.trainStepConfig(spec), kl: null }, "fused");
  */
 export { ModelError } from "./errors.ts";
@@ -31,14 +33,18 @@ export {
 } from "./lora.ts";
 export {
   allParams,
+  type BaseDtype,
   baseParams,
   type DecoderSpec,
   decoderSpec,
+  type DecoderSpecOptions,
   loraParams,
   paramCount,
   trainableParams,
 } from "./parameters.ts";
 export {
+  buildCacheRowsGraph,
+  buildCacheSpliceGraph,
   buildDecodeGraph,
   buildLogitsGraph,
   buildLogprobGraph,
@@ -49,7 +55,7 @@ export {
   policyFn,
   trainStepConfig,
 } from "./graphs.ts";
-export { initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
+export { initBaseTensor, initBaseTensors, initLoraAdapter, type NormalFill } from "./init.ts";
 export {
   adapterFromHost,
   adapterHostFeeds,
@@ -57,6 +63,7 @@ export {
   baseTensorsFromHost,
   type BaseWeights,
   type ParamFeeds,
+  paramHostTensor,
   runnerFeeds,
   uploadBase,
 } from "./weights.ts";
@@ -70,14 +77,21 @@ export {
 } from "./supervised.ts";
 export {
   createGenerator,
-  type FinishReason,
-  type GeneratedRow,
   type GenerationRequest,
   type Generator,
-  type StopStrings,
   type TokenChooser,
-  tokenLogprob,
 } from "./generate.ts";
+export {
+  type BatchOptions,
+  type ContinuousBatch,
+  type FinishReason,
+  type GeneratedRow,
+  type Sequence,
+  type SequenceOutcome,
+  type SequenceRequest,
+  type StopStrings,
+  tokenLogprob,
+} from "./continuous-batch.ts";
 export {
   EMBEDDED_MODEL_CONFIG_JSON,
   EMBEDDED_MODEL_DIR,
@@ -88,3 +102,12 @@ export {
   loadEmbeddedModel,
   saveEmbeddedModel,
 } from "./embedded-model.ts";
+export {
+  ARCHIVED_EMBEDDED_MODEL_DIRS,
+  currentEmbeddedVersion,
+  type EmbeddedVersion,
+  EmbeddedVersionError,
+  recordedEmbeddedVersion,
+  UNVERSIONED_EMBEDDED_SHA256,
+  weightsSha256,
+} from "./embedded-versions.ts";

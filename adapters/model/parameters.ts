@@ -4,21 +4,51 @@
  */
 import { expectedTensors, type ModelConfig } from "../hf/mod.ts";
 import type { ParamSpec } from "../onnx/train-step-spec.ts";
+import { ModelError } from "./errors.ts";
 import { loraParamName, type LoraSpec, loraTargets } from "./lora.ts";
+
+/**
+ * Element type the frozen base is stored and fed in. `float16` halves the base's memory; the
+ * decoder casts each weight to float32 where it is used, so activations, LoRA matrices, gradients
+ * and Adam state stay float32 (the weights themselves are rounded to half precision).
+ */
+export type BaseDtype = "float32" | "float16";
 
 /** A decoder to build: the base hyperparameters and an optional LoRA adaptation. */
 export interface DecoderSpec {
   readonly kind: "decoder-spec";
   readonly config: ModelConfig;
   readonly lora: LoraSpec | null;
+  readonly baseDtype: BaseDtype;
+}
+
+/** Options of `decoderSpec`. */
+export interface DecoderSpecOptions {
+  /** Default float32; float16 needs LoRA (a base that trains keeps float32). */
+  readonly baseDtype?: BaseDtype;
 }
 
 /**
  * @example decoderSpec(config, loraSpec({ rank: 4, alpha: 8, targetModules: ["q_proj"] }))
+ * @example decoderSpec(config, lora, { baseDtype: "float16" }) // frozen base in half precision
  */
-export function decoderSpec(config: ModelConfig, lora: LoraSpec | null = null): DecoderSpec {
+export function decoderSpec(
+  config: ModelConfig,
+  lora: LoraSpec | null = null,
+  options: DecoderSpecOptions = {},
+): DecoderSpec {
   if (lora !== null) loraTargets(config, lora);
-  return Object.freeze({ kind: "decoder-spec", config, lora });
+  const baseDtype = options.baseDtype ?? "float32";
+  if (baseDtype !== "float32" && baseDtype !== "float16") {
+    throw new ModelError("baseDtype", `is ${baseDtype}; use float32 or float16`);
+  }
+  if (baseDtype === "float16" && lora === null) {
+    throw new ModelError(
+      "baseDtype",
+      "is float16 without LoRA; full fine-tuning trains the base, which stays float32",
+    );
+  }
+  return Object.freeze({ kind: "decoder-spec", config, lora, baseDtype });
 }
 
 /**
@@ -42,9 +72,12 @@ export function loraParams(spec: DecoderSpec): ParamSpec[] {
   ]);
 }
 
-/** Every graph parameter: base then LoRA. */
+/** Every graph parameter: base (in the spec's base dtype) then LoRA (float32). */
 export function allParams(spec: DecoderSpec): ParamSpec[] {
-  return [...baseParams(spec.config), ...loraParams(spec)];
+  const base = spec.baseDtype === "float16"
+    ? baseParams(spec.config).map((p) => Object.freeze({ ...p, dtype: "float16" as const }))
+    : baseParams(spec.config);
+  return [...base, ...loraParams(spec)];
 }
 
 /**

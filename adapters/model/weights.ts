@@ -38,12 +38,30 @@ function checked(params: readonly ParamSpec[], tensors: ReadonlyMap<string, Name
     if (t.shape.length !== p.shape.length || t.shape.some((d, i) => d !== p.shape[i])) {
       throw new ModelError(p.name, `has shape [${t.shape}], the config needs [${p.shape}]`);
     }
-    return { name: p.name, tensor: hostTensor("float32", p.shape, t.data) };
+    return { name: p.name, tensor: paramHostTensor(p, t.data) };
   });
 }
 
 /**
- * Host tensors of the base parameters, keyed by graph input name.
+ * A parameter's values as the host tensor its graph input takes: float32 as given, or float16
+ * (rounded to nearest even) when the spec says so.
+ *
+ * @example runtime.upload(paramHostTensor({ name, shape, dtype: "float16" }, values))
+ */
+export function paramHostTensor(p: ParamSpec, values: Float32Array): HostTensor {
+  return p.dtype === "float16"
+    ? hostTensor("float16", p.shape, new Uint16Array(Float16Array.from(values).buffer))
+    : hostTensor("float32", p.shape, values);
+}
+
+/** The base parameters as the spec feeds them (float16 when its base is). */
+function specBaseParams(spec: DecoderSpec): ParamSpec[] {
+  return allParams(spec).slice(0, baseParams(spec.config).length);
+}
+
+/**
+ * Host tensors of the base parameters, keyed by graph input name (float16, rounded to nearest
+ * even, when the spec's base is).
  *
  * @example state.write(IO.param(name), baseHostFeeds(spec, model.tensors)[IO.param(name)])
  */
@@ -52,12 +70,13 @@ export function baseHostFeeds(
   tensors: ReadonlyMap<string, NamedTensor>,
 ): Record<string, HostTensor> {
   return Object.fromEntries(
-    checked(baseParams(spec.config), tensors).map((t) => [IO.param(t.name), t.tensor]),
+    checked(specBaseParams(spec), tensors).map((t) => [IO.param(t.name), t.tensor]),
   );
 }
 
 /**
  * Uploads a base once (e.g. `loadHfModel(dir).tensors`); every session and adapter feeds these.
+ * A float16 spec uploads half-precision copies (half the device memory).
  *
  * @example const base = uploadBase(runtime, spec, model.tensors);
  */
@@ -68,7 +87,7 @@ export function uploadBase(
 ): BaseWeights {
   const feeds: Record<string, DeviceTensor> = {};
   const byName: Record<string, DeviceTensor> = {};
-  for (const t of checked(baseParams(spec.config), tensors)) {
+  for (const t of checked(specBaseParams(spec), tensors)) {
     byName[t.name] = feeds[IO.param(t.name)] = runtime.upload(t.tensor);
   }
   return Object.freeze({

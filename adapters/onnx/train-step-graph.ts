@@ -60,7 +60,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     ? config.params.filter((p) => trainable.includes(p.name))
     : config.params;
   const params: Record<string, Value> = {};
-  for (const p of specs) params[p.name] = f32(IO.param(p.name), p.shape);
+  for (const p of specs) params[p.name] = g.input(IO.param(p.name), p.dtype ?? "float32", p.shape);
 
   if (kind === "logprobs") {
     const tokens = g.input(IO.tokens, "int32", [BATCH, SEQ]);

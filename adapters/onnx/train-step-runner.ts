@@ -188,6 +188,12 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     if (value.dims.join() !== p.shape.join()) {
       throw new TrainStepError(`initial ${p.name} has dims [${value.dims}], spec [${p.shape}]`);
     }
+    if (value.dtype !== (p.dtype ?? "float32")) {
+      throw new TrainStepError(
+        `initial ${p.name} is ${value.dtype}, spec ${p.dtype ?? "float32"}; convert it ` +
+          "(adapters/model's paramHostTensor) or change the spec",
+      );
+    }
     if (trainable.includes(p.name)) {
       const zeros = hostTensor("float32", p.shape, new Float32Array(value.data.length));
       state.write(IO.param(p.name), value);

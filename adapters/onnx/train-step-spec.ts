@@ -6,10 +6,14 @@
 import type { AdamConstants } from "./optim/mod.ts";
 import type { Value } from "./mod.ts";
 
-/** A model parameter: name and static shape (float32). */
+/**
+ * A model parameter: name, static shape and element type (float32 unless it says float16; only
+ * frozen parameters may be float16: gradients and Adam state are float32).
+ */
 export interface ParamSpec {
   readonly name: string;
   readonly shape: readonly number[];
+  readonly dtype?: "float32" | "float16";
 }
 
 /**
@@ -149,7 +153,9 @@ export function trainableNames(config: TrainStepConfig): readonly string[] {
     if (seen.has(name)) throw new TrainStepError(`params lists ${name} twice`);
     seen.add(name);
   }
-  if (config.trainable === undefined || config.trainable === "all") return all;
+  if (config.trainable === undefined || config.trainable === "all") {
+    return checkFloat32(config, all);
+  }
   for (const name of config.trainable) {
     if (!seen.has(name)) {
       throw new TrainStepError(`trainable names ${name}, which is not a param; params: ${all}`);
@@ -158,7 +164,20 @@ export function trainableNames(config: TrainStepConfig): readonly string[] {
   if (config.trainable.length === 0) {
     throw new TrainStepError('trainable is empty; name at least one param or use "all"');
   }
-  return all.filter((name) => config.trainable!.includes(name));
+  const names = all.filter((name) => config.trainable!.includes(name));
+  return checkFloat32(config, names);
+}
+
+/** Trainable parameters must be float32 (a float16 one would train with float16 Adam state). */
+function checkFloat32(config: TrainStepConfig, trainable: string[]): string[] {
+  const half = config.params.find((p) => p.dtype === "float16" && trainable.includes(p.name));
+  if (half) {
+    throw new TrainStepError(
+      `${half.name} is float16 and trainable; only frozen parameters may be float16 ` +
+        "(train LoRA on a float16 base, or keep the base float32 for full fine-tuning)",
+    );
+  }
+  return trainable;
 }
 
 /**

@@ -23,6 +23,14 @@ function meanOf(xs: Float32Array): number | null {
   return s / xs.length;
 }
 
+/** The leading columns of every per-trajectory table: turn_events, trajectories, rewards. */
+function trajectoryKey(
+  run: string,
+  d: { step: number; phase: string; trajectory: string; prompt: number; sample: number },
+): unknown[] {
+  return [run, d.step, d.phase, d.trajectory, d.prompt, d.sample];
+}
+
 /**
  * The base-table rows one event contributes (none for types the analysis does not model). Pure:
  * rebuilding from the same log gives the same rows.
@@ -87,12 +95,7 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
     case "turn.generated": {
       const d = e.data;
       return [["turn_events", [
-        run,
-        d.step,
-        d.phase,
-        d.trajectory,
-        d.prompt,
-        d.sample,
+        ...trajectoryKey(run, d),
         d.turn,
         d.agent,
         d.role,
@@ -110,12 +113,7 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
     case "trajectory.completed": {
       const d = e.data;
       return [["trajectories", [
-        run,
-        d.step,
-        d.phase,
-        d.trajectory,
-        d.prompt,
-        d.sample,
+        ...trajectoryKey(run, d),
         d.problemId,
         d.turns,
         d.agents.join(","),
@@ -130,12 +128,7 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
     case "reward.assigned": {
       const d = e.data;
       return [["rewards", [
-        run,
-        d.step,
-        d.phase,
-        d.trajectory,
-        d.prompt,
-        d.sample,
+        ...trajectoryKey(run, d),
         d.agent,
         d.total,
         floatsJson(d.components),
@@ -275,13 +268,6 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
     }
     case "run.tagged":
     case "run.untagged":
-      return [["run_annotations", [
-        e.data.runId,
-        e.position,
-        e.recordedAt,
-        e.type.slice("run.".length),
-        e.data.tag,
-      ]]];
     case "run.hidden":
     case "run.unhidden":
       return [["run_annotations", [
@@ -289,7 +275,7 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
         e.position,
         e.recordedAt,
         e.type.slice("run.".length),
-        null,
+        "tag" in e.data ? e.data.tag : null,
       ]]];
   }
 }

@@ -24,6 +24,19 @@ function markdown(r: Report): string {
   const runsOf = new Map(r.groups.map((g) => [g.value, g.runs.length]));
   const table = (rows: readonly unknown[], empty: string | null, render: () => string) =>
     rows.length ? render() : `_Empty: ${empty ?? "no rows"}._`;
+  // One pairwise matrix, row group against column group; "—" where a pair was not compared.
+  const pairwise = (cell: (c: Comparison) => string) =>
+    table(r.pairwise, r.pairwiseEmpty, () =>
+      markdownTable(
+        [key, ...groups],
+        groups.map((a) => [
+          a,
+          ...groups.map((b) => {
+            const c = r.pairwise.find((p) => p.group === a && p.against === b);
+            return c ? cell(c) : "—";
+          }),
+        ]),
+      ));
   const out: string[] = [
     `# Report: runs grouped by \`${key}\``,
     "",
@@ -80,34 +93,13 @@ function markdown(r: Report): string {
     "",
     "## Pairwise differences on average accuracy (row − column, points ± SE)",
     "",
-    table(r.pairwise, r.pairwiseEmpty, () =>
-      markdownTable(
-        [key, ...groups],
-        groups.map((a) => [
-          a,
-          ...groups.map((b) => {
-            const c = r.pairwise.find((p) => p.group === a && p.against === b);
-            if (!c) return "—";
-            return c.welch
-              ? `${signedPoints(c.diff)} ± ${points(c.welch.se)}`
-              : signedPoints(c.diff);
-          }),
-        ]),
-      )),
+    pairwise((c) =>
+      c.welch ? `${signedPoints(c.diff)} ± ${points(c.welch.se)}` : signedPoints(c.diff)
+    ),
     "",
     "## Pairwise p-values on average accuracy (Welch, no multiple-comparison correction)",
     "",
-    table(r.pairwise, r.pairwiseEmpty, () =>
-      markdownTable(
-        [key, ...groups],
-        groups.map((a) => [
-          a,
-          ...groups.map((b) => {
-            const c = r.pairwise.find((p) => p.group === a && p.against === b);
-            return c ? pValue(c.welch?.p) : "—";
-          }),
-        ]),
-      )),
+    pairwise((c) => pValue(c.welch?.p)),
     "",
     `## Training stability: gradient norm per worker group`,
     "",

@@ -1,19 +1,19 @@
-import { gradNormStability, mean } from "../stats/mod.ts";
+import { type GradNormStability, gradNormStability, mean } from "../stats/mod.ts";
 import type { RunGroup } from "./group-runs.ts";
 
-/** Grad-norm stability of one worker group within one run group, averaged over runs. */
-export interface StabilityRow {
+/**
+ * Grad-norm stability of one worker group within one run group: a run's figures
+ * (`GradNormStability`) averaged over runs, except `spikes` and `nonFinite`, totals over runs.
+ */
+export interface StabilityRow extends
+  Pick<
+    GradNormStability,
+    "median" | "p99" | "max" | "maxOverMedian" | "spikes" | "nonFinite"
+  > {
   readonly kind: "stability-row";
   readonly group: string;
   readonly wg: string;
   readonly runs: number;
-  readonly median: number;
-  readonly p99: number;
-  readonly max: number;
-  readonly maxOverMedian: number;
-  /** Totals over runs. */
-  readonly spikes: number;
-  readonly nonFinite: number;
 }
 
 /** Mean Lemma 4.2 multiplier of one agent within one run group (mean over steps, then runs). */

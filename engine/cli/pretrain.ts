@@ -1,15 +1,23 @@
 /**
- * `deno task pretrain`: trains the embedded base model from scratch on the pretraining corpus
- * (engine/pretrain/corpus.ts: synthetic arithmetic as drills and as the refine presets' solver and
- * verifier turns, packed into fixed-length rows), evaluates greedy solver accuracy and verifier
- * verdict accuracy on held-out validation tasks every `--eval-every` steps, and writes an HF
+ * `deno task pretrain`: trains the embedded base model on the pretraining corpus
+ * (engine/pretrain/corpus.ts: synthetic arithmetic as drills and as the refine and debate presets'
+ * turns, and with `--corpus search` the search preset's router, searcher and answerer turns,
+ * packed into fixed-length rows), from scratch or continuing from `--init DIR`. It evaluates
+ * greedy accuracy of every role on held-out problems every `--eval-every` steps, and writes an HF
  * checkpoint plus its training log at every evaluation (so an interrupted run keeps its last one).
- * Everything is a pure function of the options: weights from Philox keyed draws, the corpus from
- * the seed, batches in a fixed order, fixed cpu thread count.
+ * A continued run's log starts with the log of the checkpoint it continued from, so the committed
+ * model's log is its whole history. Everything is a pure function of the options (and of the
+ * `--init` weights, whose sha256 the log records): weights from Philox keyed draws, the corpus
+ * from the seed, batches in a fixed order, fixed cpu thread count.
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/mod.ts";
-import { EMBEDDED_TOKENIZER_DIR, type HfTokenizer, loadTokenizer } from "../../adapters/hf/mod.ts";
+import {
+  EMBEDDED_TOKENIZER_DIR,
+  type HfTokenizer,
+  loadTokenizer,
+  type NamedTensor,
+} from "../../adapters/hf/mod.ts";
 import {
   baseTensorsFromHost,
   createGenerator,
@@ -20,11 +28,13 @@ import {
   embeddedModelConfig,
   type EmbeddedSize,
   initEmbeddedModel,
+  loadEmbeddedModel,
   openSupervisedTrainer,
   paramCount,
   saveEmbeddedModel,
   type SupervisedTrainer,
   trainableParams,
+  weightsSha256,
 } from "../../adapters/model/mod.ts";
 import {
   type BackendChoice,
@@ -36,26 +46,47 @@ import {
 import { IO } from "../../adapters/onnx/mod.ts";
 import {
   type CorpusSource,
-  DEFAULT_MIXTURE,
   itemText,
+  MIXTURES,
   packRows,
   wrongAnswer,
 } from "../pretrain/corpus.ts";
+import {
+  episodeStates,
+  heldOutSearchTasks,
+  searchPrompt,
+  searchWorldPool,
+} from "../pretrain/search-corpus.ts";
 import { fillNormal, randomStream, sampleLogits, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
 import { gradeAnswer } from "../tasks/math/mod.ts";
+import { isCorrectAnswer } from "../trainer/group-rewards.ts";
 import { progressReporter } from "../trainer/progress.ts";
-import { parseVerdict } from "../workflows/actions.ts";
+import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/actions.ts";
 
-const USAGE = "deno task pretrain [--size base|small] [--steps N] [--rows N] [--row-length N] " +
-  "[--seed N] [--out DIR] [--backend cpu]";
+const USAGE = "deno task pretrain [--size base|small] [--corpus arithmetic|search] [--init DIR] " +
+  "[--steps N] [--rows N] [--row-length N] [--seed N] [--out DIR] [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
 
 const cli = defineCommand({
   name: "pretrain",
   usage: USAGE,
-  summary: "Pretrains the embedded base model on synthetic arithmetic and saves it with its log.",
+  summary: "Pretrains the embedded base model on synthetic arithmetic and search turns and " +
+    "saves it with its log.",
   options: {
+    corpus: {
+      type: "string",
+      default: "arithmetic",
+      value: "arithmetic|search",
+      help: "arithmetic only (the first phase), or with the search preset's turns (default " +
+        "arithmetic)",
+    },
+    init: {
+      type: "string",
+      value: "DIR",
+      path: true,
+      help: "continue from this checkpoint's weights (same size) instead of fresh ones",
+    },
     steps: { type: "string", default: "1500", value: "N", help: "optimizer steps (default 1500)" },
     rows: { type: "string", default: "16", value: "N", help: "packed rows per step (default 16)" },
     "row-length": {
@@ -81,7 +112,8 @@ const cli = defineCommand({
       type: "string",
       default: "200",
       value: "N",
-      help: "held-out validation tasks per difficulty (default 200)",
+      help: "held-out validation tasks per difficulty, and search questions up to the world's 64 " +
+        "(default 200)",
     },
     "eval-every": {
       type: "string",
@@ -122,7 +154,11 @@ const cli = defineCommand({
     },
   },
   allowPositionals: false,
-  examples: ["deno task pretrain --size small --steps 800 --threads 1 --out /tmp/small-model"],
+  examples: [
+    "deno task pretrain --size small --steps 800 --threads 1 --out /tmp/small-model",
+    "deno task pretrain --init adapters/model/embedded --corpus search --steps 200 --rows 8 " +
+    "--lr 0.0008 --threads 1 --out /tmp/search-model",
+  ],
 });
 
 /** Distinct training tasks per difficulty; d1 has ~50k train problems in all, so this is most. */
@@ -134,6 +170,41 @@ function positiveInt(name: string, value: unknown): number {
     throw new UsageError(`--${name} must be a positive integer, got ${value}`);
   }
   return n;
+}
+
+/**
+ * The weights of checkpoint `dir`, in the order and shapes of `fresh` (the size's parameters).
+ *
+ * @example await checkpointWeights("adapters/model/embedded", initEmbeddedModel(normal), "base")
+ */
+async function checkpointWeights(
+  dir: string,
+  fresh: readonly NamedTensor[],
+  size: EmbeddedSize,
+): Promise<NamedTensor[]> {
+  const model = await loadEmbeddedModel(dir);
+  return fresh.map((p) => {
+    const t = model.tensors.get(p.name);
+    if (t === undefined || t.shape.join("x") !== p.shape.join("x")) {
+      throw new UsageError(
+        `--init ${dir}: tensor ${p.name} is ${t ? t.shape.join("x") : "missing"}, the ${size} ` +
+          `model's is ${p.shape.join("x")}; give a checkpoint of --size ${size}`,
+      );
+    }
+    return t;
+  });
+}
+
+/** The log lines of the checkpoint a run continues from (none when it has no log). */
+async function previousLog(dir: string): Promise<string[]> {
+  try {
+    return (await Deno.readTextFile(join(dir, "pretrain-log.jsonl"))).split("\n").filter((l) =>
+      l.trim() !== ""
+    );
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
 }
 
 /** Linear warm-up over the first 5% of steps, then cosine decay to a tenth of the peak. */
@@ -223,6 +294,62 @@ async function evaluate(
   return result;
 }
 
+/**
+ * The search roles on the first `count` held-out questions (the search preset's own validation
+ * split), each in every state of the episode the corpus teaches: router verdict accuracy, the
+ * share of queries whose retrieved documents hold the missing fact, and answer accuracy from
+ * complete evidence (graded as the run's reward grades it, engine/trainer/group-rewards.ts).
+ */
+async function evaluateSearch(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  trainer: SupervisedTrainer,
+  tokenizer: HfTokenizer,
+  count: number,
+): Promise<Record<string, number>> {
+  const { playground, tasks } = heldOutSearchTasks("validation");
+  const cases = tasks.slice(0, count).flatMap((task) =>
+    episodeStates(playground, task, []).map((state) => ({ task, state }))
+  );
+  const reply = (kind: "route" | "query" | "answer", of: typeof cases, maxTokens: number) =>
+    greedyReplies(
+      runtime,
+      spec,
+      trainer,
+      tokenizer,
+      of.map((c) => searchPrompt(kind, c.task.problem, c.state.evidence)),
+      maxTokens,
+    );
+  const routes = await reply("route", cases, 128);
+  const asking = cases.filter((c) => c.state.query !== null);
+  const queries = await reply("query", asking, 96);
+  const complete = cases.filter((c) => c.state.route === "answer");
+  const answers = await reply("answer", complete, 128);
+  const share = (hits: number, of: number) => of === 0 ? 0 : hits / of;
+  return {
+    router_search: share(
+      routes.filter((r, i) => parseRoute(r) === cases[i].state.route).length,
+      cases.length,
+    ),
+    searcher_search: share(
+      queries.filter((q, i) => {
+        const query = parseQuery(q);
+        const wanted = episodeStates(playground, asking[i].task, asking[i].state.evidence)[1];
+        return query !== null && wanted !== undefined &&
+          playground.retriever.search(query, playground.topK).some((d) =>
+            !asking[i].state.evidence.includes(d) && wanted.found.includes(d)
+          );
+      }).length,
+      asking.length,
+    ),
+    answerer_search: share(
+      answers.filter((a, i) => isCorrectAnswer(complete[i].task.answer, parseAnswerText(a)))
+        .length,
+      complete.length,
+    ),
+  };
+}
+
 await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);
   const steps = positiveInt("steps", values.steps);
@@ -248,19 +375,35 @@ await runCommand(USAGE, async () => {
   if (!EMBEDDED_SIZES.includes(size)) {
     throw new UsageError(`--size must be one of ${EMBEDDED_SIZES.join(", ")}, got ${size}`);
   }
+  const corpus = String(values.corpus);
+  const mixture = MIXTURES[corpus];
+  if (mixture === undefined) {
+    throw new UsageError(
+      `--corpus must be one of ${Object.keys(MIXTURES).join(", ")}, got ${corpus}`,
+    );
+  }
+  const init = values.init === undefined ? null : String(values.init);
 
   const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
   const spec = decoderSpec(embeddedModelConfig(size));
-  const initial = initEmbeddedModel(
+  const fresh = initEmbeddedModel(
     (purpose, data, std) => fillNormal(randomStream({ seed, purpose }), data, { std }),
     size,
   );
+  const initial = init === null ? fresh : await checkpointWeights(init, fresh, size);
+  // Read before the log is rewritten: `--init` may name `--out` (continuing the committed model).
+  const history = init === null ? [] : await previousLog(init);
+  // Relative to the working directory (the repository root for `deno task`), so that a
+  // committed log does not name one machine's paths.
+  const initRecord = init === null
+    ? null
+    : { dir: relative(Deno.cwd(), init), sha256: await weightsSha256(init) };
   const runtime = await openRuntime(backend, { threads });
   const start = performance.now();
   // The log is written as the run goes, so an interrupted run still leaves its curve.
   await Deno.mkdir(out, { recursive: true });
   const logPath = join(out, "pretrain-log.jsonl");
-  await Deno.writeTextFile(logPath, "");
+  await Deno.writeTextFile(logPath, history.map((line) => line + "\n").join(""));
   // Train lines go to the log and the progress line (steps, rate, ETA); the rest also to stdout.
   const progress = progressReporter("pretrain");
   const record = (line: Record<string, unknown>) => {
@@ -271,7 +414,10 @@ await runCommand(USAGE, async () => {
   const source: CorpusSource = {
     seed,
     tokenizer,
-    mixture: DEFAULT_MIXTURE,
+    mixture,
+    searchWorlds: mixture.route + mixture.query + mixture.answer > 0
+      ? searchWorldPool()
+      : undefined,
     tasks: difficulties.flatMap((difficulty) =>
       generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
     ),
@@ -290,7 +436,9 @@ await runCommand(USAGE, async () => {
     seed,
     lr: peak,
     difficulties,
-    mixture: DEFAULT_MIXTURE,
+    corpus,
+    mixture,
+    init: initRecord,
     runtime: runtime.info,
   });
   const trainer = await openSupervisedTrainer(
@@ -299,14 +447,22 @@ await runCommand(USAGE, async () => {
     Object.fromEntries(initial.map((t) => [t.name, hostTensor("float32", t.shape, t.data)])),
   );
   const checkpoint = async (step: number) => {
-    const accuracy = await evaluate(runtime, spec, trainer, tokenizer, validation);
+    const accuracy = {
+      ...await evaluate(runtime, spec, trainer, tokenizer, validation),
+      ...await evaluateSearch(runtime, spec, trainer, tokenizer, evalTasks),
+    };
     record({ event: "eval", step, split: "validation", tasks: evalTasks, accuracy });
     const trained: Record<string, HostTensor> = {};
     for (const name of trainer.runner.trainable) {
       trained[IO.param(name)] = await trainer.runner.readParam(name);
     }
     await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained), size);
-    record({ event: "saved", step, dir: out, seconds: (performance.now() - start) / 1000 });
+    record({
+      event: "saved",
+      step,
+      dir: relative(Deno.cwd(), out),
+      seconds: (performance.now() - start) / 1000,
+    });
   };
   try {
     let item = 0;

@@ -20,7 +20,7 @@ import {
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/mod.ts";
-import { hashTensors } from "../trainer/policy-pool.ts";
+import { hashTensors, openBatchWith } from "../trainer/policy-pool.ts";
 import type { SpeakingPolicy } from "../trainer/speaker.ts";
 import { loadBaseModel } from "./base-model.ts";
 import { checkpointSpec, checkpointTensors } from "./checkpoint-tensors.ts";
@@ -129,15 +129,7 @@ export async function openEvalPolicy(
     id,
     spec,
     tokenizer,
-    generate: (prompts, sampling) =>
-      generator.generate(feeds, {
-        prompts,
-        maxTokens: sampling.maxTokens,
-        temperature: sampling.temperature,
-        choose: sampling.choose,
-        stopTokenIds: tokenizer.eosTokenIds,
-        padTokenId: tokenizer.padTokenId ?? 0,
-      }),
+    openBatch: openBatchWith(generator, tokenizer, () => feeds),
   });
   return Object.freeze({
     policy,

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
+import { recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
 import { trainableSchema } from "../config/schema.ts";
 import { latestRunId, RunLogError } from "../trainer/run-log.ts";
 import { EvaluationInputError } from "./errors.ts";
@@ -199,11 +200,15 @@ export async function runCheckpoints(
 ): Promise<RunCheckpoints> {
   let config: unknown = null;
   const saved: EventData<"checkpoint.saved">[] = [];
+  let embeddedSource: string | null = null;
   let ended: RunCheckpoints["ended"] = null;
   for await (const stored of store.readStream(run)) {
     const e = stored as StoredEvent<NewEvent>;
     if (e.type === "run.started") config = e.data.config;
     if (e.type === "checkpoint.saved") saved.push(e.data);
+    if (e.type === "policy.initialized" && e.data.model === "embedded") {
+      embeddedSource ??= e.data.source;
+    }
     if (e.type === "run.completed") ended = "completed";
     if (e.type === "run.failed") ended = "failed";
     // A resumed run's steps follow its failure.
@@ -237,6 +242,11 @@ export async function runCheckpoints(
     );
   }
   const settings = { agents: parsed.data.agents, sampling: parsed.data.sampling };
+  // Trained on an embedded model since replaced: its checkpoint sits on the archived weights.
+  const embedded = embeddedSource === null
+    ? null
+    : await recordedEmbeddedVersion(embeddedSource, run);
+  const embeddedModel = embedded === null || embedded.current ? "embedded" : embedded.dir;
   const checkpoints = here.map((c): RunCheckpoint => {
     const wg = parsed.data.worker_groups.find((g) => g.id === c.workerGroup);
     if (!wg) {
@@ -249,7 +259,7 @@ export async function runCheckpoints(
     return {
       kind: "run-checkpoint",
       label: `${run}@${at}/${c.workerGroup}`,
-      model: wg.model,
+      model: wg.model === "embedded" ? embeddedModel : wg.model,
       run,
       step: at,
       workerGroup: c.workerGroup,

@@ -36,8 +36,8 @@ export interface EvalProgress {
   readonly total: number;
 }
 
-/** An evaluation to run: the settings of its config, its seeds and their run ids. */
-export interface EvaluationOptions extends Omit<EvalSettings, "seed"> {
+/** Where and how any evaluation runs: its store, runtime, seeds and their run ids. */
+interface EvaluationRuns {
   readonly store: EventStore;
   readonly runtime: Runtime;
   readonly seeds: readonly number[];
@@ -47,6 +47,9 @@ export interface EvaluationOptions extends Omit<EvalSettings, "seed"> {
   /** Called once a seed's run stream exists (its `run.started` appended). */
   readonly onRunStarted?: (run: string, seed: number) => void;
 }
+
+/** An evaluation to run: the settings of its config, its seeds and their run ids. */
+export interface EvaluationOptions extends Omit<EvalSettings, "seed">, EvaluationRuns {}
 
 /** What a finished evaluation reports. */
 export interface EvaluationResult {
@@ -122,15 +125,7 @@ export async function runEvaluation(options: EvaluationOptions): Promise<Evaluat
 }
 
 /** A team evaluation: its team, seeds and run ids, and what it changes in the run's config. */
-export interface TeamEvaluationOptions extends Omit<TeamEvalSettings, "seed"> {
-  readonly store: EventStore;
-  readonly runtime: Runtime;
-  readonly seeds: readonly number[];
-  /** One run id per seed. */
-  readonly runIds: readonly string[];
-  readonly onProgress?: (progress: EvalProgress) => void;
-  readonly onRunStarted?: (run: string, seed: number) => void;
-}
+export interface TeamEvaluationOptions extends Omit<TeamEvalSettings, "seed">, EvaluationRuns {}
 
 /**
  * Evaluates a training run's team (every worker group with its checkpointed weights, the run's
@@ -299,12 +294,10 @@ async function recordSeeds(
     ], { expectedVersion: 0 });
     options.onRunStarted?.(run, config.seed);
     let done = 0;
-    const rollouts = workflowRollouts(
-      config,
-      workflow,
-      groups,
-      () => options.onProgress?.({ seed: config.seed, run, done: ++done, total: episodes }),
-    );
+    const rollouts = workflowRollouts(config, workflow, groups, {
+      onEpisode: () =>
+        options.onProgress?.({ seed: config.seed, run, done: ++done, total: episodes }),
+    });
     try {
       const { events, metrics } = await evaluate(config, plan.tasks, step, rollouts);
       const end: NewEvent = { type: "run.completed", data: { steps: 0, metrics } };

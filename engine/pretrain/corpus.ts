@@ -1,6 +1,7 @@
 /**
  * The embedded model's pretraining corpus: synthetic arithmetic in the exact formats the refine
- * presets use, packed into fixed-length rows.
+ * and debate presets use, and the search preset's turns (engine/pretrain/search-corpus.ts),
+ * packed into fixed-length rows.
  *
  * A solution evaluates one operation at a time and boxes the value, `$13 - (-16) = 29$.
  * \boxed{29}` for `13 - (1 - 17)`: each step is a two-operand fact a small model can learn, where
@@ -15,7 +16,9 @@
  *   a solution;
  * - `drill`: one line `$expression$: solution`. Chat items spend ~150 tokens of prompt per
  *   solution; drills carry the same computation in ~45, so most of the arithmetic is learned from
- *   them at a third of the cost.
+ *   them at a third of the cost;
+ * - `route`, `query`, `answer`: the search preset's router, searcher and answerer turns, one
+ *   state of a one- or two-hop episode each (search-corpus.ts).
  * Rows start with an item at position 0 (as every prompt does at RL time) and hold whole items
  * only; the loss covers answers (and the closing `<|im_end|>`), never prompts.
  */
@@ -25,20 +28,59 @@ import { PRESET_PROMPTS } from "../config/mod.ts";
 import { randomStream, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arithmetic/mod.ts";
 import { renderPrompt } from "../workflows/template.ts";
+import {
+  episodeStates,
+  SEARCH_WORLDS,
+  type SearchItemKind,
+  searchItemText,
+  type SearchState,
+  searchWorldPool,
+} from "./search-corpus.ts";
+
+/** The arithmetic turns an item teaches (the refine and debate presets' formats, and drills). */
+export type ArithmeticKind = "solve" | "revise" | "verify" | "critique" | "drill";
 
 /** What an item teaches. */
-export type ItemKind = "solve" | "revise" | "verify" | "critique" | "drill";
+export type ItemKind = ArithmeticKind | SearchItemKind;
 
 /** Relative frequency of each kind among drawn items (their token shares differ by length). */
 export type Mixture = Readonly<Record<ItemKind, number>>;
 
-/** Items per 100 draws: ~31% of tokens drills, ~30% solver, ~22% verifier, ~16% critic turns. */
-export const DEFAULT_MIXTURE: Mixture = Object.freeze({
+/**
+ * The first phase, arithmetic only. Items per 100 draws: ~31% of tokens drills, ~30% solver, ~22%
+ * verifier, ~16% critic turns.
+ */
+export const ARITHMETIC_MIXTURE: Mixture = Object.freeze({
   drill: 78,
   solve: 11,
   revise: 3,
   verify: 5,
   critique: 3,
+  route: 0,
+  query: 0,
+  answer: 0,
+});
+
+/**
+ * The second phase, continued from the first: the search turns join at about half of the
+ * tokens (a search prompt is ~250 tokens for a ~30-token reply), and the arithmetic items keep
+ * their proportions so the refine and debate turns are rehearsed, not forgotten.
+ */
+export const SEARCH_MIXTURE: Mixture = Object.freeze({
+  drill: 39,
+  solve: 6,
+  revise: 2,
+  verify: 3,
+  critique: 2,
+  route: 8,
+  query: 7,
+  answer: 5,
+});
+
+/** The corpora `deno task pretrain --corpus` names. */
+export const MIXTURES: Readonly<Record<string, Mixture>> = Object.freeze({
+  arithmetic: ARITHMETIC_MIXTURE,
+  search: SEARCH_MIXTURE,
 });
 
 /** One tokenized item: tokens[t] is a loss target for every t in a span [from, to). */
@@ -85,7 +127,7 @@ function expressionOf(problem: string): string {
 
 /** The text an item is made of: a chat exchange (user prompt, assistant reply) or a drill line. */
 export function itemText(
-  kind: ItemKind,
+  kind: ArithmeticKind,
   task: ArithmeticTask,
   wrong: string,
   acceptRight: boolean,
@@ -161,9 +203,21 @@ export interface CorpusSource {
   /** The training tasks, drawn from at random per item. */
   readonly tasks: readonly ArithmeticTask[];
   readonly mixture: Mixture;
+  /** The search worlds' questions; built from searchWorldPool() when the mixture needs them. */
+  readonly searchWorlds?: ReturnType<typeof searchWorldPool>;
 }
 
-const KINDS: readonly ItemKind[] = ["drill", "solve", "revise", "verify", "critique"];
+// Search kinds come last: an arithmetic-only mixture draws exactly what it drew before them.
+const KINDS: readonly ItemKind[] = [
+  "drill",
+  "solve",
+  "revise",
+  "verify",
+  "critique",
+  "route",
+  "query",
+  "answer",
+];
 
 /** Item `index` of the corpus: its kind, task and wrong answer all keyed by (seed, index). */
 export function corpusItem(source: CorpusSource, index: number): CorpusItem {
@@ -178,11 +232,46 @@ export function corpusItem(source: CorpusSource, index: number): CorpusItem {
   const wrong = wrongAnswer(task.answer, draw, other);
   const acceptRight = draw(0, 1) === 0;
   const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
+  if (kind === "route" || kind === "query" || kind === "answer") {
+    return searchItem(source, kind, draw);
+  }
   return tokenizeItem(
     source.tokenizer,
     kind,
     itemText(kind, task, wrong, acceptRight, opinionsRight),
   );
+}
+
+/**
+ * A search item: a world, one of its train questions, an episode (a quarter starting from a
+ * distractor person's documents), and a state of it where the role has something to say.
+ */
+function searchItem(
+  source: CorpusSource,
+  kind: "route" | "query" | "answer",
+  draw: (min: number, max: number) => number,
+): CorpusItem {
+  if (source.searchWorlds === undefined) {
+    throw new Error(`the mixture draws ${kind} items but the corpus source has no searchWorlds`);
+  }
+  const { playground, tasks } = source.searchWorlds(draw(0, SEARCH_WORLDS - 1));
+  const task = tasks[draw(0, tasks.length - 1)];
+  const others = playground.world.tasks;
+  const distractor = others[draw(0, others.length - 1)];
+  const initial = draw(0, 3) === 0 && distractor.problem !== task.problem
+    ? playground.retriever.search(/was (.+) born\?$/.exec(distractor.problem)![1], playground.topK)
+    : [];
+  const statesFor = (states: readonly SearchState[]) =>
+    kind === "route"
+      ? states
+      : kind === "query"
+      ? states.filter((s) => s.query !== null)
+      : states.filter((s) => s.route === "answer");
+  let eligible = statesFor(episodeStates(playground, task, initial));
+  // A distractor may already hold every fact (no query left to teach): start from nothing then.
+  if (eligible.length === 0) eligible = statesFor(episodeStates(playground, task, []));
+  const state = eligible[draw(0, eligible.length - 1)];
+  return tokenizeItem(source.tokenizer, kind, searchItemText(kind, task, state));
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import { recordedEmbedded } from "../trainer/recorded-embedded.ts";
 import { resumeState } from "../trainer/resume-state.ts";
 import { readRunLog } from "../trainer/run-log.ts";
 import {
@@ -158,9 +159,12 @@ export async function replayRun(
     rtol: options.rtol ?? 1e-3,
     atol: options.atol ?? 1e-4,
   });
+  // An older run keeps the embedded weights it was trained on (or says which are missing).
+  const embedded = await recordedEmbedded(log.events, runId);
   let end = to;
   try {
     await runTraining(config, {
+      embedded,
       sink,
       runtime: options.runtime,
       runId,

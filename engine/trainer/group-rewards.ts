@@ -13,7 +13,7 @@ import {
   madaGeneratorAdvantages,
   weightedReward,
 } from "../rewards/mod.ts";
-import { gradeAnswer } from "../tasks/mod.ts";
+import { exactMatch, gradeAnswer } from "../tasks/mod.ts";
 import type { Episode, EpisodeTurn } from "../workflows/mod.ts";
 
 /** The token count of a turn, which rewards need (length reward, placement, batch whitening). */
@@ -45,9 +45,15 @@ export interface GroupRewards {
   readonly group: readonly GroupTrajectory[];
 }
 
-/** Whether an answer a workflow extracted (null: none) is equivalent to the gold answer. */
+/**
+ * Whether an answer a workflow extracted (null: none) is equivalent to the gold answer: by the
+ * math grader, or, for a gold in which it finds no math answer (a search task's city or
+ * country), by exact match after Search-R1's normalization.
+ */
 export function isCorrectAnswer(gold: string, answer: string | null): boolean {
-  return answer !== null && gradeAnswer(gold, `\\boxed{${answer}}`).equivalent;
+  if (answer === null) return false;
+  const graded = gradeAnswer(gold, `\\boxed{${answer}}`);
+  return graded.gold.extracted === null ? exactMatch(gold, answer) : graded.equivalent;
 }
 
 function turnTokens<E extends TurnTokens>(t: EpisodeTurn<E>): number {

@@ -19,10 +19,14 @@ import {
   allParams,
   baseHostFeeds,
   type BaseWeights,
+  type BatchOptions,
   buildLogprobGraph,
+  type ContinuousBatch,
   createGenerator,
+  currentEmbeddedVersion,
   type DecoderSpec,
   decoderSpec,
+  type EmbeddedVersion,
   type GeneratedRow,
   type Generator,
   initLoraAdapter,
@@ -30,6 +34,7 @@ import {
   loraSpec,
   MODEL_IO,
   paramCount,
+  type ParamFeeds,
   runnerFeeds,
   trainableParams,
   trainStepConfig,
@@ -85,6 +90,8 @@ export interface GroupPolicy {
   readonly id: string;
   readonly agents: readonly string[];
   readonly model: string;
+  /** Where the base weights came from, as `policy.initialized` records it (embedded: its hash). */
+  readonly source: string;
   readonly spec: DecoderSpec;
   readonly tokenizer: HfTokenizer;
   readonly parameterCount: number;
@@ -93,6 +100,11 @@ export interface GroupPolicy {
   readonly loraDropout: number;
   /** Samples continuations of every prompt with the group's current weights (no dropout). */
   generate(prompts: readonly (readonly number[])[], sampling: Sampling): Promise<GeneratedRow[]>;
+  /**
+   * A continuous decode batch on the group's current weights (no dropout), padding with the
+   * tokenizer's pad token; close it before the weights change (an update).
+   */
+  openBatch(options: Pick<BatchOptions, "maxRows" | "admission">): ContinuousBatch;
   /**
    * Per-token logprobs of the batch's targets under the base model at the sampling temperature
    * (veRL's reference compute_log_prob uses the rollout temperature): the KL reference.
@@ -153,8 +165,10 @@ export function hashTensors(tensors: readonly NamedTensor[]): string {
   return h.digest("hex");
 }
 
-async function loadModel(name: string): Promise<HfModel> {
-  const model = name === "embedded" ? await loadEmbeddedModel() : await loadHfModel(name);
+async function loadModel(name: string, embedded: EmbeddedVersion): Promise<HfModel> {
+  const model = name === "embedded"
+    ? await loadEmbeddedModel(embedded.dir)
+    : await loadHfModel(name);
   if (!model.tokenizer) {
     throw new PolicyPoolError(
       `model ${name} has no tokenizer.json; the engine needs one to prompt it`,
@@ -210,6 +224,11 @@ export interface PolicyPoolOptions {
   readonly aggregation: LossAggregation;
   /** The constant of seq-sum-const: the generation budget, sampling.max_tokens (Dr. GRPO). */
   readonly aggregationConstant: number;
+  /**
+   * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
+   * (recordedEmbeddedVersion); default the committed model.
+   */
+  readonly embedded?: EmbeddedVersion;
 }
 
 /**
@@ -236,10 +255,11 @@ export async function openPolicyPool(
   >();
   const releases: (() => Promise<void> | void)[] = [];
   const policies = new Map<string, GroupPolicy>();
+  const embedded = options.embedded ?? await currentEmbeddedVersion();
   for (const wg of groups) {
     let entry = models.get(wg.model);
     if (!entry) {
-      entry = { model: await loadModel(wg.model), bases: new Map(), reference: null };
+      entry = { model: await loadModel(wg.model, embedded), bases: new Map(), reference: null };
       models.set(wg.model, entry);
     }
     const { model } = entry;
@@ -301,7 +321,17 @@ export async function openPolicyPool(
     }
     policies.set(
       wg.id,
-      groupPolicy(wg, options.seed, model, spec, generator, runner, base ?? null, reference),
+      groupPolicy(
+        wg,
+        wg.model === "embedded" ? embedded.source : wg.model,
+        options.seed,
+        model,
+        spec,
+        generator,
+        runner,
+        base ?? null,
+        reference,
+      ),
     );
   }
   return {
@@ -317,8 +347,54 @@ function optimizerStateNames(params: readonly { name: string }[]): string[] {
   return [...params.flatMap((p) => [IO.adamM(p.name), IO.adamV(p.name)]), IO.adamStep];
 }
 
+/**
+ * A policy's `generate`: `generator` over the weights `feeds` returns at call time (an update
+ * changes them), stopping at the tokenizer's end tokens and padding with its pad token.
+ *
+ * @example
+ * ```ts
+ * const generate = generateWith(generator, tokenizer, () => base.feeds);
+ * const rows = await generate([[1, 2, 3]], sampling);
+ * ```
+ */
+export function generateWith(
+  generator: Generator,
+  tokenizer: HfTokenizer,
+  feeds: () => ParamFeeds,
+): GroupPolicy["generate"] {
+  return (prompts, sampling) =>
+    generator.generate(feeds(), {
+      prompts,
+      maxTokens: sampling.maxTokens,
+      temperature: sampling.temperature,
+      choose: sampling.choose,
+      stopTokenIds: tokenizer.eosTokenIds,
+      padTokenId: tokenizer.padTokenId ?? 0,
+    });
+}
+
+/**
+ * A policy's `openBatch`: a continuous batch over the weights `feeds` returns when it opens (a
+ * batch lives within one rollout phase, between updates), padding with the tokenizer's pad token.
+ *
+ * @example
+ * ```ts
+ * const openBatch = openBatchWith(generator, tokenizer, () => base.feeds);
+ * const batch = openBatch({ maxRows: 64, admission: "doubling" });
+ * ```
+ */
+export function openBatchWith(
+  generator: Generator,
+  tokenizer: HfTokenizer,
+  feeds: () => ParamFeeds,
+): GroupPolicy["openBatch"] {
+  return (options) =>
+    generator.openBatch(feeds(), { ...options, padTokenId: tokenizer.padTokenId ?? 0 });
+}
+
 function groupPolicy(
   wg: WorkerGroup,
+  source: string,
   seed: number,
   model: HfModel,
   spec: DecoderSpec,
@@ -351,24 +427,20 @@ function groupPolicy(
     }
     return out;
   };
+  // An update changes the runner's weights, so policies read them at each call.
+  const feeds = () => runner ? runnerFeeds(spec, runner) : base!.feeds;
   const policy: GroupPolicy = {
     id: wg.id,
     agents: wg.agents,
     model: wg.model,
+    source,
     spec,
     tokenizer,
     parameterCount: paramCount(allParams(spec)),
     trainableParameterCount: runner ? paramCount(trained) : 0,
     loraDropout,
-    generate: (prompts, sampling) =>
-      generator.generate(runner ? runnerFeeds(spec, runner) : base!.feeds, {
-        prompts,
-        maxTokens: sampling.maxTokens,
-        temperature: sampling.temperature,
-        choose: sampling.choose,
-        stopTokenIds: tokenizer.eosTokenIds,
-        padTokenId: tokenizer.padTokenId ?? 0,
-      }),
+    generate: generateWith(generator, tokenizer, feeds),
+    openBatch: openBatchWith(generator, tokenizer, feeds),
     update: async (batch, hyper, key) => await trainer("update").step(batch, hyper, masks(key)),
     updateInParts: async (batch, hyper, parts, key) =>
       await trainer("updateInParts").stepInParts(batch, hyper, parts, masks(key)),

@@ -6,6 +6,7 @@
 import { type EventStore, LEASE_TIMEOUT_MS, leaseIsLive } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { storeSink } from "./event-sink.ts";
+import { recordedEmbedded } from "./recorded-embedded.ts";
 import { resumeState } from "./resume-state.ts";
 import { readRunLog, type RunLog } from "./run-log.ts";
 import { NUMERIC_RUNTIME_FIELDS, runtimeDifferences, runtimeRecord } from "./runtime-record.ts";
@@ -55,7 +56,9 @@ export async function resumeTraining(
   }
   await refuseLiveWriter(store, log);
   const state = await resumeState(log.events, store.blobs);
+  const embedded = await recordedEmbedded(log.events, runId);
   const result = await runTraining(log.config, {
+    embedded,
     sink: storeSink(store, runId, { fresh: false }),
     runtime: options.runtime,
     runId,

@@ -19,7 +19,10 @@ export type RolloutFn = (
   n: number,
 ) => Promise<Rollout[]>;
 
-/** Rows of one generation call: large enough to batch a step, small enough for the cache. */
+/**
+ * Rows decoding or queued at once, all worker groups together: large enough to batch a step,
+ * small enough for the caches (every group's is alive at once).
+ */
 const MAX_GENERATION_BATCH = 64;
 
 /**
@@ -33,7 +36,12 @@ export function workflowRollouts(
   config: Pick<NormalizedConfig, "seed" | "sampling" | "agent_to_wg">,
   workflow: Workflow,
   groups: ReadonlyMap<string, SpeakingPolicy>,
-  onEpisode?: () => void,
+  options: {
+    /** Called as each episode ends (progress). */
+    readonly onEpisode?: () => void;
+    /** Continuous batching (default true); false batches whole waves of turns (comparison). */
+    readonly continuous?: boolean;
+  } = {},
 ): RolloutFn {
   const speaker = createSpeaker(groups, config.agent_to_wg, {
     seed: config.seed,
@@ -42,16 +50,17 @@ export function workflowRollouts(
     maxTokens: config.sampling.max_tokens,
     stop: config.sampling.stop,
     maxBatch: MAX_GENERATION_BATCH,
+    continuous: options.continuous,
   });
   return (phase, at, questions, n) =>
     Promise.all(questions.map(async (question, prompt): Promise<Rollout> => ({
       question,
       episodes: await Promise.all(Array.from({ length: n }, async (_, sample) => {
-        const episode = await workflow.run(
-          question,
-          speaker.speakFor({ phase, step: at, prompt, sample }),
+        const episode = await speaker.episode(
+          { phase, step: at, prompt, sample },
+          (speak) => workflow.run(question, speak),
         );
-        onEpisode?.();
+        options.onEpisode?.();
         return episode;
       })),
     })));

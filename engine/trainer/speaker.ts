@@ -1,16 +1,28 @@
 /**
- * Turns workflow requests into model calls. Requests that arrive together (every episode of a
- * step runs concurrently, so each turn's requests do) are batched per worker group into one
- * generation. Every sampled token is drawn from the counter-based generator keyed by
- * (seed, phase, step, agent, prompt, sample, turn, token index), so the batching, and the order in
- * which episodes finish, never change a token.
+ * Turns workflow requests into model calls, with continuous batching per worker group: each group
+ * has one running decode batch (adapters/model's `ContinuousBatch`); a turn's sequence leaves it
+ * when it ends, and the episode's next request (any agent's turn) joins between decode steps.
+ *
+ * Every sampled token is drawn from the counter-based generator keyed by (seed, phase, step,
+ * agent, prompt, sample, turn, token index), so no batching changes a token. What a batch can
+ * change is float32 rounding (other matmul shapes), and a logprob's last bits could, very rarely,
+ * flip a sampled token; so the batch of every decode step must never depend on timing. The
+ * speaker knows every live episode, and admits requests only at a fixed boundary: before each
+ * round of decode steps it waits until every live episode has a request outstanding or has
+ * ended (no episode is still computing its next turn), then admits every waiting request in the
+ * order (phase, step, prompt, sample, turn), and steps each group's batch once, in group order.
+ * A round's admissions are thus a function of the tokens so far, whatever the timing of the
+ * native calls or of the workflows' own code between turns. (A workflow that keeps computing
+ * after issuing a request, then issues another, is outside this rule; the built-in ones issue a
+ * round's parallel requests together.)
  */
+import type { ContinuousBatch, Sequence, SequenceOutcome } from "../../adapters/model/mod.ts";
 import { randomStream, sampleLogits } from "../random/mod.ts";
 import type { Speak, TurnRequest } from "../workflows/mod.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
 
 /** What the speaker needs of a policy: a trainer's worker group or a frozen evaluation model. */
-export type SpeakingPolicy = Pick<GroupPolicy, "id" | "spec" | "tokenizer" | "generate">;
+export type SpeakingPolicy = Pick<GroupPolicy, "id" | "spec" | "tokenizer" | "openBatch">;
 
 /** The token-level record of one agent turn, as the turn event stores it. */
 export interface TurnRecord {
@@ -36,15 +48,40 @@ export interface SpeakerSettings {
   readonly topP: number;
   readonly maxTokens: number;
   readonly stop: readonly string[];
-  /** Largest number of rows in one generation call. */
+  /** Largest number of rows decoding or queued at once, all worker groups together. */
   readonly maxBatch: number;
+  /**
+   * Requests join running batches between decode steps (default true); false admits them only
+   * once every group's batch has emptied, a whole wave of turns at a time (for comparison).
+   */
+  readonly continuous?: boolean;
+}
+
+/** A live episode: how many of its requests are waiting or decoding. */
+interface EpisodeState {
+  outstanding: number;
 }
 
 interface Pending {
   readonly request: TurnRequest;
   readonly at: EpisodeCoordinates;
+  readonly episode: EpisodeState;
   readonly resolve: (output: { text: string; extra: TurnRecord }) => void;
   readonly reject: (err: unknown) => void;
+}
+
+/** A worker group's running batch and the request behind each of its sequences. */
+interface GroupBatch {
+  readonly policy: SpeakingPolicy;
+  readonly batch: ContinuousBatch;
+  readonly pending: Map<Sequence, { pending: Pending; prompt: readonly number[] }>;
+}
+
+/** Admission order: (phase, step, prompt, sample, turn), then agent for a round's parallel turns. */
+function admissionOrder(a: Pending, b: Pending): number {
+  return a.at.phase.localeCompare(b.at.phase) || a.at.step - b.at.step ||
+    a.at.prompt - b.at.prompt || a.at.sample - b.at.sample ||
+    a.request.turn - b.request.turn || a.request.agent.id.localeCompare(b.request.agent.id);
 }
 
 /**
@@ -52,114 +89,187 @@ interface Pending {
  *
  * @example
  * const speaker = createSpeaker(pool.groups, config.agent_to_wg, settings);
- * const episode = await workflow.run(question, speaker.speakFor({ phase: "rollout", step, prompt, sample }));
+ * const episode = await speaker.episode({ phase: "rollout", step, prompt, sample }, (speak) =>
+ *   workflow.run(question, speak));
  */
 export function createSpeaker(
   groups: ReadonlyMap<string, SpeakingPolicy>,
   agentToWg: Readonly<Record<string, string>>,
   settings: SpeakerSettings,
 ) {
-  let pending: Pending[] = [];
-  let scheduled = false;
+  const live = new Set<EpisodeState>();
+  let waiting: Pending[] = [];
+  const running = new Map<string, GroupBatch>();
+  let wake: (() => void) | null = null;
+  let driving = false;
 
-  async function generateFor(policy: SpeakingPolicy, rows: Pending[]): Promise<(() => void)[]> {
-    const tokenizer = policy.tokenizer;
-    const context = policy.spec.config.maxPositionEmbeddings - settings.maxTokens;
-    const prompts = rows.map(({ request }) => {
-      const ids = tokenizer.chatTemplate
-        ? tokenizer.encodeChat([{ role: "user", content: request.prompt }])
-        : tokenizer.encode(request.prompt);
-      // Long refinement histories keep their most recent part: the model's window is finite.
-      return ids.length > context ? ids.slice(ids.length - context) : ids;
-    });
-    const streams = rows.map(({ request, at }) =>
-      randomStream({
-        seed: settings.seed,
-        purpose: `sample-token:${at.phase}`,
-        step: at.step,
-        agent: request.agent.id,
-        prompt: at.prompt,
-        sample: at.sample,
-        turn: request.turn,
-      })
-    );
-    const options = { temperature: settings.temperature, topP: settings.topP };
-    // The recorded logprobs are of the distribution sampled from, softmax(logits / T).
-    const generated = await policy.generate(prompts, {
-      maxTokens: settings.maxTokens,
-      temperature: settings.temperature,
-      choose: (logits, row, index) => sampleLogits(streams[row], index, logits, options),
-    });
-    return generated.map((g, i) => {
-      let tokens = g.tokens;
-      let logprobs = g.logprobs;
-      let text = tokenizer.decode(tokens, { skipSpecialTokens: true });
-      let finishReason: "stop" | "length" = g.finishReason === "length" ? "length" : "stop";
-      const cut = firstStop(text, settings.stop);
-      if (cut !== null) {
-        // Keep the tokens up to and including the one that completed the stop string.
-        let n = 0;
-        while (n < tokens.length && tokenizer.decode(tokens.slice(0, n + 1)).length < cut) n++;
-        tokens = tokens.slice(0, n + 1);
-        logprobs = logprobs.slice(0, n + 1);
-        text = text.slice(0, cut);
-        finishReason = "stop";
-      }
-      return () =>
-        rows[i].resolve({
-          text,
-          extra: {
-            workerGroup: policy.id,
-            promptTokens: Int32Array.from(prompts[i]),
-            responseTokens: Int32Array.from(tokens),
-            logprobs: Float32Array.from(logprobs),
-            finishReason,
-          },
-        });
-    });
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  // The boundary: no live episode is between turns.
+  const settled = () => [...live].every((e) => e.outstanding > 0);
+
+  function done(p: Pending, settle: () => void) {
+    p.episode.outstanding--;
+    settle();
   }
 
-  async function flush() {
-    scheduled = false;
-    const batch = pending;
-    pending = [];
-    const byGroup = new Map<string, Pending[]>();
-    for (const p of batch) {
-      const wg = agentToWg[p.request.agent.id];
-      byGroup.set(wg, [...(byGroup.get(wg) ?? []), p]);
-    }
-    // Nobody hears back until every batch of this flush is done, so the next flush's requests
-    // are always the same set whatever the timing of the native calls.
-    const settle: (() => void)[] = [];
-    for (const [wg, rows] of [...byGroup].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) {
+  function promptTokens(policy: SpeakingPolicy, request: TurnRequest): number[] {
+    const tokenizer = policy.tokenizer;
+    const context = policy.spec.config.maxPositionEmbeddings - settings.maxTokens;
+    const ids = tokenizer.chatTemplate
+      ? tokenizer.encodeChat([{ role: "user", content: request.prompt }])
+      : tokenizer.encode(request.prompt);
+    // Long refinement histories keep their most recent part: the model's window is finite.
+    return ids.length > context ? ids.slice(ids.length - context) : ids;
+  }
+
+  function admit(p: Pending) {
+    const wg = agentToWg[p.request.agent.id];
+    let group = running.get(wg);
+    if (!group) {
       const policy = groups.get(wg)!;
-      for (let at = 0; at < rows.length; at += settings.maxBatch) {
-        const chunk = rows.slice(at, at + settings.maxBatch);
-        try {
-          settle.push(...await generateFor(policy, chunk));
-        } catch (err) {
-          for (const p of chunk) settle.push(() => p.reject(err));
+      // Admissions that at least double the batch: few prefills and splices per wave of turns.
+      const batch = policy.openBatch({ maxRows: settings.maxBatch, admission: "doubling" });
+      group = { policy, batch, pending: new Map() };
+      running.set(wg, group);
+    }
+    const { policy, batch } = group;
+    const stream = randomStream({
+      seed: settings.seed,
+      purpose: `sample-token:${p.at.phase}`,
+      step: p.at.step,
+      agent: p.request.agent.id,
+      prompt: p.at.prompt,
+      sample: p.at.sample,
+      turn: p.request.turn,
+    });
+    const options = { temperature: settings.temperature, topP: settings.topP };
+    try {
+      const prompt = promptTokens(policy, p.request);
+      const sequence = batch.submit({
+        prompt,
+        maxTokens: settings.maxTokens,
+        // The recorded logprobs are of the distribution sampled from, softmax(logits / T).
+        temperature: settings.temperature,
+        stopTokenIds: policy.tokenizer.eosTokenIds,
+        choose: (logits, index) => sampleLogits(stream, index, logits, options),
+      });
+      group.pending.set(sequence, { pending: p, prompt });
+    } catch (err) {
+      done(p, () => p.reject(err));
+    }
+  }
+
+  function deliver(group: GroupBatch, outcome: SequenceOutcome) {
+    const { pending: p, prompt } = group.pending.get(outcome.sequence)!;
+    group.pending.delete(outcome.sequence);
+    if (outcome.kind === "failed") {
+      done(p, () => p.reject(outcome.error));
+      return;
+    }
+    const tokenizer = group.policy.tokenizer;
+    let tokens = outcome.row.tokens;
+    let logprobs = outcome.row.logprobs;
+    let text = tokenizer.decode(tokens, { skipSpecialTokens: true });
+    let finishReason: "stop" | "length" = outcome.row.finishReason === "length" ? "length" : "stop";
+    const cut = firstStop(text, settings.stop);
+    if (cut !== null) {
+      // Keep the tokens up to and including the one that completed the stop string.
+      let n = 0;
+      while (n < tokens.length && tokenizer.decode(tokens.slice(0, n + 1)).length < cut) n++;
+      tokens = tokens.slice(0, n + 1);
+      logprobs = logprobs.slice(0, n + 1);
+      text = text.slice(0, cut);
+      finishReason = "stop";
+    }
+    done(p, () =>
+      p.resolve({
+        text,
+        extra: {
+          workerGroup: group.policy.id,
+          promptTokens: Int32Array.from(prompt),
+          responseTokens: Int32Array.from(tokens),
+          logprobs: Float32Array.from(logprobs),
+          finishReason,
+        },
+      }));
+  }
+
+  /** Rounds of admission and decode steps while any request is outstanding. */
+  async function drive() {
+    driving = true;
+    try {
+      // Episodes start together (one rollout's map): let every one of them register first.
+      await Promise.resolve();
+      for (;;) {
+        while (!settled()) await new Promise<void>((resolve) => wake = resolve);
+        if (waiting.length === 0 && running.size === 0) return;
+        if (settings.continuous !== false || running.size === 0) {
+          // At most maxBatch rows decode or wait in all groups together: every group's cache is
+          // alive at once, and together they stay within what one batch of maxBatch rows holds.
+          const rows = [...running.values()]
+            .reduce((n, g) => n + g.batch.running + g.batch.queued, 0);
+          waiting.sort(admissionOrder).splice(0, Math.max(0, settings.maxBatch - rows))
+            .forEach(admit);
+        }
+        const order = [...running.keys()].sort();
+        for (const wg of order) {
+          const group = running.get(wg)!;
+          if (group.batch.running + group.batch.queued === 0) continue;
+          for (const outcome of await group.batch.step()) deliver(group, outcome);
+        }
+        for (const wg of order) {
+          const group = running.get(wg)!;
+          if (group.batch.running + group.batch.queued > 0) continue;
+          running.delete(wg);
+          await group.batch.close();
         }
       }
+    } catch (err) {
+      // Not expected (a step reports model failures per sequence); fail what is outstanding.
+      for (const p of waiting) done(p, () => p.reject(err));
+      waiting = [];
+      for (const group of running.values()) {
+        for (const { pending: p } of group.pending.values()) done(p, () => p.reject(err));
+        await group.batch.close();
+      }
+      running.clear();
+    } finally {
+      driving = false;
     }
-    for (const s of settle) s();
+  }
+
+  function speakIn(at: EpisodeCoordinates, episode: EpisodeState): Speak<TurnRecord> {
+    return (request) =>
+      new Promise((resolve, reject) => {
+        if (!(request.agent.id in agentToWg)) {
+          reject(new Error(`agent ${request.agent.id} has no worker group`));
+          return;
+        }
+        episode.outstanding++;
+        waiting.push({ request, at, episode, resolve, reject });
+        if (!driving) drive();
+        poke();
+      });
   }
 
   return {
-    /** The Speak function of one episode. */
-    speakFor(at: EpisodeCoordinates): Speak<TurnRecord> {
-      return (request) =>
-        new Promise((resolve, reject) => {
-          if (!(request.agent.id in agentToWg)) {
-            reject(new Error(`agent ${request.agent.id} has no worker group`));
-            return;
-          }
-          pending.push({ request, at, resolve, reject });
-          if (!scheduled) {
-            scheduled = true;
-            setTimeout(flush, 0);
-          }
-        });
+    /**
+     * Plays one episode: `run` speaks through the returned Speak; the episode counts as live
+     * (its next request awaited before each round) until `run` settles.
+     */
+    async episode<T>(at: EpisodeCoordinates, run: (speak: Speak<TurnRecord>) => Promise<T>) {
+      const state: EpisodeState = { outstanding: 0 };
+      live.add(state);
+      try {
+        return await run(speakIn(at, state));
+      } finally {
+        live.delete(state);
+        poke();
+      }
     },
   };
 }

@@ -10,6 +10,7 @@
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
@@ -55,6 +56,11 @@ export interface TrainOptions {
   /** Continue from a checkpoint rather than from step 0; `run.started` is then not re-sent. */
   readonly resume?: ResumeState;
   /**
+   * The weights `"embedded"` stands for: those a replayed or resumed run recorded
+   * (recordedEmbedded); default the committed model.
+   */
+  readonly embedded?: EmbeddedVersion;
+  /**
    * Aborting stops the run cleanly at the next step boundary: everything of the finished steps is
    * logged, `run.failed` says it was interrupted, and `train --resume` continues it.
    */
@@ -62,6 +68,11 @@ export interface TrainOptions {
   /** Stop after this step (default: the config's last); only a run that reaches the end sends
    * `run.completed`. */
   readonly lastStep?: number;
+  /**
+   * Rollout requests join the running decode batches between steps (default true); false
+   * batches a whole wave of turns at a time, for comparison (tests, benchmarks).
+   */
+  readonly continuousBatching?: boolean;
 }
 
 /** The run was asked to stop (Ctrl-C); every step before `step` is in the log. */
@@ -111,6 +122,7 @@ export async function runTraining(
     klCoef: config.loss.kl_coef,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
+    embedded: options.embedded,
   });
   let tasks: TaskSource;
   let workflow: Workflow;
@@ -132,7 +144,9 @@ export async function runTraining(
   let stage: TrainProgress["stage"] = "rollout";
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
-    const rollout = workflowRollouts(config, workflow, pool.groups);
+    const rollout = workflowRollouts(config, workflow, pool.groups, {
+      continuous: options.continuousBatching,
+    });
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
@@ -256,7 +270,7 @@ async function initEvents(
         workerGroup: policy.id,
         agents: [...policy.agents],
         model: policy.model,
-        source: policy.model,
+        source: policy.source,
         parameterCount: policy.parameterCount,
         trainableParameterCount: policy.trainableParameterCount,
         parameterHash: await policy.parameterHash(),

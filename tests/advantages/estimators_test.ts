@@ -120,6 +120,7 @@ Deno.test("all-equal rewards: every advantage exactly 0, multiplier null, nothin
         r.actions.every((a) => Object.is(a.advantage, 0)),
         `${r.estimator} ${options.sigma}`,
       );
+      assert.equal(r.agents.length, 3);
       assert.ok(r.agents.every((a) => a.multiplier === null && a.sigma === 0));
     }
   }
@@ -133,10 +134,12 @@ Deno.test("a group of one: paper convention 0; code convention R/(1+eps), also p
       actions: [{ agent: "solver", turn: 0 }, { agent: "verifier", turn: 1 }],
     },
   ];
-  assert.ok(grpoAdvantages(one, population).actions.every((a) => a.advantage === 0));
+  assert.deepEqual(grpoAdvantages(one, population).actions.map((a) => a.advantage), [0, 0]);
   const code = drMasAdvantages(one, unbiased);
   // n_k = 1 for both agents: mu_k = 0, sigma_k = 1 -> 1 / (1 + 1e-6).
+  assert.equal(code.agents.length, 2);
   assert.ok(code.agents.every((a) => a.mu === 0 && a.sigma === 1 && a.n === 1));
+  assert.equal(code.actions.length, 2);
   assert.ok(code.actions.every((a) => a.advantage === 1 / (1 + EPS)));
 });
 

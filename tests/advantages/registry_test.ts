@@ -95,7 +95,7 @@ Deno.test("the MADA-RL estimator gives the rewards module's advantages on the sa
     assertClose(result.actions[2 * s].advantage, gen.advantages[s], 1e-15);
     assertClose(result.actions[2 * s + 1].advantage, crit.advantages[s], 1e-15);
   }
-  assert.ok(result.agents.every((a) => a.multiplier === null));
+  assert.deepEqual(result.agents.map((a) => a.multiplier), [null, null]);
   const noBaseline = group.map((t) => ({
     ...t,
     actions: t.actions.map((a) => ({ ...a, baseline: undefined })),

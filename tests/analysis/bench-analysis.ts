@@ -8,7 +8,7 @@ import { openStore } from "../../events/mod.ts";
 import { eventRows } from "../../analysis/projections/event-rows.ts";
 import { catchUp, ensureSchema } from "../../analysis/projections/projector.ts";
 import { type TableName, TABLES } from "../../analysis/projections/schema.ts";
-import { generateRun } from "./fixtures/generate-run.ts";
+import { fakeRunEvents } from "../support/fake-run.ts";
 import { runSpec } from "./fixtures/fill-store.ts";
 
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
@@ -25,7 +25,7 @@ async function fillStore(path: string, target: number): Promise<number> {
       prompts: 8,
       groupSize: 8,
     });
-    for (const batch of generateRun(spec, 5000)) {
+    for (const batch of fakeRunEvents(spec, 5000)) {
       await store.append(spec.runId, batch);
       n += batch.length;
       if (n >= target) break;

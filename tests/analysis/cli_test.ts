@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { NewEvent } from "../../events/mod.ts";
 import { EXPORTED } from "../../analysis/projections/schema.ts";
-import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -41,7 +42,7 @@ async function filledStore() {
         steps: 1,
         evalProblems: 8,
       });
-      events.set(spec.runId, await appendRun(store, spec));
+      events.set(spec.runId, await writeFakeRun(store, spec));
     }
   }
   await store.close();

@@ -16,7 +16,8 @@ import { listGenerations } from "../../analysis/queries/generation-files.ts";
 import { openDashboardSource } from "../../web/server/dashboard-source.ts";
 import { type RunningDashboard, startDashboard } from "../security/web-server.ts";
 import { runCli } from "../support/run-cli.ts";
-import { appendRun, runSpec } from "./fixtures/fill-store.ts";
+import { runSpec } from "./fixtures/fill-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 /** A store in a fresh temp dir holding the given runs; `append` adds more from this process. */
 async function storeWith(...runIds: string[]) {
@@ -26,7 +27,7 @@ async function storeWith(...runIds: string[]) {
     await using store = await openStore<NewEvent>(path);
     let events = 0;
     for (const runId of ids) {
-      events += (await appendRun(store, runSpec({ runId, steps: 1 }))).length;
+      events += (await writeFakeRun(store, runSpec({ runId, steps: 1 }))).length;
     }
     return events;
   };

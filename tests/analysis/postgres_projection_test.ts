@@ -7,7 +7,8 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import pg from "pg";
 import { openStore } from "../../events/mod.ts";
 import { catchUp } from "../../analysis/projections/projector.ts";
-import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 const url = Deno.env.get("POLYRL_TEST_POSTGRES_URL");
 
@@ -49,8 +50,8 @@ Deno.test({
     const pgStore = await openStore(pgTarget);
     try {
       const spec = runSpec({ runId: "pg-run", estimator: "dr-mas", steps: 1 });
-      await appendRun(store, spec);
-      await appendRun(pgStore, spec);
+      await writeFakeRun(store, spec);
+      await writeFakeRun(pgStore, spec);
       await pgStore.close();
       await store.close();
       const fromSqlite = await project(`${dir}/events.sqlite`);

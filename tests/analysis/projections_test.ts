@@ -8,8 +8,8 @@ import { catchUp, rebuild } from "../../analysis/projections/projector.ts";
 import { EXPORTED, TABLES } from "../../analysis/projections/schema.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
 import { loadRunSummaries } from "../../analysis/queries/run-summaries.ts";
-import { appendLegacyRun, appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
-import { generateRun, type RunSpec } from "./fixtures/generate-run.ts";
+import { appendLegacyRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { fakeRunEvents, type FakeRunSpec, writeFakeRun } from "../support/fake-run.ts";
 import { asTrajectoryV1, trajectoryV1Catalogue } from "../events/fixtures/trajectory-v1.ts";
 
 async function withDuck<T>(body: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -43,8 +43,8 @@ const count = (events: NewEvent[], type: string) => events.filter((e) => e.type 
 Deno.test("projections: every event lands in its table; runs and evals read right", async () => {
   const { store, dir } = await tempStore();
   try {
-    const a = await appendRun(store, runSpec({ runId: "run-a", estimator: "grpo", seed: 1 }));
-    const b = await appendRun(
+    const a = await writeFakeRun(store, runSpec({ runId: "run-a", estimator: "grpo", seed: 1 }));
+    const b = await writeFakeRun(
       store,
       runSpec({ runId: "run-b", estimator: "dr-mas", seed: 2, accuracy: 0.8 }),
     );
@@ -93,7 +93,9 @@ Deno.test("projections: every event lands in its table; runs and evals read righ
           },
         ],
       );
-      // avg@k per benchmark recomputed from the appended evaluation events.
+      // avg@k per benchmark recomputed from the appended evaluation events: two benchmarks
+      // evaluated after the last step of each run.
+      assert.equal(events.filter((e) => e.type === "evaluation.completed").length, 2 * 2);
       for (const e of events) {
         if (e.type !== "evaluation.completed") continue;
         const expected = e.data.problems.reduce((s, p) => s + p.c / p.n, 0) /
@@ -128,9 +130,9 @@ Deno.test("projections: incremental catch-up equals a rebuild from zero", async 
   const { store, dir } = await tempStore();
   try {
     await withDuck(async (incremental) => {
-      await appendRun(store, runSpec({ runId: "run-a" }));
+      await writeFakeRun(store, runSpec({ runId: "run-a" }));
       const first = await catchUp(incremental, store, { batchSize: 37 });
-      await appendRun(store, runSpec({ runId: "run-b", estimator: "dr-mas", seed: 5 }));
+      await writeFakeRun(store, runSpec({ runId: "run-b", estimator: "dr-mas", seed: 5 }));
       const second = await catchUp(incremental, store, { batchSize: 37 });
       assert.equal(second.from, first.to);
       assert.equal(second.to, await store.lastPosition());
@@ -154,7 +156,7 @@ Deno.test("projections: incremental catch-up equals a rebuild from zero", async 
 Deno.test("projections: a file built by another schema version is rebuilt from zero", async () => {
   const { store, dir } = await tempStore();
   try {
-    await appendRun(store, runSpec({ runId: "run-a", steps: 1 }));
+    await writeFakeRun(store, runSpec({ runId: "run-a", steps: 1 }));
     await withDuck(async (conn) => {
       const first = await catchUp(conn, store);
       const before = await dump(conn);
@@ -176,7 +178,7 @@ Deno.test("projections: a store replaced at the same path is projected again, no
   try {
     await withDuck(async (conn) => {
       const a = await openStore(path);
-      await appendRun(a, runSpec({ runId: "run-a", steps: 1 }));
+      await writeFakeRun(a, runSpec({ runId: "run-a", steps: 1 }));
       const first = await catchUp(conn, a);
       assert.equal(first.rebuiltBecause, null);
       await a.close();
@@ -184,8 +186,8 @@ Deno.test("projections: a store replaced at the same path is projected again, no
       // Store B: other runs, more events than A, so continuing would skip B's first events.
       const b = await openStore(path);
       try {
-        await appendRun(b, runSpec({ runId: "run-b", seed: 2 }));
-        await appendRun(b, runSpec({ runId: "run-c", seed: 3 }));
+        await writeFakeRun(b, runSpec({ runId: "run-b", seed: 2 }));
+        await writeFakeRun(b, runSpec({ runId: "run-c", seed: 3 }));
         assert.ok((await b.lastPosition()) > first.to);
         const second = await catchUp(conn, b);
         assert.match(second.rebuiltBecause ?? "", /^the projections were built from another store/);
@@ -210,8 +212,8 @@ Deno.test("projections: a store replaced at the same path is projected again, no
 Deno.test("projections: a rewritten or missing event at the last projected position rebuilds", async () => {
   const { store, dir } = await tempStore();
   try {
-    await appendRun(store, runSpec({ runId: "run-a", steps: 1 }));
-    await appendRun(store, runSpec({ runId: "run-b", steps: 1, seed: 2 }));
+    await writeFakeRun(store, runSpec({ runId: "run-a", steps: 1 }));
+    await writeFakeRun(store, runSpec({ runId: "run-b", steps: 1, seed: 2 }));
     await withDuck(async (conn) => {
       const first = await catchUp(conn, store);
       const before = await dump(conn);
@@ -246,13 +248,13 @@ Deno.test("projections: a rewritten or missing event at the last projected posit
 
 /** Appends `specs` to a fresh store, projects them, and hands the connection and events over. */
 async function projectedRuns(
-  specs: readonly RunSpec[],
+  specs: readonly FakeRunSpec[],
   check: (conn: DuckDBConnection, events: NewEvent[][], instance: DuckDBInstance) => Promise<void>,
 ) {
   const { store, dir } = await tempStore();
   try {
     const events: NewEvent[][] = [];
-    for (const spec of specs) events.push(await appendRun(store, spec));
+    for (const spec of specs) events.push(await writeFakeRun(store, spec));
     const instance = await DuckDBInstance.create(":memory:");
     const conn = await instance.connect();
     try {
@@ -310,6 +312,7 @@ Deno.test("projections: reinforce++ batch statistics are the step's, on every pr
          AND t.phase = 'rollout' AND t.trajectory = a.trajectory AND t.turn = a.turn
        WHERE a.run_id = 'rpp' GROUP BY a.step ORDER BY a.step`,
     );
+    assert.equal(check.length, 3, "one row per step");
     for (const r of check) {
       assert.equal(Number(r.batch_n), Number(r.tokens));
       near(r.batch_mu, r.mu as number);
@@ -396,6 +399,7 @@ Deno.test("projections: PPO mini-batches are several updates per step, their row
          SELECT step, wg, epoch, mini_batch, count(*) AS n FROM grad_step_rows
          WHERE run_id = 'ppo' GROUP BY ALL) GROUP BY step, wg, epoch`,
     );
+    assert.ok(sizes.length > 0, "no mini-batch to compare");
     assert.ok(sizes.every((s) => Number(s.spread) <= 1));
     const [{ moved }] = await all(
       conn,
@@ -429,6 +433,7 @@ Deno.test("projections: PPO mini-batches are several updates per step, their row
     const db = new Kysely<AnalysisDb>({ dialect: new DuckDBDialect({ instance }) });
     try {
       const [summary] = await loadRunSummaries(db, ["ppo"]);
+      assert.equal(summary.gradNorms.length, 2, "both worker groups");
       for (const wg of summary.gradNorms) {
         const recorded = grads.flatMap((e) =>
           e.type === "gradient_step.applied" && e.data.workerGroup === wg.wg
@@ -452,7 +457,10 @@ Deno.test("projections: a log from before advantages v3 and gradient steps v2 re
     const oldMada = await appendLegacyRun(path, runSpec({ runId: "old-mada", estimator: "mada" }));
     const store = await openStore(path);
     try {
-      const current = await appendRun(store, runSpec({ runId: "new", estimator: "reinforce++" }));
+      const current = await writeFakeRun(
+        store,
+        runSpec({ runId: "new", estimator: "reinforce++" }),
+      );
       await withDuck(async (conn) => {
         const r = await catchUp(conn, store);
         assert.equal(r.events, old.length + oldMada.length + current.length);
@@ -528,12 +536,12 @@ Deno.test("projections: trajectories carry question and gold; NULL from a log be
   try {
     {
       await using old = await openStore(path, { catalogue: trajectoryV1Catalogue });
-      for (const events of generateRun(runSpec({ runId: "old" }))) {
+      for (const events of fakeRunEvents(runSpec({ runId: "old" }))) {
         await old.append("old", events.map(asTrajectoryV1));
       }
     }
     await using store = await openStore(path);
-    const current = await appendRun(store, runSpec({ runId: "new" }));
+    const current = await writeFakeRun(store, runSpec({ runId: "new" }));
     const logged = new Map(
       current.flatMap((e) =>
         e.type === "trajectory.completed"

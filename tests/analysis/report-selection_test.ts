@@ -6,18 +6,18 @@
 import assert from "node:assert/strict";
 import { hashConfig, type NewEvent, openStore } from "../../events/mod.ts";
 import { runCli } from "../support/run-cli.ts";
-import { generateRun, type RunSpec } from "./fixtures/generate-run.ts";
+import { fakeRunEvents, type FakeRunSpec } from "../support/fake-run.ts";
 import { runSpec } from "./fixtures/fill-store.ts";
 
 const REPORT = "analysis/cli/report.ts";
 
 /** A run's events with its run.started config patched (hash recomputed) and its ending swapped. */
 function events(
-  spec: RunSpec,
+  spec: FakeRunSpec,
   config: Record<string, unknown>,
   ending: "completed" | "failed" = "completed",
 ): NewEvent[] {
-  const all = [...generateRun(spec)].flat().map((e) => {
+  const all = [...fakeRunEvents(spec)].flat().map((e) => {
     if (e.type !== "run.started") return e;
     const patched = { ...e.data.config as Record<string, unknown>, ...config };
     return { ...e, data: { ...e.data, config: patched, configHash: hashConfig(patched) } };
@@ -38,7 +38,7 @@ async function mixedStore(): Promise<{ dir: string; path: string }> {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-report-selection-" });
   const path = `${dir}/events.sqlite`;
   await using store = await openStore(path);
-  const add = (spec: RunSpec, config: Record<string, unknown>, ending?: "failed") =>
+  const add = (spec: FakeRunSpec, config: Record<string, unknown>, ending?: "failed") =>
     store.append(spec.runId, events(spec, config, ending));
   for (const [estimator, accuracy] of [["grpo", 0.4], ["drmas", 0.7]] as const) {
     for (const seed of [1, 2]) {

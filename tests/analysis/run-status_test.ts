@@ -15,7 +15,7 @@ import {
   openStore,
 } from "../../events/mod.ts";
 import { runCli } from "../support/run-cli.ts";
-import { generateRun } from "./fixtures/generate-run.ts";
+import { fakeRunEvents } from "../support/fake-run.ts";
 import { runSpec } from "./fixtures/fill-store.ts";
 
 const RUNS = "analysis/cli/runs.ts";
@@ -106,7 +106,7 @@ Deno.test({
 
 /** A generated run's events as one list, without its run.completed. */
 function unfinished(runId: string): NewEvent[] {
-  return [...generateRun(runSpec({ runId, steps: 3 }))].flat().filter((e) =>
+  return [...fakeRunEvents(runSpec({ runId, steps: 3 }))].flat().filter((e) =>
     e.type !== "run.completed"
   );
 }
@@ -204,7 +204,7 @@ Deno.test("tags and hiding are events in their own stream; runs lists and filter
   const target = `${dir}/events.sqlite`;
   const store = await openStore(target);
   for (const id of ["a", "b"]) {
-    for (const batch of generateRun(runSpec({ runId: id }))) await store.append(id, batch);
+    for (const batch of fakeRunEvents(runSpec({ runId: id }))) await store.append(id, batch);
   }
   const heads = new Map((await store.streams()).map((h) => [h.stream, h.version]));
   await store.close();
@@ -243,9 +243,10 @@ Deno.test("tags and hiding are events in their own stream; runs lists and filter
   assert.equal(annotations.length, 7);
   assert.equal(annotations[5], '6 run.tagged {"runId":"a","seq":6,"tag":"baseline"}');
   // The runs' own streams are untouched, and the whole log still verifies.
-  for (const h of await reread.streams()) {
-    if (h.stream !== ANNOTATIONS_STREAM) assert.equal(h.version, heads.get(h.stream));
-  }
+  const runStreams = (await reread.streams()).filter((h) => h.stream !== ANNOTATIONS_STREAM);
+  assert.deepEqual(runStreams.map((h) => h.stream).sort(), [...heads.keys()].sort());
+  assert.equal(heads.size, 2);
+  for (const h of runStreams) assert.equal(h.version, heads.get(h.stream));
   // The generated runs refer to checkpoint blobs they never stored: those are the only problems.
   const report = await reread.verify();
   assert.equal(report.events, [...heads.values()].reduce((a, b) => a + b, 0) + 7);
@@ -288,7 +289,7 @@ Deno.test("turns has the decoded text of each turn, as turn.generated logged it"
   const target = `${dir}/events.sqlite`;
   const store = await openStore(target);
   const texts = new Map<string, string>();
-  for (const batch of generateRun(runSpec({ runId: "t" }))) {
+  for (const batch of fakeRunEvents(runSpec({ runId: "t" }))) {
     await store.append("t", batch);
     for (const e of batch) {
       if (e.type === "turn.generated") {

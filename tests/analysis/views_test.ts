@@ -11,8 +11,8 @@ import { DuckDBDialect } from "../../analysis/duckdb/mod.ts";
 import { catchUp } from "../../analysis/projections/projector.ts";
 import type { AnalysisDb } from "../../analysis/queries/analysis-db.ts";
 import { criticImprovementOfRun } from "../../analysis/queries/critic-query.ts";
-import { appendRun, runSpec, tempStore } from "./fixtures/fill-store.ts";
-import type { RunSpec } from "./fixtures/generate-run.ts";
+import { runSpec, tempStore } from "./fixtures/fill-store.ts";
+import { FAKE_RUNTIME, type FakeRunSpec, writeFakeRun } from "../support/fake-run.ts";
 
 const config = {
   estimator: "mada_rl",
@@ -33,17 +33,7 @@ function started(): NewEvent {
       configHash: hashConfig(config),
       seed: 7,
       codeVersion: "views-test",
-      runtime: {
-        deno: "2.9.6",
-        v8: "x",
-        typescript: "x",
-        onnxruntime: null,
-        executionProvider: "cpu",
-        adapter: null,
-        threads: 1,
-        os: "linux",
-        arch: "x86_64",
-      },
+      runtime: FAKE_RUNTIME,
     },
   };
 }
@@ -236,7 +226,7 @@ function recordedMultipliers(events: readonly NewEvent[]) {
 
 /** Appends generated runs to a fresh store, projects them, and hands each run's events over. */
 async function projected(
-  specs: readonly RunSpec[],
+  specs: readonly FakeRunSpec[],
   check: (conn: DuckDBConnection, events: NewEvent[][]) => Promise<void>,
 ) {
   const { store, dir } = await tempStore();
@@ -244,7 +234,7 @@ async function projected(
   const conn = await instance.connect();
   try {
     const events: NewEvent[][] = [];
-    for (const spec of specs) events.push(await appendRun(store, spec));
+    for (const spec of specs) events.push(await writeFakeRun(store, spec));
     await catchUp(conn, store);
     await check(conn, events);
   } finally {

@@ -2,13 +2,19 @@
  * `deno task bench [SUITE...]`: runs the named benchmark suites (all when none is named) and
  * prints each suite's ratios, measured within one run so that machine noise cancels.
  */
+import type { BackendName } from "../../adapters/onnx/runtime/mod.ts";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+
+const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu"];
 
 /** What the command line passes to every suite. */
 export interface BenchOptions {
-  /** Intra-op threads of the suites that open a cpu runtime (default: the machine's cores). */
+  /** `--backend`: the one backend the onnx and models suites run on (null: onnx on every backend
+   * found, models on cpu). */
+  readonly backend: BackendName | null;
+  /** Intra-op threads of the models suite's cpu runtime (default: the machine's cores). */
   readonly threads?: number;
-  /** The models suite runs this PyTorch peer script after itself and prints the ratios. */
+  /** The models suite runs this PyTorch peer script after itself and prints the ratios (cpu only). */
   readonly peer?: string;
 }
 
@@ -24,16 +30,24 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   random: () => import("./random-bench.ts"),
   train: () => import("./train-bench.ts"),
   replay: () => import("../replay/replay-bench.ts"),
+  serve: () => import("./serve-bench.ts"),
   web: () => import("../web/bench-web.ts"),
 };
 
 const cli = defineCommand({
   name: "bench",
-  usage: `deno task bench [SUITE...] [--threads N] [--peer FILE]   (suites: ${
-    Object.keys(suites).join(", ") || "none yet"
-  })`,
+  usage:
+    `deno task bench [--backend cpu|wasm|webgpu] [--threads N] [--peer FILE] [SUITE...]   (suites: ${
+      Object.keys(suites).join(", ") || "none yet"
+    })`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",
   options: {
+    backend: {
+      type: "string",
+      value: "cpu|wasm|webgpu",
+      help: "run the onnx and models suites on this backend only (default: onnx on every " +
+        "backend found, models on cpu)",
+    },
     threads: {
       type: "string",
       value: "N",
@@ -45,20 +59,41 @@ const cli = defineCommand({
       value: "FILE",
       path: true,
       help: "the PyTorch peer (shared/peers/torch_decoder_bench.py): the models suite runs it " +
-        "right after itself at the same threads and prints ours / PyTorch per workload",
+        "right after itself at the same threads and prints ours / PyTorch per workload (cpu only)",
     },
   },
   examples: [
     "deno task bench events random",
+    "deno task bench --backend webgpu onnx models",
     "deno task bench models --threads 1 --peer ../shared/peers/torch_decoder_bench.py",
   ],
 });
 
 await runCommand(cli.usage, async () => {
-  const { positionals, values } = cli.parse(Deno.args);
+  const { values, positionals } = cli.parse(Deno.args);
+  const backend = values.backend ?? null;
+  if (backend !== null && !backends.includes(backend as BackendName)) {
+    throw new UsageError(`--backend ${backend} is not one of ${backends.join(", ")}`);
+  }
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
     throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
+  }
+  // Both are about the cpu runtime: wasm and webgpu run single-threaded host-side, and the peer
+  // measures PyTorch on the CPU, so a ratio against a GPU figure would compare nothing.
+  if (backend !== null && backend !== "cpu") {
+    if (threads !== undefined) {
+      throw new UsageError(
+        `--threads sets the cpu runtime's threads; --backend ${backend} runs single-threaded ` +
+          "host-side: drop --threads or use --backend cpu",
+      );
+    }
+    if (values.peer !== undefined) {
+      throw new UsageError(
+        `--peer compares against PyTorch on the CPU; with --backend ${backend} there is no cpu ` +
+          "figure to compare: drop --peer or use --backend cpu",
+      );
+    }
   }
   const names = positionals.length > 0 ? positionals : Object.keys(suites);
   if (names.length === 0) throw new Error("no benchmark suite is built yet");
@@ -68,6 +103,10 @@ await runCommand(cli.usage, async () => {
       throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
     }
     console.log(`== bench ${name}`);
-    await (await load()).run({ threads, peer: values.peer });
+    await (await load()).run({
+      backend: backend as BackendName | null,
+      threads,
+      peer: values.peer,
+    });
   }
 });

@@ -15,6 +15,7 @@ import {
 } from "../../adapters/onnx/runtime/mod.ts";
 import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
 import { stream, tinyBatch } from "../onnx-train/tiny-policy.ts";
+import type { BenchOptions } from "./bench.ts";
 import {
   decoderForwardFlops,
   decoderParams,
@@ -129,14 +130,18 @@ async function trainRate(runtime: Runtime, plan: Plan): Promise<[number, number]
 
 const giga = (x: number) => `${(x / 1e9).toFixed(2)} GFLOP/s`;
 
-/** Runs the benchmark on every backend that exists here and prints one line each. */
-export async function run(): Promise<void> {
+/**
+ * Runs the benchmark on every backend that exists here (or on `--backend` alone) and prints one
+ * line each.
+ */
+export async function run(options?: BenchOptions): Promise<void> {
   console.log(
     `decoder: ${sizes.layers} layers, dim ${sizes.dim}, ${sizes.heads} heads, vocab ` +
       `${sizes.vocab}; AdamW on all ${decoderParams(sizes).length} tensors; FLOPs count matmuls`,
   );
   const probe = await probeWebGpuAdapter();
-  for (const backend of ["cpu", "wasm", "webgpu"] as const) {
+  const backends = options?.backend ? [options.backend] : (["cpu", "wasm", "webgpu"] as const);
+  for (const backend of backends) {
     if (backend === "webgpu" && probe.kind === "no-adapter") {
       console.log(`webgpu: not run: ${probe.reason}`);
       continue;

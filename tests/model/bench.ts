@@ -1,14 +1,26 @@
 /**
- * `deno task bench models`: the embedded-size decoder (random weights from keyed draws) on `cpu`:
+ * `deno task bench models`: the embedded-size decoder (random weights from keyed draws) on `cpu`
+ * (or the backend `--backend` names):
  * - next-token rate with the KV cache (one decode run over a cached context) versus recomputing
  *   the whole prefix (one prefill run over context + 1 tokens), at contexts 128 and 512;
  * - train-step tokens/s (the supervised step: logprob forward + fused train step);
  * - generation throughput for a batch of 64 sequences;
  * - a rollout batch of 4 prompts x 8 samples (160-token prompts) with and without prefix sharing,
- *   and with rows of different lengths, finished rows leaving the decode batch or staying in it.
- * All figures come from one run, so machine load affects them alike.
+ *   and with rows of different lengths, finished rows leaving the decode batch or staying in it;
+ * - multi-turn rollouts (refine-style episodes of 5 turns of 8 to 48 tokens, each turn's prompt
+ *   the question and the episode's earlier turns) with continuous batching, each episode's next
+ *   turn joining the running batch between decode steps, against whole waves of turns.
+ * All figures come from one run, so machine load affects them alike. `--threads N` sets the cpu
+ * runtime's intra-op threads; `--peer FILE` (cpu only) then runs the PyTorch peer at the same
+ * threads and prints ours / PyTorch for next token, generation and the train step.
  */
-import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
+import {
+  createGenerator,
+  type Generator,
+  type TokenChooser,
+} from "../../adapters/model/generate.ts";
+import type { BatchOptions, Sequence } from "../../adapters/model/continuous-batch.ts";
+import type { ParamFeeds } from "../../adapters/model/weights.ts";
 import {
   buildDecodeGraph,
   buildPrefillGraph,
@@ -93,13 +105,77 @@ async function nextToken(rt: Runtime, params: Record<string, Feed>, context: num
   return { withCache, recompute };
 }
 
+/** How the next turns of a multi-turn rollout are batched. */
+type TurnBatching = "waves" | ContinuousBatchAdmission;
+type ContinuousBatchAdmission = NonNullable<BatchOptions["admission"]>;
+
+/**
+ * Generated tokens of `episodes` refine-style episodes (4 prompts x episodes/4 samples, 120-token
+ * questions), `turns` turns each of a length set by (episode, turn), 8 to 48 tokens; turn t's
+ * prompt is the question and the episode's turns so far. `waves`: the next wave of turns starts
+ * once the whole batch has ended (batching turn by turn); otherwise an episode's next turn is
+ * submitted as soon as its turn ends and joins the running batch by the given admission rule.
+ */
+async function multiTurnRollout(
+  gen: Generator,
+  params: ParamFeeds,
+  batching: TurnBatching,
+  episodes: number,
+  turns: number,
+): Promise<number> {
+  const stop = 0;
+  const length = (e: number, t: number) => 8 + ((e * 37 + t * 53) % 41);
+  const history = Array.from({ length: episodes }, (_, e) => ids(120, 1 + (e % 4)));
+  const turn = new Array(episodes).fill(0);
+  const batch = gen.openBatch(params, {
+    maxRows: 64,
+    admission: batching === "waves" ? "every-step" : batching,
+  });
+  const episodeOf = new Map<Sequence, number>();
+  const submit = (e: number) => {
+    const t = turn[e];
+    const sequence = batch.submit({
+      prompt: history[e],
+      maxTokens: 48,
+      temperature: 1,
+      stopTokenIds: [stop],
+      choose: (_l, i) => i + 1 === length(e, t) ? stop : 1 + ((e * 13 + t * 7 + i * 5) % 249),
+    });
+    episodeOf.set(sequence, e);
+  };
+  let generated = 0;
+  let deferred: number[] = [];
+  for (let e = 0; e < episodes; e++) submit(e);
+  try {
+    while (batch.running + batch.queued > 0) {
+      for (const outcome of await batch.step()) {
+        if (outcome.kind === "failed") throw outcome.error;
+        const e = episodeOf.get(outcome.sequence)!;
+        generated += outcome.row.tokens.length;
+        history[e] = [...history[e], ...outcome.row.tokens];
+        if (++turn[e] === turns) continue;
+        if (batching === "waves") deferred.push(e);
+        else submit(e);
+      }
+      if (batch.running + batch.queued === 0) {
+        deferred.forEach(submit);
+        deferred = [];
+      }
+    }
+  } finally {
+    await batch.close();
+  }
+  return generated;
+}
+
 /** Runs the suite. */
 export async function run(options: BenchOptions): Promise<void> {
   const threads = options.threads ?? Math.min(8, navigator.hardwareConcurrency || 1);
-  const rt = await openRuntime("cpu", { threads });
+  const rt = await openRuntime(options.backend ?? "cpu", { threads });
+  const adapter = rt.info.adapter ? `, adapter ${rt.info.adapter.description}` : "";
   console.log(
-    `cpu, ${threads} threads; embedded config: ${c.numLayers} layers, d=${c.hiddenSize}, ` +
-      `vocab ${c.vocabSize}`,
+    `${rt.info.backend}, ${rt.info.threads} threads${adapter}; embedded config: ` +
+      `${c.numLayers} layers, d=${c.hiddenSize}, vocab ${c.vocabSize}`,
   );
   const ours: { -readonly [K in keyof PeerFigures]: number } = {
     nextToken128: 0,
@@ -184,6 +260,29 @@ export async function run(options: BenchOptions): Promise<void> {
         `finished rows leave the batch ${(generated / (dropped / 2)).toFixed(0)} tok/s, stay ${
           (generated / (kept / 2)).toFixed(0)
         } tok/s, ratio ${(kept / dropped).toFixed(2)}x`,
+    );
+    // Multi-turn rollouts (one step of the default preset's shape), the three alternated.
+    const modes: TurnBatching[] = ["waves", "doubling", "every-step"];
+    const spent = new Map(modes.map((m) => [m, { seconds: 0, tokens: 0 }]));
+    for (let round = 0; round < 2; round++) {
+      for (const mode of modes) {
+        const start = performance.now();
+        const tokens = await multiTurnRollout(gen, base.feeds, mode, 16, 5);
+        const m = spent.get(mode)!;
+        m.seconds += (performance.now() - start) / 1000;
+        m.tokens += tokens;
+      }
+    }
+    const rate = (m: TurnBatching) => spent.get(m)!.tokens / spent.get(m)!.seconds;
+    console.log(
+      `multi-turn rollout, 16 episodes x 5 turns of 8 to 48 tokens (${
+        spent.get("waves")!.tokens / 2
+      } tokens): continuous batching (doubling admissions) ${rate("doubling").toFixed(0)} tok/s, ` +
+        `joining at every step ${rate("every-step").toFixed(0)} tok/s, whole waves of turns ${
+          rate("waves").toFixed(0)
+        } tok/s; ratios to waves ${(rate("doubling") / rate("waves")).toFixed(2)}x and ${
+          (rate("every-step") / rate("waves")).toFixed(2)
+        }x`,
     );
     await gen.release();
     base.release();

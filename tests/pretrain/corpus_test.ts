@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { EMBEDDED_TOKENIZER_DIR, loadTokenizer } from "../../adapters/hf/mod.ts";
 import { PRESET_PROMPTS } from "../../engine/config/mod.ts";
 import {
+  ARITHMETIC_MIXTURE,
   corpusItem,
   type CorpusSource,
-  DEFAULT_MIXTURE,
   itemText,
   packRows,
   solutionText,
@@ -16,7 +17,7 @@ import type { TurnRequest } from "../../engine/workflows/mod.ts";
 
 const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
 const tasks = generateArithmeticTasks({ seed: 3, difficulty: 1, split: "train", count: 300 });
-const source: CorpusSource = { seed: 3, tokenizer, tasks, mixture: DEFAULT_MIXTURE };
+const source: CorpusSource = { seed: 3, tokenizer, tasks, mixture: ARITHMETIC_MIXTURE };
 const task = tasks[0];
 
 /** Prompts a workflow renders when every agent says the scripted text of its role. */
@@ -107,18 +108,20 @@ Deno.test("items are pure functions of (seed, index) and follow the mixture", ()
     const kind = corpusItem(source, i).kind;
     counts[kind] = (counts[kind] ?? 0) + 1;
   }
-  const total = Object.values(DEFAULT_MIXTURE).reduce((a, b) => a + b, 0);
-  for (const [kind, weight] of Object.entries(DEFAULT_MIXTURE)) {
+  const total = Object.values(ARITHMETIC_MIXTURE).reduce((a, b) => a + b, 0);
+  for (const [kind, weight] of Object.entries(ARITHMETIC_MIXTURE)) {
     const p = weight / total;
     // Five binomial standard deviations: fails only if the draw is not the mixture.
     const slack = 5 * Math.sqrt(n * p * (1 - p));
-    assert.ok(Math.abs((counts[kind] ?? 0) - n * p) < slack, `${kind}: ${counts[kind]} of ${n}`);
+    assert.ok(Math.abs((counts[kind] ?? 0) - n * p) <= slack, `${kind}: ${counts[kind]} of ${n}`);
   }
 });
 
 Deno.test("loss spans cover exactly the replies; prompts are never learned", () => {
+  const kinds = new Set<string>();
   for (let i = 0; i < 60; i++) {
     const item = corpusItem(source, i);
+    kinds.add(item.kind === "drill" ? "drill" : "chat");
     assert.equal(item.lossSpans.length, 1);
     const [from, to] = item.lossSpans[0];
     const learned = tokenizer.decode(item.tokens.slice(from, to) as number[]);
@@ -130,6 +133,7 @@ Deno.test("loss spans cover exactly the replies; prompts are never learned", () 
       assert.ok(tokenizer.decode(item.tokens.slice(0, from) as number[]).endsWith("assistant\n"));
     }
   }
+  assert.deepEqual([...kinds].sort(), ["chat", "drill"], "both branches above were checked");
 });
 
 Deno.test("packRows fills rows with whole items in order, and walks the corpus without gaps", () => {
@@ -151,4 +155,20 @@ Deno.test("packRows fills rows with whole items in order, and walks the corpus w
   function countItems(row: { lossSpans: readonly unknown[] }): number {
     return row.lossSpans.length;
   }
+});
+
+Deno.test("the arithmetic corpus is still the one the committed model's first phase trained on", () => {
+  // The first 1000 items of `--corpus arithmetic` (seed 1, difficulty 1's 40,000-task pool, as
+  // the CLI draws them), hashed by the corpus code before search items were added (694db3d):
+  // adding kinds after the arithmetic ones must not change a single draw of the first phase.
+  const pool = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 40_000 });
+  const hash = createHash("sha256");
+  for (let i = 0; i < 1000; i++) {
+    const item = corpusItem({ seed: 1, tokenizer, tasks: pool, mixture: ARITHMETIC_MIXTURE }, i);
+    hash.update(JSON.stringify([item.tokens, item.lossSpans]));
+  }
+  assert.equal(
+    hash.digest("hex"),
+    "c598f4699dfb34aa89b4586e7905fdac44b87d3076eb0517d4df6d8918faea2e",
+  );
 });

@@ -7,7 +7,8 @@
 import { DatabaseSync } from "node:sqlite";
 import { type NewEvent, openStore, sha256Hex } from "../../events/mod.ts";
 import { stepEvent, turnEvent } from "../events/sample-events.ts";
-import { appendRun, runSpec } from "../analysis/fixtures/fill-store.ts";
+import { runSpec } from "../analysis/fixtures/fill-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 /** sha256 (hex) of every file under `dir`, by path relative to it; folders listed with "dir". */
 export async function fingerprint(dir: string): Promise<Record<string, string>> {
@@ -97,21 +98,32 @@ export async function smallStore(path: string, runs = ["run-a", "run-b"]): Promi
 
 /**
  * A store at `target` holding the generated runs `runIds` (every event type the projections
- * read), their checkpoint blobs stored, so that `verify` finds it intact.
+ * read), their checkpoint blobs stored, so that `verify` finds it intact. Returns how many
+ * events and blobs it holds, the line `verify` prints.
  */
-export async function runsStore(target: string, runIds: readonly string[]): Promise<void> {
+export async function runsStore(
+  target: string,
+  runIds: readonly string[],
+): Promise<{ events: number; blobs: number; verified: RegExp }> {
   const store = await openStore(target);
+  let events = 0;
+  const blobs = new Set<string>();
   try {
     for (const runId of runIds) {
       const spec = runSpec({ runId });
-      await appendRun(store, spec);
+      events += (await writeFakeRun(store, spec)).length;
       for (const { wg } of spec.agents) {
-        await store.blobs.put(new TextEncoder().encode(`blob/${runId}/${wg}`));
+        blobs.add(await store.blobs.put(new TextEncoder().encode(`blob/${runId}/${wg}`)));
       }
     }
   } finally {
     await store.close();
   }
+  return {
+    events,
+    blobs: blobs.size,
+    verified: new RegExp(`events: ${events} {2}blobs: ${blobs.size}\\nok: `),
+  };
 }
 
 /** An SQLite database of another application (rollback journal, one table). */

@@ -22,7 +22,7 @@ Deno.test({
       const mount = `${dir}/mount`;
       await Deno.mkdir(source);
       await Deno.mkdir(mount);
-      await runsStore(`${source}/events.sqlite`, ["run-a", "run-b"]);
+      const { verified } = await runsStore(`${source}/events.sqlite`, ["run-a", "run-b"]);
       const before = await fingerprint(source);
       const store = `${mount}/events.sqlite`;
       const run = (script: string, ...args: string[]) =>
@@ -30,7 +30,7 @@ Deno.test({
 
       const verify = await run("events/cli/verify.ts");
       assert.equal(verify.code, 0, verify.stderr);
-      assert.match(verify.stdout, /events: 160 {2}blobs: 4\nok: /);
+      assert.match(verify.stdout, verified);
 
       const sql = await run(
         "analysis/cli/sql.ts",

@@ -10,7 +10,8 @@ import type { PlannedRun } from "../../study/plan-runs.ts";
 import { loadStudyRuns } from "../../study/study-data.ts";
 import type { ChartData } from "../../web/components/chart-data.ts";
 import { runCharts } from "../../web/data/run-charts.ts";
-import { type WebRunSpec, writeWebRun } from "../web/fixtures/web-run.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
+import { dashboardRun, type DashboardRunSpec } from "../web/fixtures/dashboard-store.ts";
 
 /** The steps a chart marks as spikes of `line`. */
 function spikeSteps(chart: ChartData, line: string): number[] {
@@ -24,13 +25,13 @@ Deno.test("spikes: dashboard, study and report agree on a run that starts withou
   // spikeFlags and the report's gradNormStability took the zeros into the running median
   // (median 0: steps 3, 4 and 5 became spikes, 4 for the solver and 3 for the critic), the
   // study's agentStability left them out (1 and 0). The one rule leaves them out everywhere.
-  const spec: WebRunSpec = {
+  const spec: DashboardRunSpec = {
     runId: "cold-start",
     seed: 4,
     estimator: "grpo",
     steps: 8,
     prompts: 2,
-    samples: 4,
+    groupSize: 4,
     evalEvery: 4,
     zeroGradientUntil: 3,
     spikeAt: 6,
@@ -41,7 +42,7 @@ Deno.test("spikes: dashboard, study and report agree on a run that starts withou
     const path = `${dir}/events.sqlite`;
     {
       await using store = await openStore(path);
-      await writeWebRun(store, spec);
+      await writeFakeRun(store, dashboardRun(spec));
     }
     await using a = await openAnalysis(path);
     const charts = await runCharts(a.conn, spec.runId);

@@ -128,6 +128,7 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
   const readme = await Deno.readTextFile(join(out, "README.md"));
 
   await t.step("runs: ids from the recorded config, seeds 0 and 1, one step", async () => {
+    assert.deepEqual(results.cells.map((c) => c.id), ["a", "b"]);
     for (const c of results.cells) {
       assert.deepEqual(c.runs.map((r) => r.seed), [0, 1]);
       assert.deepEqual(c.pending, []);
@@ -193,6 +194,7 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
 
   await t.step("per-agent gradient norms, recomputed from gradient steps", async () => {
     for (const c of results.cells) {
+      assert.ok(c.agents.length > 0, `${c.id} has no agents`);
       for (const agent of c.agents) {
         const ratios: number[] = [];
         let zero = 0;

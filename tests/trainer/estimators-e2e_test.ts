@@ -67,7 +67,9 @@ const close = (actual: number, expected: number, tol: number, what: string) =>
 /** Checks every GRPO advantage event against a recomputation from its recorded rewards. */
 function checkGrpo(events: Events) {
   let distinctScores = 0;
-  for (const adv of ofType(events, "advantages.computed")) {
+  const groups = ofType(events, "advantages.computed");
+  assert.ok(groups.length > 0, "no advantages.computed event to check");
+  for (const adv of groups) {
     assert.equal(adv.scope, "group");
     const samples = [...new Set(adv.advantages.map((a) => a.sample))];
     const scores = samples.map((s) => {
@@ -101,6 +103,7 @@ Deno.test("grpo in training: scores are the penalized action means, advantages b
     checkGrpo(flat.events);
     const totals = ofType(flat.events, "reward.assigned").filter((r) => r.agent === null);
     const [adv] = ofType(flat.events, "advantages.computed");
+    assert.ok(totals.length >= 4, `${totals.length} trajectory rewards`);
     assert.ok(totals.every((r) => r.total === 0), "every trajectory reward is 0");
     assert.ok(adv.advantages.some((a) => a.reward! < 0), "some action is penalized");
     const largest = Math.max(...adv.advantages.map((a) => Math.abs(a.advantage)));
@@ -200,6 +203,7 @@ Deno.test("temperature: rollout logprobs are of softmax(logits / T), as the upda
       sampling: { temperature: 0.7, top_p: 1, max_tokens: 40 },
     });
     const updates = ofType(events, "gradient_step.applied");
+    assert.ok(updates.length > 0, "no update to check");
     for (const u of updates) {
       assert.equal(u.temperature, 0.7);
       // The recompute before update 0 is an independent full forward (no KV cache) at the same
@@ -264,7 +268,12 @@ Deno.test("LoRA dropout: applied in the update, recorded, and replayed bit for b
       ofType(events, "gradient_step.applied").filter((u) => u.workerGroup === wg).map((u) =>
         u.parameterHash
       );
-    for (const u of ofType(withDropout.events, "gradient_step.applied")) {
+    const dropoutUpdates = ofType(withDropout.events, "gradient_step.applied");
+    assert.deepEqual([...new Set(dropoutUpdates.map((u) => u.workerGroup))].sort(), [
+      "solver",
+      "verifier",
+    ]);
+    for (const u of dropoutUpdates) {
       assert.equal(u.loraDropout, u.workerGroup === "verifier" ? 0.1 : 0);
     }
     // The solver has no dropout: its updates are the same; the verifier's differ.

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { estimateStep, type EstimatorName } from "../../engine/advantages/mod.ts";
-import { rewardGroup } from "../../engine/trainer/group-rewards.ts";
+import { isCorrectAnswer, rewardGroup } from "../../engine/trainer/group-rewards.ts";
+import { normalizeAnswer } from "../../engine/tasks/mod.ts";
 import type { Episode, EpisodeTurn, TurnAction } from "../../engine/workflows/mod.ts";
 
 type Extra = { responseTokens: { length: number } };
@@ -113,7 +114,11 @@ Deno.test("debate credit under MADA-RL: normalized generators, counterfactual cr
   close(byKey["0:c1"][1], 1.5);
   close(byKey["1:c1"][1], 1.5);
   assert.deepEqual(c.trajectories.map((t) => t.components.generator_accuracy), [0.5, 0]);
-  assert.ok(c.advantages.agents.every((a) => a.multiplier === null), "MADA has no Lemma 4.2");
+  assert.deepEqual(
+    c.advantages.agents.map((a) => a.multiplier),
+    [null, null, null],
+    "MADA has no Lemma 4.2",
+  );
 
   // The config's weights, not the paper's: accuracy 1 and no length part gives A_C = acc - acc_G.
   const plain = credit("4", episodes, "mada", { accuracy: 1 });
@@ -128,7 +133,7 @@ Deno.test("all-equal rewards give zero advantages, never NaN", () => {
   };
   for (const estimator of ["grpo", "dr-mas", "dr-grpo", "rloo", "reinforce++"] as const) {
     const c = credit("4", [ep, ep, ep], estimator);
-    for (const a of c.advantages.actions) assert.equal(a.advantage, 0, estimator);
+    assert.deepEqual(c.advantages.actions.map((a) => a.advantage), [0, 0, 0], estimator);
   }
 });
 
@@ -151,6 +156,7 @@ Deno.test("GRPO in a sigma = 0 group normalizes the penalized trajectory scores,
   const sigma = Math.sqrt(0.00046875);
   close(c.advantages.global.mu, 0.9875);
   close(c.advantages.global.sigma, sigma);
+  assert.equal(c.advantages.actions.length, 8);
   for (const a of c.advantages.actions) {
     close(a.score, a.sample === 0 ? 0.95 : 1);
     close(a.advantage, a.sample === 0 ? -0.0375 / (sigma + 1e-6) : 0.0125 / (sigma + 1e-6));
@@ -158,4 +164,26 @@ Deno.test("GRPO in a sigma = 0 group normalizes the penalized trajectory scores,
   }
   // The verifier's own (penalized) reward is kept for the record.
   assert.equal(c.advantages.actions.find((a) => a.sample === 0 && a.agent === "v")!.reward, 0.9);
+});
+
+Deno.test("search answers are graded by exact match: a city's name is right, another is wrong", () => {
+  // Before, the math grader found no answer in a gold like "Velan" and every search episode
+  // scored 0, whatever the answerer said.
+  const route = (to: "search" | "answer"): TurnAction => ({ kind: "route", to });
+  const episode = (said: string): Episode<Extra> => ({
+    turns: [
+      turn(0, "verifier", "verifier", route("answer"), true, 3),
+      turn(1, "answerer", "answerer", answer(said), true, 5),
+    ],
+    finalAnswer: said,
+  });
+  const { trajectories } = credit("Velan", ["Velan", "velan.", "Lozuvel"].map(episode), "dr-mas");
+  assert.deepEqual(trajectories.map((t) => t.correct), [true, true, false]);
+  assert.deepEqual(trajectories.map((t) => t.total), [1, 1, 0]);
+  assert.equal(isCorrectAnswer("The Kalo-Ren", "kaloren"), true);
+  assert.equal(normalizeAnswer("  The Kalo-Ren. "), "kaloren");
+  // Math golds keep the math grader: equivalent forms are right, names are not.
+  assert.equal(isCorrectAnswer("-3", "-3.0"), true);
+  assert.equal(isCorrectAnswer("12", "twelve"), false);
+  assert.equal(isCorrectAnswer("Velan", null), false);
 });

@@ -132,6 +132,7 @@ Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA 
       // Warmup over half of two steps: step 0 at half the lr, step 1 at the full lr.
       assert.equal(e.data.lr, e.data.step === 0 ? 5e-4 : 1e-3);
     }
+    assert.equal(init.length, 2);
     for (const e of init) {
       if (e.type !== "policy.initialized") continue;
       if (e.data.workerGroup === "solver") {

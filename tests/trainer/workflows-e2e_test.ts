@@ -91,6 +91,7 @@ function checkInvariants(
     epochTokens.set(epoch, (epochTokens.get(epoch) ?? 0) + e.data.tokens);
   }
   // Each epoch's mini-batches cover the group's own turns once.
+  assert.ok(epochTokens.size > 0, "no gradient step to check");
   for (const [epoch, tokens] of epochTokens) {
     const [step, wg] = epoch.split("/");
     const own = turns.filter((t) => t.step === Number(step) && agentToWg[t.agent] === wg);

@@ -2,8 +2,16 @@ import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { fromWire } from "../../web/components/wire-json.ts";
 import type { RunCharts } from "../../web/data/run-charts.ts";
-import { dashboardApp, RUNS } from "./fixtures/dashboard-store.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import {
+  dashboardApp,
+  dashboardRun,
+  type DashboardRunSpec,
+  RUNS,
+} from "./fixtures/dashboard-store.ts";
+import { fakeRunEvents, writeFakeRun } from "../support/fake-run.ts";
+
+/** The events a dashboard run of the store was written with. */
+const eventsOf = (spec: DashboardRunSpec) => [...fakeRunEvents(dashboardRun(spec))].flat();
 
 const text = async (r: Response) => {
   const body = await r.text();
@@ -18,10 +26,13 @@ Deno.test("runs page lists every run with status, estimator, steps and latest av
   assert.match(body, /data-island="runs-table"/);
   assert.match(body, /<span class="status running">running<\/span>/);
   assert.match(body, /dr-mas/);
-  // grpo-s1's last eval (step 5): c = round(16 * 0.55) - (i % 2) over 4 problems of n = 16.
-  const acc = Math.min(0.95, 0.5 + 5 * 0.01);
-  const cs = [0, 1, 2, 3].map((i) => Math.round(16 * acc) - ((i + 1) % 2)); // seed 1
-  const avg = cs.reduce((s, c) => s + c / 16, 0) / 4;
+  // grpo-s1's last evaluation (step 5): the mean of c / n over its problems.
+  const evaluations = eventsOf(RUNS["grpo-s1"]).flatMap((e) =>
+    e.type === "evaluation.completed" ? [e.data] : []
+  );
+  assert.deepEqual(evaluations.map((e) => e.step), [2, 5]);
+  const { problems } = evaluations[1];
+  const avg = problems.reduce((s, p) => s + p.c / p.n, 0) / problems.length;
   assert.ok(body.includes(`>${Number(avg.toPrecision(4))}<`), `avg@16 ${avg} shown`);
 });
 
@@ -31,7 +42,7 @@ Deno.test("run page: charts per worker group with spike and non-finite markers",
   assert.equal(status, 200);
   assert.match(body, /data-island="run-live"/);
   assert.match(body, /Evaluations/);
-  assert.match(body, /data-trajectory="s5-p0-k0"/);
+  assert.match(body, /data-trajectory="rollout-s5-p0-k0"/);
   // Timeline: both worker groups loaded (and offloaded) once in every one of the 6 steps.
   assert.equal(body.match(/<rect class="on"/g)?.length, 12);
   assert.match(body, /step 5 wg-solver: loaded 1×, offloaded 1× on gpu:0/);
@@ -74,14 +85,14 @@ Deno.test("trajectory browser pages through a step's trajectories with every tur
   const { body } = await text(await d.app.request("/runs/grpo-s1?step=2&page=0"));
   const shown = [...body.matchAll(/data-trajectory="([^"]+)"/g)].map((m) => m[1]);
   assert.deepEqual(shown, [
-    "s2-p0-k0",
-    "s2-p0-k1",
-    "s2-p0-k2",
-    "s2-p0-k3",
-    "s2-p1-k0",
-    "s2-p1-k1",
-    "s2-p1-k2",
-    "s2-p1-k3",
+    "rollout-s2-p0-k0",
+    "rollout-s2-p0-k1",
+    "rollout-s2-p0-k2",
+    "rollout-s2-p0-k3",
+    "rollout-s2-p1-k0",
+    "rollout-s2-p1-k1",
+    "rollout-s2-p1-k2",
+    "rollout-s2-p1-k3",
   ]);
   assert.match(body, /page 1 of 1 \(8 trajectories\)/);
   // Each trajectory shows a solver and a critic turn with reward and advantage cells.
@@ -124,7 +135,13 @@ Deno.test("SQL endpoint runs read-only queries and refuses writes", async () => 
     });
   const ok = await post("SELECT count(*) AS n FROM turns WHERE run_id = 'grpo-s1'");
   assert.equal(ok.status, 200);
-  assert.deepEqual(fromWire<{ rows: unknown[][] }>(await ok.text()).rows, [[6 * 2 * 4 * 2]]);
+  const turnsOf = (spec: DashboardRunSpec) =>
+    eventsOf(spec).filter((e) => e.type === "turn.generated").length;
+  // 6 steps of 2 prompts x 4 samples x 2 agents, and 2 evaluations of as many.
+  assert.equal(turnsOf(RUNS["grpo-s1"]), 8 * 2 * 4 * 2);
+  assert.deepEqual(fromWire<{ rows: unknown[][] }>(await ok.text()).rows, [[
+    turnsOf(RUNS["grpo-s1"]),
+  ]]);
   for (
     const write of [
       "DELETE FROM turns",
@@ -147,10 +164,12 @@ Deno.test("SQL endpoint runs read-only queries and refuses writes", async () => 
   // Queries run on a read-only copy, taken again once new events are projected.
   {
     await using store = await openStore(d.path);
-    await writeWebRun(store, { ...RUNS["live-s3"], steps: 4, fromStep: 3 });
+    await writeFakeRun(store, dashboardRun({ ...RUNS["live-s3"], steps: 4, fromStep: 3 }));
   }
   const grown = await post("SELECT count(*) FROM turns WHERE run_id = 'live-s3'");
-  assert.deepEqual(fromWire<{ rows: unknown[][] }>(await grown.text()).rows, [[4 * 2 * 4 * 2]]);
+  const grownTurns = turnsOf(RUNS["live-s3"]) +
+    turnsOf({ ...RUNS["live-s3"], steps: 4, fromStep: 3 });
+  assert.deepEqual(fromWire<{ rows: unknown[][] }>(await grown.text()).rows, [[grownTurns]]);
   assert.equal((await post("SELECT 1; SELECT 2")).status, 400);
 });
 
@@ -194,7 +213,10 @@ Deno.test("live feed: SSE from the store subscription delivers steps appended af
   assert.equal(res.headers.get("content-type"), "text/event-stream");
   {
     await using store = await openStore(d.path);
-    await writeWebRun(store, { ...RUNS["live-s3"], steps: 4, fromStep: 3, complete: true });
+    await writeFakeRun(
+      store,
+      dashboardRun({ ...RUNS["live-s3"], steps: 4, fromStep: 3, complete: true }),
+    );
   }
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";

@@ -8,7 +8,8 @@
 import process from "node:process";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { webRunEvents, type WebRunSpec } from "./fixtures/web-run.ts";
+import { fakeRunEvents } from "../support/fake-run.ts";
+import { dashboardRun, type DashboardRunSpec } from "./fixtures/dashboard-store.ts";
 import { launchChromium } from "./fixtures/chromium.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
@@ -21,16 +22,16 @@ function seconds(ms: number): string {
 export async function run(): Promise<void> {
   const steps = env("POLYRL_BENCH_WEB_STEPS", 10_000);
   const turns = env("POLYRL_BENCH_WEB_TURNS", 1_000_000);
-  // Two agents per trajectory: turns per step = 2 * prompts * samples.
-  const samples = 4;
-  const prompts = Math.max(1, Math.round(turns / steps / 2 / samples));
-  const spec: WebRunSpec = {
+  // Two agents per trajectory: rollout turns per step = 2 * prompts * groupSize.
+  const groupSize = 4;
+  const prompts = Math.max(1, Math.round(turns / steps / 2 / groupSize));
+  const spec: DashboardRunSpec = {
     runId: "bench-large",
     seed: 7,
     estimator: "dr-mas",
     steps,
     prompts,
-    samples,
+    groupSize,
     evalEvery: 50,
     spikeAt: Math.floor(steps / 2),
     nonFiniteAt: Math.floor(steps / 3),
@@ -42,14 +43,16 @@ export async function run(): Promise<void> {
     let events = 0;
     {
       await using store = await openStore(path);
-      for (const batch of webRunEvents(spec, 5000)) {
+      for (const batch of fakeRunEvents(dashboardRun(spec), 5000)) {
         await store.append(spec.runId, batch);
         events += batch.length;
       }
     }
     const fillMs = performance.now() - t;
     console.log(
-      `run: ${steps} steps, ${2 * prompts * samples * steps} turn events, ${events} events in all`,
+      `run: ${steps} steps, ${
+        2 * prompts * groupSize * steps
+      } rollout turns, ${events} events in all`,
     );
     console.log(
       `fill store: ${seconds(fillMs)} (${Math.round(events / (fillMs / 1000))} events/s)`,

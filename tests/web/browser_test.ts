@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
+import { fakeRunEvents, writeFakeRun } from "../support/fake-run.ts";
 import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -45,7 +45,10 @@ Deno.test({
       ]);
       {
         await using store = await openStore(path);
-        await writeWebRun(store, { ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true });
+        await writeFakeRun(
+          store,
+          dashboardRun({ ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true }),
+        );
       }
       await page.locator('[data-status="completed"]').waitFor({ timeout: 20_000 });
       await page.locator('[data-steps="5"]').waitFor();
@@ -81,14 +84,18 @@ Deno.test({
         String(Object.keys(RUNS).length),
       );
       assert.match(await page.locator(".result").innerText(), /duckdb-wasm/);
-      // drmas-s1: 6 steps x 2 prompts x 4 samples x 2 agents = 96 turns.
-      assert.match(await page.locator(".result .scroll tbody").innerText(), /drmas-s1\s+96/);
+      // drmas-s1: 6 steps and 2 evaluations, each 2 prompts x 4 samples x 2 agents: 128 turns.
+      const turns = [...fakeRunEvents(dashboardRun(RUNS["drmas-s1"]))].flat()
+        .filter((e) => e.type === "turn.generated").length;
+      assert.equal(turns, 8 * 2 * 4 * 2);
+      const row = new RegExp(`drmas-s1\\s+${turns}`);
+      assert.match(await page.locator(".result .scroll tbody").innerText(), row);
       await page.screenshot({ path: `${shots}/sql.png`, fullPage: true });
       // The same query on the server: the island posts JSON, which the server requires.
       await page.locator("#run-server").click();
       await page.locator(".result", { hasText: "server projection" }).waitFor({ timeout: 30_000 });
       assert.deepEqual(await page.locator("pre.error").allInnerTexts(), [], "server SQL error");
-      assert.match(await page.locator(".result .scroll tbody").innerText(), /drmas-s1\s+96/);
+      assert.match(await page.locator(".result .scroll tbody").innerText(), row);
       assert.deepEqual(errors, []);
       console.log(`screenshots in ${shots}`);
     } finally {

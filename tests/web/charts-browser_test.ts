@@ -11,8 +11,8 @@ import type { Page } from "playwright-core";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { EXAMPLE_QUERIES } from "../../web/pages/sql-page.tsx";
-import { fillDashboardStore } from "./fixtures/dashboard-store.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { dashboardRun, fillDashboardStore } from "./fixtures/dashboard-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -123,15 +123,18 @@ Deno.test({
     const { dir, path } = await fillDashboardStore();
     {
       await using store = await openStore(path);
-      await writeWebRun(store, {
-        runId: "one-step",
-        seed: 9,
-        estimator: "grpo",
-        steps: 1,
-        prompts: 2,
-        samples: 4,
-        evalEvery: 1,
-      });
+      await writeFakeRun(
+        store,
+        dashboardRun({
+          runId: "one-step",
+          seed: 9,
+          estimator: "grpo",
+          steps: 1,
+          prompts: 2,
+          groupSize: 4,
+          evalEvery: 1,
+        }),
+      );
     }
     const shots = await screenshotDir("polyrl-charts-shots-");
     const dashboard = await serveDashboard(path, { port: 0 });
@@ -318,11 +321,12 @@ Deno.test({
       assert.deepEqual(
         await runQuery(
           page,
-          "SELECT count(*) AS n FROM turns WHERE run_id = 'drmas-s1'",
+          "SELECT count(*) AS n FROM turns WHERE run_id = 'drmas-s1' AND phase = 'rollout'",
           "browser",
         ),
         [],
       );
+      // 6 steps x 2 prompts x 4 samples x 2 agents.
       assert.match(await page.locator(".result .scroll tbody").innerText(), /^96$/m);
       assert.deepEqual(errors, []);
       console.log(`screenshots in ${shots}`);

@@ -6,7 +6,8 @@ import { liveMessage } from "../../web/data/live-updates.ts";
 import { runCharts } from "../../web/data/run-charts.ts";
 import { normMarkers } from "../../web/data/norm-markers.ts";
 import { openDashboardSource } from "../../web/server/dashboard-source.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
+import { dashboardRun } from "./fixtures/dashboard-store.ts";
 
 Deno.test("norm markers: spikes by the analysis rule over the updates, non-finite at 0", () => {
   const points = [
@@ -36,12 +37,12 @@ Deno.test("Lemma 4.2 chart: the recorded multiplier, none for a MADA-RL run", as
   const dir = await Deno.makeTempDir({ prefix: "polyrl-web-lemma-" });
   try {
     const path = `${dir}/events.sqlite`;
-    const spec = { seed: 2, steps: 3, prompts: 2, samples: 4, evalEvery: 3 };
+    const spec = { seed: 2, steps: 3, prompts: 2, groupSize: 4, evalEvery: 3 };
     let spread = 0;
     {
       await using store = await openStore(path);
-      await writeWebRun(store, { ...spec, runId: "grpo", estimator: "grpo" });
-      await writeWebRun(store, { ...spec, runId: "mada", estimator: "mada" });
+      await writeFakeRun(store, dashboardRun({ ...spec, runId: "grpo", estimator: "grpo" }));
+      await writeFakeRun(store, dashboardRun({ ...spec, runId: "mada", estimator: "mada" }));
       for await (const e of store.readStream("mada")) {
         if (e.type !== "advantages.computed") continue;
         assert.equal(liveMessage(e).updates.filter((u) => u.chart === "lemma").length, 0);
@@ -80,13 +81,13 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
       estimator: "dr-mas",
       steps: 3,
       prompts: 2,
-      samples: 4,
+      groupSize: 4,
       evalEvery: 2,
       complete: false,
     };
     {
       await using store = await openStore(path);
-      await writeWebRun(store, spec);
+      await writeFakeRun(store, dashboardRun(spec));
     }
     await using source = await openDashboardSource(path);
     const { position, charts } = await source.read(async (a, position) => ({
@@ -95,7 +96,10 @@ Deno.test("a page followed live ends equal to the page loaded afresh", async () 
     }));
     {
       await using store = await openStore(path);
-      await writeWebRun(store, { ...spec, steps: 8, fromStep: 3, spikeAt: 6, nonFiniteAt: 7 });
+      await writeFakeRun(
+        store,
+        dashboardRun({ ...spec, steps: 8, fromStep: 3, spikeAt: 6, nonFiniteAt: 7 }),
+      );
       for await (const e of store.readAll({ from: position + 1 })) {
         for (const u of liveMessage(e).updates) applyUpdate(charts[u.chart], u);
       }
@@ -131,15 +135,18 @@ Deno.test("every Run page chart names its axes", async () => {
     const path = `${dir}/events.sqlite`;
     {
       await using store = await openStore(path);
-      await writeWebRun(store, {
-        runId: "axes",
-        seed: 4,
-        estimator: "grpo",
-        steps: 2,
-        prompts: 2,
-        samples: 4,
-        evalEvery: 1,
-      });
+      await writeFakeRun(
+        store,
+        dashboardRun({
+          runId: "axes",
+          seed: 4,
+          estimator: "grpo",
+          steps: 2,
+          prompts: 2,
+          groupSize: 4,
+          evalEvery: 1,
+        }),
+      );
     }
     await using source = await openDashboardSource(path);
     const charts = await source.read((a) => runCharts(a.conn, "axes"));

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
+import { dashboardRun } from "./fixtures/dashboard-store.ts";
 
 const CLI = new URL("../../web/cli/web.ts", import.meta.url).pathname;
 
@@ -55,15 +56,18 @@ Deno.test("deno task web serves on 127.0.0.1 by default", async () => {
   const path = `${dir}/events.sqlite`;
   {
     await using store = await openStore(path);
-    await writeWebRun(store, {
-      runId: "cli-run",
-      seed: 1,
-      estimator: "grpo",
-      steps: 2,
-      prompts: 1,
-      samples: 2,
-      evalEvery: 1,
-    });
+    await writeFakeRun(
+      store,
+      dashboardRun({
+        runId: "cli-run",
+        seed: 1,
+        estimator: "grpo",
+        steps: 2,
+        prompts: 1,
+        groupSize: 2,
+        evalEvery: 1,
+      }),
+    );
   }
   const child = web(["--store", path, "--port", "0"]).spawn();
   try {

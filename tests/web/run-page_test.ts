@@ -65,7 +65,12 @@ Deno.test("run page: a run in its first step shows its rollouts and empty states
   assert.match(body, /data-chart="eval-accuracy" data-empty[^>]*>.*?no evaluation yet/s);
   assert.match(body, /No evaluation yet\./);
   // Its rollouts are there: 2 prompts x 2 samples of step 0, each with a solver and a critic turn.
-  assert.deepEqual(trajectoriesShown(body), ["s0-p0-k0", "s0-p0-k1", "s0-p1-k0", "s0-p1-k1"]);
+  assert.deepEqual(trajectoriesShown(body), [
+    "rollout-s0-p0-k0",
+    "rollout-s0-p0-k1",
+    "rollout-s0-p1-k0",
+    "rollout-s0-p1-k1",
+  ]);
   assert.equal(body.match(/<td>critic<\/td>/g)?.length, 4);
 });
 
@@ -128,6 +133,7 @@ Deno.test("run page: an eval run shows its protocol and its evaluation trajector
     e.type === "turn.generated" ? [e.data.text] : []
   );
   const escape = (t: string) => t.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
+  assert.ok(texts.length >= logged.length, `${texts.length} turns`);
   for (const t of texts) assert.ok(body.includes(`<td class="text">${escape(t)}</td>`), t);
   // Above each trajectory: the question the evaluator asked and its gold answer, as logged.
   for (const e of await runEvents(MIXED_RUNS.eval)) {

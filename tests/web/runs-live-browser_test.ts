@@ -11,8 +11,8 @@ import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { runCli } from "../support/run-cli.ts";
 import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
-import { fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
-import { writeWebRun } from "./fixtures/web-run.ts";
+import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
+import { writeFakeRun } from "../support/fake-run.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
@@ -47,14 +47,20 @@ Deno.test({
       // A new run starts and the running one completes: both show up without a reload.
       {
         await using store = await openStore(path);
-        await writeWebRun(store, {
-          ...RUNS["grpo-s1"],
-          runId: "fresh-s9",
-          seed: 9,
-          steps: 2,
-          complete: false,
-        });
-        await writeWebRun(store, { ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true });
+        await writeFakeRun(
+          store,
+          dashboardRun({
+            ...RUNS["grpo-s1"],
+            runId: "fresh-s9",
+            seed: 9,
+            steps: 2,
+            complete: false,
+          }),
+        );
+        await writeFakeRun(
+          store,
+          dashboardRun({ ...RUNS["live-s3"], steps: 5, fromStep: 3, complete: true }),
+        );
         await store.putLease({
           runId: "fresh-s9",
           host: Deno.hostname(),

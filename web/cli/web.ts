@@ -6,6 +6,7 @@
  * and interrupts a SQL query after `--query-timeout-ms` (10 s by default).
  */
 import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
+import { HOST_NAME } from "../../events/http/mod.ts";
 import { serveDashboard } from "../server/serve.ts";
 import { USER_SQL_LIMITS } from "../server/user-sql.ts";
 
@@ -50,9 +51,6 @@ const cli = defineCommand({
   },
   examples: ["deno task web", "deno task web --store runs.sqlite --port 8080"],
 });
-
-const HOST_NAME =
-  /^(\[[0-9a-f:.]+\]|[0-9a-f]*:[0-9a-f:.]+|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/i;
 
 await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);

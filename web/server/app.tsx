@@ -34,7 +34,7 @@ import { ComparePage } from "../pages/compare-page.tsx";
 import { RunPage } from "../pages/run-page.tsx";
 import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
-import { type AllowedHosts, hostGuard } from "./allowed-hosts.ts";
+import { type AllowedHosts, hostGuard } from "../../events/http/mod.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
 import { BadParameterError, choiceParam, numberParam, wholeNumberParam } from "./query-params.ts";
@@ -75,7 +75,10 @@ export interface DashboardParts {
  */
 export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono {
   const app = new Hono();
-  app.use(hostGuard(hosts), sameOriginOnly());
+  app.use(
+    hostGuard(hosts, { server: "this dashboard", command: "deno task web" }),
+    sameOriginOnly(),
+  );
   app.use(bodyLimit({
     maxSize: REQUEST_BODY_LIMIT,
     onError: (c) =>

@@ -1,4 +1,4 @@
-import { type AllowedHosts, allowedHosts } from "./allowed-hosts.ts";
+import { type AllowedHosts, allowedHosts } from "../../events/http/mod.ts";
 import { createApp } from "./app.tsx";
 import { openDashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";

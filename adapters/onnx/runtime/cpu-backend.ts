@@ -1,8 +1,11 @@
-/** The `cpu` backend: onnxruntime-node's native CPU execution provider. */
-import * as ortNode from "onnxruntime-node";
+/**
+ * The `cpu` backend: onnxruntime-node's native CPU execution provider. The package is imported
+ * when this backend opens, so a process that runs only the web backends (the GPU machine's
+ * prepared run, which carries no onnxruntime-node) loads without it.
+ */
 import type { HostTensor } from "./host-tensor.ts";
 import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
-import type { BackendChoice, Runtime } from "./runtime.ts";
+import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
 
 /** Options of the cpu backend. */
 export interface CpuOptions {
@@ -16,14 +19,20 @@ export interface CpuOptions {
  * @example
  * const runtime = await openCpuRuntime({ threads: 2 });
  */
-export function openCpuRuntime(
+export async function openCpuRuntime(
   options: CpuOptions = {},
   requested: BackendChoice = "cpu",
   autoReason: string | null = null,
 ): Promise<Runtime> {
   const threads = options.threads ?? Math.min(8, navigator.hardwareConcurrency || 1);
+  const ortNode = await import("onnxruntime-node").catch((error) => {
+    throw new RuntimeError(
+      `cpu backend needs onnxruntime-node, which did not load (${error}); run ` +
+        "`deno install --frozen`, or choose the wasm or webgpu backend",
+    );
+  });
   const ort = ortNode as unknown as OrtModule;
-  return Promise.resolve(ortRuntime({
+  return ortRuntime({
     ort,
     info: Object.freeze({
       backend: "cpu",
@@ -58,8 +67,18 @@ export function openCpuRuntime(
     },
     deviceLocation: "cpu",
     // A copy, so that later writes to the caller's array cannot change device state.
-    upload: (tensor: HostTensor): OrtTensor =>
-      new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]),
+    upload: (tensor: HostTensor): OrtTensor => {
+      const copy = new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]);
+      // onnxruntime-common wraps float16 bits in a Float16Array where the JS engine has one, and
+      // Deno's Node-API reports such an array as empty ("not enough space: expected N, got 0"):
+      // hand the native binding the raw Uint16Array bits it reads for float16.
+      if (tensor.dtype === "float16") {
+        (copy as unknown as { cpuData: Uint16Array }).cpuData = new Uint16Array(
+          (copy.data as unknown as ArrayBufferView).buffer,
+        );
+      }
+      return copy;
+    },
     close: () => Promise.resolve(),
-  }));
+  });
 }

@@ -6,3 +6,4 @@ export {
   type SearchWorld,
   type SearchWorldOptions,
 } from "./generator.ts";
+export { exactMatch, normalizeAnswer } from "./exact-match.ts";

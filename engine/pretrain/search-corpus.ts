@@ -1,0 +1,189 @@
+/**
+ * The search world's turns for the pretraining corpus: the `search-drmas` preset's router
+ * (verifier), searcher and answerer prompts, rendered exactly as engine/workflows/search.ts
+ * renders them, over worlds from the preset's own generator (engine/tasks/search) and retriever.
+ *
+ * Each item is one state of an episode played by the policy the workflow rewards: the router
+ * says `action: answer` once the evidence holds every fact the question chains (the person's
+ * birthplace, and for two hops that city's country), else `action: search`; the searcher asks
+ * for the first missing fact (`query: <person>`, then `query: <city>`); the answerer answers from
+ * the evidence. Replies first copy the facts found so far, one document each, the way arithmetic
+ * replies show their working: a small model copies a sentence more reliably than it jumps to the
+ * name inside it. A quarter of the episodes start from a distractor's documents (another
+ * person's), so the router must look for this question's facts, not for any evidence.
+ *
+ * Worlds are seeded `SEARCH_WORLD_SEED_OFFSET + k` and only their train questions are used, and
+ * any question whose text is one of the held-out questions (the preset world's validation and
+ * test splits, `heldOutSearchTasks`) is skipped, so no evaluated question is ever trained on.
+ */
+import { bm25Retriever } from "../../adapters/search/mod.ts";
+import { parseConfig, PRESET_PROMPTS, presetInput } from "../config/mod.ts";
+import { generateSearchWorld, type SearchTask, type SearchWorld } from "../tasks/search/mod.ts";
+import type { Retriever } from "../workflows/mod.ts";
+import { renderPrompt } from "../workflows/template.ts";
+
+/** The search turns an item teaches. */
+export type SearchItemKind = "route" | "query" | "answer";
+
+/** Pretraining worlds' seeds start here, far from the seeds runs use. */
+export const SEARCH_WORLD_SEED_OFFSET = 1_000_000;
+
+/** Distinct pretraining worlds the items cycle through (each ~500 documents, 256 questions). */
+export const SEARCH_WORLDS = 64;
+
+/** The preset whose world, prompts and retrieval depth the items reproduce. */
+const PRESET = parseConfig(presetInput("search-drmas"));
+
+/** One world with its retriever and questions: what an episode needs. */
+export interface SearchPlayground {
+  readonly world: SearchWorld;
+  readonly retriever: Retriever;
+  readonly topK: number;
+}
+
+/** The preset's world at `seed` (its documents, hops and splits), with its BM25 retriever. */
+export function searchPlayground(seed: number): SearchPlayground {
+  const tasks = PRESET.tasks;
+  if (tasks.kind !== "synthetic-search" || PRESET.workflow.kind !== "search") {
+    throw new Error("the search-drmas preset no longer describes a synthetic-search world");
+  }
+  const world = generateSearchWorld({
+    seed,
+    splits: tasks.splits,
+    documents: tasks.documents,
+    maxHops: tasks.max_hops,
+  });
+  return { world, retriever: bm25Retriever(world.documents), topK: PRESET.workflow.top_k };
+}
+
+/**
+ * The questions no pretraining item asks: the `split` questions of the preset's world at the
+ * preset's seed (what `deno task train --preset search-drmas` evaluates on), with its world.
+ */
+export function heldOutSearchTasks(
+  split: "validation" | "test",
+): { playground: SearchPlayground; tasks: readonly SearchTask[] } {
+  const playground = searchPlayground(PRESET.seed);
+  return { playground, tasks: playground.world.tasks.filter((t) => t.split === split) };
+}
+
+/** One state of an episode: the evidence so far and what each role should say in it. */
+export interface SearchState {
+  readonly evidence: readonly string[];
+  /** The facts of the chain found in the evidence, in hop order (the replies copy them). */
+  readonly found: readonly string[];
+  readonly route: "search" | "answer";
+  /** The query for the first missing fact; null once nothing is missing. */
+  readonly query: string | null;
+}
+
+/** A task's chain of facts: the documents the answer needs, and what to search for each. */
+function factChain(world: SearchWorld, task: SearchTask): { doc: string; query: string }[] {
+  const person = /was (.+) born\?$/.exec(task.problem)?.[1];
+  if (person === undefined) throw new Error(`not a search question: ${task.problem}`);
+  const birth = world.documents.find((d) => d.startsWith(`${person} was born in `));
+  if (birth === undefined) throw new Error(`the world has no birthplace of ${person}`);
+  const city = birth.slice(`${person} was born in `.length, -1);
+  const chain = [{ doc: birth, query: person }];
+  if (task.hops === 2) chain.push({ doc: `${city} is a city in ${task.answer}.`, query: city });
+  return chain;
+}
+
+/**
+ * The states of an episode in which the searcher always asks for the first missing fact,
+ * starting from `initial` evidence, up to the state where nothing is missing (at most one query
+ * per fact). Evidence grows as the workflow grows it: new documents appended, repeats dropped.
+ *
+ * @example episodeStates(playground, task, [])[0].query // "Talo Venn"
+ */
+export function episodeStates(
+  playground: SearchPlayground,
+  task: SearchTask,
+  initial: readonly string[],
+): SearchState[] {
+  const chain = factChain(playground.world, task);
+  const states: SearchState[] = [];
+  const evidence = [...initial];
+  for (let round = 0; round <= chain.length; round++) {
+    const missing = chain.find((f) => !evidence.includes(f.doc));
+    states.push(Object.freeze({
+      evidence: Object.freeze([...evidence]),
+      found: chain.filter((f) => evidence.includes(f.doc)).map((f) => f.doc),
+      route: missing === undefined ? "answer" : "search",
+      query: missing?.query ?? null,
+    }));
+    if (missing === undefined) break;
+    for (const doc of playground.retriever.search(missing.query, playground.topK)) {
+      if (!evidence.includes(doc)) evidence.push(doc);
+    }
+  }
+  return states;
+}
+
+/** The workflow's rendering of a search agent's prompt (engine/workflows/search.ts). */
+export function searchPrompt(
+  kind: SearchItemKind,
+  question: string,
+  evidence: readonly string[],
+): string {
+  const template = kind === "route"
+    ? PRESET_PROMPTS.router
+    : kind === "query"
+    ? PRESET_PROMPTS.searcher
+    : PRESET_PROMPTS.answerer;
+  return renderPrompt(template, {
+    question,
+    evidence: evidence.map((d, i) => `[${i + 1}] ${d}`).join("\n"),
+  });
+}
+
+/**
+ * The chat exchange of one role in one state. Answers come only from final states (the
+ * answerer is never taught to guess); queries only from states with a fact missing.
+ */
+export function searchItemText(
+  kind: SearchItemKind,
+  task: SearchTask,
+  state: SearchState,
+): { prompt: string; reply: string; chat: true } {
+  const found = state.found.join(" ");
+  const lead = found === "" ? "" : `${found} `;
+  const prompt = searchPrompt(kind, task.problem, state.evidence);
+  switch (kind) {
+    case "route":
+      return { prompt, reply: `${lead}action: ${state.route}`, chat: true };
+    case "query":
+      if (state.query === null) throw new Error("a query item needs a state with a fact missing");
+      return { prompt, reply: `${lead}query: ${state.query}`, chat: true };
+    case "answer":
+      if (state.route !== "answer") throw new Error("an answer item needs a complete state");
+      return { prompt, reply: `${lead}The final answer is \\boxed{${task.answer}}.`, chat: true };
+  }
+}
+
+/**
+ * Pretraining worlds, built on first use, and their train questions minus the held-out ones.
+ * A pure function of nothing: every item keyed by (seed, index) draws its world from here.
+ */
+export function searchWorldPool(): (k: number) => {
+  playground: SearchPlayground;
+  tasks: readonly SearchTask[];
+} {
+  const heldOut = new Set(
+    (["validation", "test"] as const).flatMap((s) => heldOutSearchTasks(s).tasks)
+      .map((t) => t.problem),
+  );
+  const cache = new Map<number, { playground: SearchPlayground; tasks: readonly SearchTask[] }>();
+  return (k) => {
+    let entry = cache.get(k);
+    if (entry === undefined) {
+      const playground = searchPlayground(SEARCH_WORLD_SEED_OFFSET + k);
+      const tasks = playground.world.tasks.filter((t) =>
+        t.split === "train" && !heldOut.has(t.problem)
+      );
+      entry = { playground, tasks };
+      cache.set(k, entry);
+    }
+    return entry;
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The model server's routes on Hono: OpenAI's `/v1/models`, `/v1/completions` and
+ * `/v1/chat/completions`, vLLM's `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`, and
+ * `/health`. Every request passes the Host guard (DNS rebinding) and a body size limit; every
+ * refusal is OpenAI's error JSON with its status, and an unexpected failure is a 500 of the same
+ * shape: the server stays up.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { type AllowedHosts, hostGuard } from "../../events/http/mod.ts";
+import { ApiError } from "./api-error.ts";
+import { chatCompletions } from "./chat-completions.ts";
+import { completions } from "./completions.ts";
+import { loadAdapterRequest, parseBody, unloadAdapterRequest } from "./request-fields.ts";
+import type { ServeContext } from "./request-context.ts";
+
+/** What the app needs besides the model. */
+export interface AppOptions {
+  /** Read per request: the server fills it in once it knows its port. */
+  readonly hosts: () => AllowedHosts;
+  /** Largest request body in bytes. */
+  readonly maxBodyBytes: number;
+}
+
+const errorResponse = (err: ApiError) =>
+  new Response(JSON.stringify(err.body()), {
+    status: err.status,
+    headers: { "content-type": "application/json" },
+  });
+
+/**
+ * Builds the app over a served model and its scheduler.
+ *
+ * @example Deno.serve({ port: 8000 }, serveApp(ctx, { hosts: () => hosts, maxBodyBytes: 1 << 20 }).fetch);
+ */
+export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
+  const app = new Hono();
+  app.use(
+    hostGuard(options.hosts, {
+      server: "this model server",
+      command: "deno task serve",
+      respond: (_c, message) =>
+        errorResponse(new ApiError(421, message, null, "misdirected_request")),
+    }),
+  );
+  app.use(
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(
+          413,
+          `the request body is over ${options.maxBodyBytes} bytes, the most this server reads ` +
+            "(--max-body-bytes)",
+          null,
+          "request_too_large",
+        );
+      },
+    }),
+  );
+
+  app.get("/health", (c) => c.json({ status: "ok", ...ctx.scheduler.load() }));
+
+  // vLLM's model cards: the base, then one per adapter with the base as parent
+  // (vllm/entrypoints/openai/models/serving.py at 00153c8b: `OpenAIModelRegistry.
+  // show_available_models` and `OpenAIServingModels.show_available_models`).
+  app.get("/v1/models", (c) => {
+    const m = ctx.model;
+    const card = (id: string, root: string, parent: string | null, created: number) => ({
+      id,
+      object: "model",
+      created,
+      owned_by: "polyrl",
+      root,
+      parent,
+      max_model_len: m.config.maxPositionEmbeddings,
+      permission: [],
+    });
+    return c.json({
+      object: "list",
+      data: [
+        card(m.name, m.root, null, m.created),
+        ...m.adapters().map((a) => card(a.name, a.path, m.name, a.created)),
+      ],
+    });
+  });
+
+  app.post("/v1/completions", (c) => completions(c, ctx));
+  app.post("/v1/chat/completions", (c) => chatCompletions(c, ctx));
+
+  // vLLM answers a successful load or unload with 200 and a plain-text line
+  // (vllm/entrypoints/serve/lora/api_router.py at 27873cab, `load_lora_adapter` and
+  // `unload_lora_adapter`; the messages are models/serving.py's, at 00153c8b).
+  app.post("/v1/load_lora_adapter", async (c) => {
+    const body = parseBody(loadAdapterRequest, await c.req.text());
+    await ctx.model.loadAdapter(body.lora_name, body.lora_path);
+    return c.text(`Success: LoRA adapter '${body.lora_name}' added successfully.`);
+  });
+  app.post("/v1/unload_lora_adapter", async (c) => {
+    const body = parseBody(unloadAdapterRequest, await c.req.text());
+    ctx.model.unloadAdapter(body.lora_name);
+    return c.text(`Success: LoRA adapter '${body.lora_name}' removed successfully.`);
+  });
+
+  app.notFound((c) =>
+    errorResponse(
+      new ApiError(
+        404,
+        `no route ${c.req.method} ${new URL(c.req.url).pathname}; this server answers GET ` +
+          "/v1/models, POST /v1/completions, /v1/chat/completions, /v1/load_lora_adapter, " +
+          "/v1/unload_lora_adapter",
+      ),
+    )
+  );
+  app.onError((err) => {
+    if (err instanceof ApiError) return errorResponse(err);
+    console.error(`error: ${err.stack ?? err.message}`);
+    return errorResponse(new ApiError(500, `the server failed on this request: ${err.message}`));
+  });
+  return app;
+}

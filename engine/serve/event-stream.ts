@@ -1,0 +1,44 @@
+/**
+ * Server-sent events as OpenAI streams them: one `data: {json}` event per chunk, in order, and
+ * `data: [DONE]` at the end. An error after the stream began is sent as a `data: {"error": ...}`
+ * chunk before `[DONE]`, since the status line is already out (vLLM's
+ * completion/serving.py at 030ea52e, `completion_stream_generator`, does both). A client that goes away aborts `abort`, which ends
+ * its sequences' generation; nothing more is written.
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { ApiError } from "./api-error.ts";
+
+/** Queues one chunk (serialized to JSON); a no-op once the client is gone. */
+export type SendChunk = (chunk: unknown) => void;
+
+/**
+ * Streams the chunks `body` sends.
+ *
+ * @example return eventStream(c, abort, async (send) => { send({ choices: [] }); });
+ */
+export function eventStream(
+  c: Context,
+  abort: AbortController,
+  body: (send: SendChunk) => Promise<void>,
+): Response {
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => abort.abort());
+    let queue = Promise.resolve();
+    const send: SendChunk = (chunk) => {
+      if (stream.aborted || abort.signal.aborted) return;
+      const data = JSON.stringify(chunk);
+      queue = queue.then(() => stream.writeSSE({ data }));
+    };
+    try {
+      await body(send);
+    } catch (err) {
+      const error = err instanceof ApiError
+        ? err
+        : new ApiError(500, `generation failed: ${(err as Error).message}`);
+      send(error.body());
+    }
+    await queue;
+    if (!stream.aborted && !abort.signal.aborted) await stream.writeSSE({ data: "[DONE]" });
+  });
+}

@@ -1,0 +1,13 @@
+/** The runtime a server computes on: `--device` and `--threads` (intra-op threads on cpu). */
+import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
+
+/** Devices `--device` takes. */
+export const SERVE_DEVICES = ["cpu", "wasm", "webgpu"] as const;
+export type DeviceChoice = (typeof SERVE_DEVICES)[number];
+
+/**
+ * @example const runtime = await openServeRuntime("cpu", 1);
+ */
+export async function openServeRuntime(device: DeviceChoice, threads: number): Promise<Runtime> {
+  return await openRuntime(device, { threads });
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# The prepared GPU run (issue 20): on a machine with a GPU, no network, no Deno and no npm, from
+# the working tree plus the carried .device/ folder (tests/device/prepare.sh builds it), measure
+#   - the WebGPU adapter (vendor, architecture, fallback flag, limits, shader-f16);
+#   - `deno task bench onnx` and `bench models` on webgpu;
+#   - the real-size shapes of tests/device/shapes.json (Qwen2.5-0.5B and 1.5B): LoRA r 16 train
+#     step at 8x512 and 32x512 (in micro-batches whose logits fit one WebGPU storage binding:
+#     8 x 512 x 151936 float32 is 2.5 GB), generation of 64 sequences x 256 new tokens
+#     with the KV cache, webgpu float32 and, where the adapter has shader-f16, a float16 base;
+#   - the same shapes with PyTorch + PEFT on the same GPU (eager, float32 and bfloat16);
+# and write every figure to OUTDIR/figures.json (the ratios ours / PyTorch included) and a log
+# to OUTDIR/log.txt. Every stage has its own timeout inside one overall deadline (7.5 minutes),
+# so a slow stage cannot eat the others' time; figures are written as they are measured, so a
+# stage cut short keeps what it finished. Peak GPU memory per figure comes from nvidia-smi,
+# polled every 0.2 s, over the figure's window (PyTorch's own peak is reported beside it).
+#
+# --local runs the same steps here on Mesa's software adapter (lavapipe) at the `tiny` shape, in
+# about a minute (tests/device/h200_test.ts runs it in CI). --cpu measures the real shapes on the
+# cpu backend and PyTorch on the CPU at a batch a 2-core machine finishes in minutes (train step
+# 1x128; generation 4x32 new tokens for 0.5B, 2x16 for 1.5B), 2 threads each. --carried uses
+# the carried Deno and node_modules even here (prepare.sh's check of the carry).
+#
+# Usage: tests/device/h200.sh [--local | --cpu] [--carried] [OUTDIR]     (or OUT=OUTDIR)
+#   on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+
+mode=device
+carried=0
+outdir="${OUT:-}"
+for arg in "$@"; do
+  case "$arg" in
+    --local) mode=local ;;
+    --cpu) mode=cpu ;;
+    --carried) carried=1 ;;
+    -h | --help)
+      sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*)
+      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried or --help)" >&2
+      exit 2
+      ;;
+    *) outdir="$arg" ;;
+  esac
+done
+if [ -z "$outdir" ]; then
+  echo "h200.sh: name an output folder (argument or OUT=...)" >&2
+  exit 2
+fi
+mkdir -p "$outdir"
+outdir="$(cd "$outdir" && pwd)"
+log="$outdir/log.txt"
+lines="$outdir/figures.jsonl"
+stages="$outdir/stages.jsonl"
+: >"$lines"
+: >"$stages"
+exec > >(tee -a "$log") 2>&1
+
+say() { echo "[$(date -u +%H:%M:%S)] $*"; }
+start=$(date +%s)
+case "$mode" in # seconds for everything
+  device) budget=450 ;;
+  local) budget=240 ;;
+  cpu) budget=1800 ;;
+esac
+[ -n "${POLYRL_DEVICE_BUDGET_S:-}" ] && budget="$POLYRL_DEVICE_BUDGET_S"
+deadline=$((start + budget))
+
+# ---- tools: the carried Deno and node_modules, the Vulkan loader ----
+work="$(mktemp -d /tmp/polyrl-device.XXXXXX)"
+poller=""
+cleanup() {
+  [ -n "$poller" ] && kill "$poller" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export DENO_DIR="$work/deno-dir" DENO_NO_UPDATE_CHECK=1
+if [ "$mode" = device ] || [ "$carried" = 1 ]; then
+  if [ ! -s .device/deno.xz ]; then
+    echo "h200.sh: .device/ is missing; run tests/device/prepare.sh here and carry .device" >&2
+    exit 2
+  fi
+  mkdir -p "$work/bin"
+  xz -dc .device/deno.xz >"$work/bin/deno" && chmod +x "$work/bin/deno"
+  export PATH="$work/bin:$PATH"
+  if [ ! -d node_modules/.deno ]; then
+    tar -xJf .device/node_modules.tar.xz -C "$root"
+  fi
+fi
+if [ "$mode" = device ]; then
+  if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
+    for f in .device/vulkan/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  fi
+  icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [ -f "$icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ] &&
+    ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+    export VK_DRIVER_FILES="$icd"
+  fi
+fi
+say "mode $mode; deno $(deno --version | head -1); $(uname -m); $(nproc) cores"
+[ "$mode" = device ] && command -v nvidia-smi >/dev/null &&
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+# ---- GPU memory poller: "epoch-ms MiB" lines ----
+gpumem="$outdir/gpu-memory.txt"
+: >"$gpumem"
+if command -v nvidia-smi >/dev/null; then
+  (while :; do
+    echo "$(date +%s%3N) $(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)"
+    sleep 0.2
+  done >>"$gpumem") &
+  poller=$!
+fi
+
+# stage NAME SECONDS COMMAND...: runs under its timeout, cut to the overall deadline.
+stage() {
+  local name="$1" limit="$2"
+  shift 2
+  local now left rc t0 load
+  now=$(date +%s)
+  left=$((deadline - now))
+  [ "$left" -lt "$limit" ] && limit="$left"
+  if [ "$limit" -lt 5 ]; then
+    say "skip $name: out of time (overall budget ${budget}s)"
+    echo "{\"stage\":\"$name\",\"status\":\"skipped\",\"reason\":\"out of time\"}" >>"$stages"
+    return
+  fi
+  say "stage $name (timeout ${limit}s; load average $(cut -d' ' -f1-3 /proc/loadavg)): $*"
+  t0=$(date +%s)
+  load="$(cut -d' ' -f1-3 /proc/loadavg)"
+  stage_out="$work/stage-$(date +%s%N).txt"
+  timeout -k 5 "$limit" "$@" 2>&1 | tee "$stage_out"
+  rc=${PIPESTATUS[0]}
+  local status=ok
+  [ "$rc" = 124 ] || [ "$rc" = 137 ] && status=timeout
+  [ "$status" = ok ] && [ "$rc" != 0 ] && status=failed
+  say "stage $name: $status (exit $rc, $(($(date +%s) - t0)) s)"
+  printf '{"stage":"%s","status":"%s","exit":%s,"seconds":%s,"loadAverage":"%s","output":"%s"}\n' \
+    "$name" "$status" "$rc" "$(($(date +%s) - t0))" "$load" "$stage_out" >>"$stages"
+}
+
+# skip NAME REASON: a stage that cannot run here, said so in figures.json.
+skip() {
+  say "skip $1: $2"
+  printf '{"stage":"%s","status":"skipped","reason":"%s"}\n' "$1" "$2" >>"$stages"
+}
+
+case "$mode" in
+  device) machine=H200 ;;
+  local) machine="local lavapipe" ;;
+  cpu) machine="local cpu (2 cores, shared)" ;;
+esac
+shapes=(--machine "$machine")
+ours=(deno run -A tests/device/shapes.ts "${shapes[@]}" --out "$lines")
+
+stage adapter 30 "${ours[@]}" --adapter
+f16=$(grep -c '"shaderF16":true' "$lines" || true)
+gpu=$(grep -c '"kind":"adapter","found":true' "$lines" || true)
+if [ "$gpu" = 0 ] && [ "$mode" = local ]; then
+  # Only the WebGPU stages need an adapter; say why they did not run rather than fail them.
+  reason="no WebGPU adapter here (install mesa-vulkan-drivers and libvulkan1)"
+  for name in "ours tiny float32" "ours tiny float16" "bench onnx"; do skip "$name" "$reason"; done
+fi
+
+python=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c 'import torch' 2>/dev/null; then
+    python="$p"
+    break
+  fi
+done
+export PYTHONUNBUFFERED=1
+peer=("$python" tests/device/torch_peer.py "${shapes[@]}" --out "$lines")
+
+if [ "$mode" = device ]; then
+  # Priorities first: the 0.5B shape and its peer, then the 1.5B shape, then the small benches.
+  big=(--train 8x512,32x512 --micro-batch auto --steps 1 --generate 64x256 --prompt 32)
+  for shape in qwen2.5-0.5b qwen2.5-1.5b; do
+    stage "ours $shape float32" 100 "${ours[@]}" --shape "$shape" --dtype float32 --graphs "${big[@]}"
+    for dtype in float32 bfloat16; do
+      stage "torch $shape $dtype" 45 "${peer[@]}" --shape "$shape" --device cuda --dtype "$dtype" \
+        --train 8x512,32x512 --steps 2 --generate 64x256 --prompt 32
+    done
+    if [ "$f16" -gt 0 ]; then
+      stage "ours $shape float16" 70 "${ours[@]}" --shape "$shape" --dtype float16 "${big[@]}"
+    else
+      skip "ours $shape float16" "the adapter has no shader-f16"
+    fi
+  done
+  stage "bench onnx" 60 deno task bench --backend webgpu onnx
+  stage "bench models" 90 deno task bench --backend webgpu models
+elif [ "$mode" = cpu ]; then
+  [ -z "$python" ] && skip "torch" "no python3 with torch here (apt-get install python3-torch)"
+  # Debian's python3-torch calls whatever libblas.so.3 the system has, by default the reference
+  # BLAS (libblas3), a strawman for matrix products. The peer runs on OpenBLAS instead, unpacked
+  # into .peer-blas/ and put first on its library path only (the system stays as it is).
+  blas="$root/.peer-blas/usr/lib/x86_64-linux-gnu/openblas-pthread"
+  if [ -n "$python" ] && [ ! -f "$blas/libblas.so.3" ]; then
+    mkdir -p "$root/.peer-blas"
+    (cd "$work" && apt-get -qq -oAPT::Sandbox::User=root download libopenblas0-pthread &&
+      dpkg -x libopenblas0-pthread_*.deb "$root/.peer-blas") ||
+      say "no OpenBLAS for the peer (apt-get download failed): it runs on the system BLAS"
+  fi
+  for shape in qwen2.5-0.5b qwen2.5-1.5b; do
+    gen=$([ "$shape" = qwen2.5-0.5b ] && echo 4x32 || echo 2x16)
+    stage "ours $shape cpu float32" 900 "${ours[@]}" --shape "$shape" --backend cpu --threads 2 \
+      --dtype float32 --train 1x128 --steps 1 --generate "$gen" --prompt 32
+    [ -n "$python" ] && stage "torch $shape cpu float32" 900 \
+      env LD_LIBRARY_PATH="$blas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" OPENBLAS_NUM_THREADS=2 \
+      "${peer[@]}" --shape "$shape" --device cpu --threads 2 --dtype float32 --train 1x128 \
+      --steps 1 --generate "$gen" --prompt 32
+  done
+else
+  tiny=(--shape tiny --backend webgpu --train 2x32,4x32 --micro-batch 2 --steps 1 --generate 4x8 --prompt 8)
+  if [ "$gpu" -gt 0 ]; then
+    stage "ours tiny float32" 90 "${ours[@]}" "${tiny[@]}" --dtype float32 --graphs
+    if [ "$f16" -gt 0 ]; then
+      stage "ours tiny float16" 60 "${ours[@]}" "${tiny[@]}" --dtype float16
+    else
+      skip "ours tiny float16" "the adapter has no shader-f16"
+    fi
+  fi
+  if [ -n "$python" ]; then
+    stage "torch tiny float32" 30 "${peer[@]}" --shape tiny --device cpu --threads 1 --dtype float32 \
+      --train 2x32,4x32 --steps 1 --generate 4x8 --prompt 8
+  else
+    skip "torch tiny float32" "no python3 with torch here (apt-get install python3-torch)"
+  fi
+  skip "torch bfloat16" "bfloat16 is the GPU peer's dtype; CPU bfloat16 matmuls are emulated"
+  [ "$gpu" -gt 0 ] && stage "bench onnx" 60 deno task bench --backend webgpu onnx
+  skip "bench models" "the embedded model's generation workloads take minutes on a software adapter; run on the GPU"
+fi
+
+[ -n "$poller" ] && kill "$poller" 2>/dev/null
+poller=""
+deno run -A tests/device/figures.ts --lines "$lines" --stages "$stages" --gpu-memory "$gpumem" \
+  --log "$log" --out "$outdir/figures.json"
+rc=$?
+say "done in $(($(date +%s) - start)) s; figures: $outdir/figures.json"
+exit $rc

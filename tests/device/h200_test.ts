@@ -1,0 +1,110 @@
+/**
+ * The prepared GPU run's local mode, end to end: `bash tests/device/h200.sh --local OUT` on Mesa's
+ * software adapter at the tiny shape, so the script that the GPU machine runs cannot rot. Checks
+ * the files it writes and every figure in them. What needs a GPU (bench models, PyTorch bfloat16)
+ * is skipped by the script with its reason, and this test checks that reason is there.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Figure, Ratio } from "./figures.ts";
+
+const SCRIPT = join(import.meta.dirname!, "h200.sh");
+
+async function bash(args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command("bash", {
+    args: [SCRIPT, ...args],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  const text = new TextDecoder();
+  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
+interface Stage {
+  readonly stage: string;
+  readonly status: "ok" | "failed" | "timeout" | "skipped";
+  readonly reason?: string;
+}
+
+interface FiguresJson {
+  readonly adapter: {
+    found: boolean;
+    isFallbackAdapter?: boolean;
+    shaderF16?: boolean;
+    limits?: object;
+  };
+  readonly stages: Stage[];
+  readonly figures: (Figure & { gpuUsedPeakMiB: number | null })[];
+  readonly ratios: Ratio[];
+  readonly bench: Record<string, string[]>;
+}
+
+Deno.test("h200.sh refuses a missing output folder and an unknown option with exit 2", async () => {
+  const none = await bash([], { OUT: "" });
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /name an output folder/);
+  const bad = await bash(["--fast", "/tmp/x"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /unknown option --fast/);
+});
+
+Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 and float16, the PyTorch peer, bench onnx, figures.json", async () => {
+  const out = await Deno.makeTempDir({ prefix: "polyrl-device-test-" });
+  try {
+    const run = await bash(["--local", out]);
+    const log = await Deno.readTextFile(join(out, "log.txt"));
+    assert.equal(run.code, 0, `h200.sh --local failed:\n${log}`);
+    const result = JSON.parse(await Deno.readTextFile(join(out, "figures.json"))) as FiguresJson;
+    const status = new Map(result.stages.map((s) => [s.stage, s]));
+    for (const s of result.stages) {
+      assert.ok(s.status === "ok" || s.status === "skipped", `${s.stage}: ${s.status}`);
+      if (s.status === "skipped") assert.ok((s.reason ?? "").length > 10, `${s.stage} says why`);
+    }
+    assert.equal(status.get("adapter")?.status, "ok");
+    assert.match(status.get("bench models")?.reason ?? "", /software adapter; run on the GPU/);
+
+    if (!result.adapter.found) {
+      // No Vulkan driver at all: the WebGPU stages say so; nothing else can be checked.
+      assert.match(status.get("ours tiny float32")?.reason ?? "", /no WebGPU adapter/);
+      return;
+    }
+    assert.equal(result.adapter.isFallbackAdapter, true, "lavapipe is a fallback adapter");
+    assert.ok(result.adapter.limits && "maxBufferSize" in result.adapter.limits);
+
+    const ours = result.figures.filter((f) => f.impl === "polyrl");
+    const dtypes = result.adapter.shaderF16 ? ["float32", "float16"] : ["float32"];
+    for (const dtype of dtypes) {
+      const mine = ours.filter((f) => f.dtype === dtype && f.backend === "webgpu");
+      const sizes = mine.filter((f) => f.tokensPerSecond! > 0).map((f) =>
+        `${f.workload} ${f.batch}`
+      );
+      assert.deepEqual(sizes.sort(), ["generate 4", "train-step 2", "train-step 4"], dtype);
+      const train4 = mine.find((f) => f.workload === "train-step" && f.batch === 4)!;
+      assert.equal(train4.microBatch, 2, "4 sequences ran as 2 micro-batches of 2");
+      assert.ok(Number.isFinite(train4.gradNorm) && (train4.gradNorm as number) > 0);
+      const gen = mine.find((f) => f.workload === "generate")!;
+      assert.equal(gen.generated, 4 * 8, "every row generated its 8 new tokens");
+    }
+    // The graphs stay small: parameters are inputs, not initializers.
+    const graphs = ours.filter((f) => f.workload === "graph");
+    assert.deepEqual(graphs.map((g) => g.graph).sort(), ["decode", "prefill", "train-step-fused"]);
+    assert.ok(graphs.every((g) => (g.bytes as number) > 1000 && (g.bytes as number) < 2 ** 20));
+    assert.ok(result.bench["bench onnx"].some((l) => /^webgpu: batch 1 x seq 32.*ratio/.test(l)));
+
+    if (status.get("torch tiny float32")?.status === "ok") {
+      const torch = result.figures.filter((f) => f.impl.startsWith("torch-"));
+      assert.equal(torch.filter((f) => f.tokensPerSecond! > 0).length, 3);
+      // One ratio per (ours dtype, workload size) against the float32 peer.
+      assert.equal(result.ratios.length, 3 * dtypes.length);
+      for (const r of result.ratios) {
+        assert.ok(Math.abs(r.ratio - r.ours.tokensPerSecond / r.torch.tokensPerSecond) < 1e-12);
+      }
+    } else {
+      assert.match(status.get("torch tiny float32")?.reason ?? "", /no python3 with torch/);
+    }
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+});

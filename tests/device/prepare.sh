@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Builds .device/ (git-ignored), everything tests/device/h200.sh needs on a machine with no
+# network, no Deno and no Vulkan loader, and prints its sizes:
+#   deno.xz              the Deno binary of the pinned npm package (@deno/linux-x64-glibc)
+#   node_modules.tar.xz  the node_modules the device steps import, onnxruntime-web cut to the
+#                        files its WebGPU build loads: the bundle its ./webgpu export names and
+#                        the asyncify loader and WASM it imports (onnxruntime-node stays behind: the cpu
+#                        backend is not run there)
+#   vulkan/*.deb         Debian's Vulkan loader (amd64), unpacked there with dpkg -x
+# The tree that travels (tracked files + .device) must stay under the device tool's 64 MiB.
+# Then it proves the set complete: a copy of the tracked tree plus .device alone, without
+# network, runs `h200.sh --local` from the carried files.
+#
+# Usage: tests/device/prepare.sh [--no-check]     (run from anywhere; needs npm and apt-get)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+DENO_VERSION="2.9.6" # keep in step with .ci/run and README.md
+dest="$root/.device"
+check=1
+case "${1:-}" in
+  --no-check) check=0 ;;
+  -h | --help)
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+  "") ;;
+  *)
+    echo "prepare.sh: unknown argument $1 (expected --no-check or --help)" >&2
+    exit 2
+    ;;
+esac
+mkdir -p "$dest/vulkan"
+work="$(mktemp -d /tmp/polyrl-prepare.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+
+# 1. Deno, from the npm package the README installs (its binary lives in the platform package).
+if [ "$(cat "$dest/deno.version" 2>/dev/null)" != "$DENO_VERSION" ] || [ ! -s "$dest/deno.xz" ]; then
+  echo "deno: npm pack @deno/linux-x64-glibc@$DENO_VERSION"
+  (cd "$work" && npm pack --silent "@deno/linux-x64-glibc@$DENO_VERSION" >/dev/null)
+  tar -xzf "$work"/deno-linux-x64-glibc-*.tgz -C "$work" package/deno
+  xz -6 -T2 -c "$work/package/deno" >"$dest/deno.xz.partial"
+  mv "$dest/deno.xz.partial" "$dest/deno.xz"
+  echo "$DENO_VERSION" >"$dest/deno.version"
+fi
+
+# 2. node_modules: the packages the device entry points import and everything they link to.
+#    onnxruntime-node is left out (cpu backend; 46 MB of native library), onnxruntime-web is cut
+#    to the bundle its ./webgpu export names and the asyncify loader and WASM that bundle loads
+#    (step 4 proves that set complete: drop one and the bare copy fails to load a model).
+if [ ! -d node_modules/.deno ]; then
+  echo "prepare.sh: node_modules/ is missing; run deno install --frozen first" >&2
+  exit 1
+fi
+roots=(onnxruntime-web @huggingface/jinja @huggingface/tokenizers protobufjs)
+nm="$work/nm/node_modules"
+mkdir -p "$nm/.deno"
+declare -A seen=()
+copy_package() { # $1: a .deno entry such as onnxruntime-web@1.30.0
+  local entry="$1" link
+  [ -n "${seen[$entry]:-}" ] && return
+  seen[$entry]=1
+  cp -a "node_modules/.deno/$entry" "$nm/.deno/"
+  for link in "node_modules/.deno/$entry/node_modules"/* "node_modules/.deno/$entry/node_modules"/@*/*; do
+    [ -L "$link" ] || continue
+    local target
+    target="$(readlink "$link")" # ../../<entry>/node_modules/<name>, one level deeper for @scope
+    target="${target#../}"
+    target="${target#../}"
+    target="${target#../}"
+    copy_package "${target%%/*}"
+  done
+}
+for name in "${roots[@]}"; do
+  link="$(readlink "node_modules/$name")" # .deno/<entry>/node_modules/<name>
+  entry="${link#*.deno/}"
+  copy_package "${entry%%/*}"
+  mkdir -p "$(dirname "$nm/$name")"
+  cp -a "node_modules/$name" "$nm/$name"
+done
+ortweb="$(ls -d "$nm"/.deno/onnxruntime-web@*/node_modules/onnxruntime-web)"
+find "$ortweb/dist" -type f ! -name ort.webgpu.bundle.min.mjs \
+  ! -name ort-wasm-simd-threaded.asyncify.mjs ! -name ort-wasm-simd-threaded.asyncify.wasm -delete
+rm -rf "$ortweb/docs" "$ortweb/lib"
+find "$nm" -name '*.map' -delete
+tar -C "$work/nm" -cf - node_modules | xz -6 -T2 >"$dest/node_modules.tar.xz"
+echo "node_modules: ${!seen[*]}"
+
+# 3. Debian's Vulkan loader for amd64 (the device image has the NVIDIA ICD but maybe no loader).
+if ! ls "$dest"/vulkan/libvulkan1_*.deb >/dev/null 2>&1; then
+  o="-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=$work/lists -oAPT::Sandbox::User=root"
+  mkdir -p "$work/lists/partial"
+  # shellcheck disable=SC2086
+  apt-get $o update -qq
+  # shellcheck disable=SC2086
+  (cd "$dest/vulkan" && apt-get $o download libvulkan1 >/dev/null)
+fi
+
+echo "sizes (bytes):"
+du -b "$dest/deno.xz" "$dest/node_modules.tar.xz" "$dest"/vulkan/*.deb
+carried=$(du -sb "$dest" | cut -f1)
+tracked=$(git ls-files -z | du -cb --files0-from=- | tail -1 | cut -f1)
+total=$((carried + tracked))
+limit=$((64 * 1024 * 1024))
+echo ".device: $carried; tracked tree: $tracked; together: $total of $limit ($((100 * total / limit))%)"
+if [ "$total" -gt $((limit * 85 / 100)) ]; then
+  echo "prepare.sh: over 85% of the 64 MiB the device tool carries; cut the carry" >&2
+  exit 1
+fi
+
+# 4. The proof: a bare copy (tracked files + .device), no network, no node_modules of its own.
+if [ "$check" = 1 ]; then
+  copy="$work/copy"
+  mkdir -p "$copy"
+  git ls-files -z | xargs -0 cp --parents -t "$copy"
+  cp -a "$dest" "$copy/.device"
+  xz -dc "$dest/deno.xz" >"$work/check-deno" && chmod +x "$work/check-deno"
+  echo "check: h200.sh --local in a bare copy without network"
+  (cd "$copy" && unshare -rn env -u DENO_DIR PATH=/usr/bin:/bin \
+    bash tests/device/h200.sh --local --carried "$work/check-out") || {
+    echo "prepare.sh: the bare copy failed; see $work/check-out/log.txt" >&2
+    cat "$work/check-out/log.txt" >&2 || true
+    exit 1
+  }
+  # --local skips `bench models` (minutes on a software adapter); its imports must resolve too.
+  (cd "$copy" && unshare -rn env -u DENO_DIR PATH=/usr/bin:/bin DENO_DIR="$work/deno-dir" \
+    "$work/check-deno" eval 'await import("./tests/model/bench.ts")') || {
+    echo "prepare.sh: the bare copy cannot import tests/model/bench.ts" >&2
+    exit 1
+  }
+  echo "check: passed"
+fi

@@ -1,0 +1,371 @@
+/**
+ * Real-size shapes on one backend: a decoder from `tests/device/shapes.json` (Qwen2.5-0.5B- and
+ * 1.5B-shaped, or `tiny` for the local check) with random weights from keyed draws, LoRA r 16 on
+ * q, k, v, o, gate, up and down, the frozen base in float32 or float16. Measures the train step
+ * (tokens/s at each BATCHxSEQ given) and KV-cache generation (new tokens/s), and writes one JSON
+ * line per figure to `--out` as soon as it is measured, so a stage killed by its timeout keeps
+ * what it finished. `--adapter` writes the WebGPU adapter instead (vendor, architecture,
+ * fallback flag, limits, features). Each figure carries its wall-clock window, so that the
+ * caller can match it to GPU memory samples (tests/device/h200.sh polls nvidia-smi).
+ */
+import { join } from "node:path";
+import { parseModelConfig } from "../../adapters/hf/mod.ts";
+import {
+  adapterHostFeeds,
+  allParams,
+  type BaseDtype,
+  baseParams,
+  buildDecodeGraph,
+  buildPrefillGraph,
+  createGenerator,
+  type DecoderSpec,
+  decoderSpec,
+  initBaseTensor,
+  initLoraAdapter,
+  loraSpec,
+  paramCount,
+  paramHostTensor,
+  trainStepConfig,
+} from "../../adapters/model/mod.ts";
+import {
+  type BackendName,
+  type DeviceTensor,
+  openRuntime,
+  probeWebGpuAdapter,
+  type Runtime,
+} from "../../adapters/onnx/runtime/mod.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
+import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { fillNormal, randomStream } from "../../engine/random/mod.ts";
+import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { tinyBatch } from "../onnx-train/tiny-policy.ts";
+
+/** The modules PEFT users adapt for a full LoRA: every projection of attention and the MLP. */
+const TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
+const SHAPES_FILE = join(import.meta.dirname!, "shapes.json");
+
+const cli = defineCommand({
+  name: "shapes",
+  usage: "deno run -A tests/device/shapes.ts (--adapter | --shape NAME) [options] --out FILE",
+  summary: "Train-step and generation throughput of real-size decoder shapes on one backend.",
+  options: {
+    adapter: { type: "boolean", help: "write the WebGPU adapter's description and exit" },
+    shape: { type: "string", value: "NAME", help: "a key of tests/device/shapes.json" },
+    backend: {
+      type: "string",
+      value: "cpu|wasm|webgpu",
+      default: "webgpu",
+      help: "the runtime backend",
+    },
+    dtype: {
+      type: "string",
+      value: "float32|float16",
+      default: "float32",
+      help: "the frozen base's element type (LoRA and optimizer state stay float32)",
+    },
+    train: {
+      type: "string",
+      value: "BxS[,BxS]",
+      default: "",
+      help: "train-step batches (sequences x tokens), e.g. 8x512,32x512",
+    },
+    "micro-batch": {
+      type: "string",
+      value: "N|auto",
+      default: "0",
+      help: "sequences per micro-batch (gradient accumulation); 0: one fused step; auto: the " +
+        "most whose logits fit one WebGPU storage binding",
+    },
+    steps: { type: "string", value: "N", default: "2", help: "timed steps after one warm-up" },
+    generate: {
+      type: "string",
+      value: "RxN",
+      default: "",
+      help: "generation: R sequences x N new tokens, with the KV cache",
+    },
+    prompt: { type: "string", value: "N", default: "32", help: "prompt tokens per sequence" },
+    graphs: { type: "boolean", help: "also write the serialized sizes of the graphs" },
+    threads: { type: "string", value: "N", default: "0", help: "cpu threads (0: default)" },
+    machine: { type: "string", value: "NAME", default: "local", help: "names the machine" },
+    out: { type: "string", value: "FILE", help: "JSON lines are appended here", path: true },
+  },
+  examples: [
+    "deno run -A tests/device/shapes.ts --adapter --out figures.jsonl",
+    "deno run -A tests/device/shapes.ts --shape qwen2.5-0.5b --train 8x512 --generate 64x256 --out f.jsonl",
+  ],
+});
+
+/** `BxS` list -> pairs; "" -> []. */
+function pairs(text: string, option: string): [number, number][] {
+  if (text === "") return [];
+  return text.split(",").map((item) => {
+    const m = /^(\d+)x(\d+)$/.exec(item.trim());
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+      throw new UsageError(`--${option} ${text}: each item is NxM with positive N, M (e.g. 8x512)`);
+    }
+    return [Number(m[1]), Number(m[2])];
+  });
+}
+
+function count(text: string, option: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) {
+    throw new UsageError(`--${option} ${text}: expected an integer >= ${min}`);
+  }
+  return n;
+}
+
+let peakRss = 0;
+const sampleRss = () => (peakRss = Math.max(peakRss, Deno.memoryUsage().rss));
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+/** Appends one JSON line to the output file at once (a later timeout cannot lose it). */
+function writer(out: string, common: Record<string, unknown>) {
+  return (figure: Record<string, unknown>) => {
+    const line = JSON.stringify({ ...common, ...figure, rssPeakMiB: mib(sampleRss()) });
+    Deno.writeTextFileSync(out, line + "\n", { append: true });
+    console.log(line);
+  };
+}
+
+/** The WebGPU adapter: what it is, whether it is software, its limits and features. */
+async function adapterFigure(): Promise<Record<string, unknown>> {
+  const probe = await probeWebGpuAdapter();
+  if (probe.kind === "no-adapter") return { kind: "adapter", found: false, reason: probe.reason };
+  const limits: Record<string, number> = {};
+  for (const key in probe.adapter.limits) {
+    limits[key] = (probe.adapter.limits as unknown as Record<string, number>)[key];
+  }
+  const features = [...probe.adapter.features].sort();
+  return {
+    kind: "adapter",
+    found: true,
+    ...probe.info,
+    shaderF16: features.includes("shader-f16"),
+    features,
+    limits,
+  };
+}
+
+/**
+ * N(0, std^2) keyed draws for the first `TILE` values of each tensor, repeated over the rest:
+ * drawing all 1.5 billion values of the larger shape takes minutes in JS, and a throughput figure
+ * does not depend on the values (they stay finite and of the same scale). The period is not a
+ * multiple of any row width here, so rows differ.
+ */
+const TILE = 65536;
+function tiledNormal(purpose: string, out: Float32Array, std: number): void {
+  fillNormal(randomStream({ seed: 1, purpose }), out.subarray(0, TILE), { std });
+  for (let filled = Math.min(TILE, out.length); filled < out.length; filled *= 2) {
+    out.copyWithin(filled, 0, Math.min(filled, out.length - filled));
+  }
+}
+
+/** Random base weights uploaded one tensor at a time (the host never holds the model twice). */
+function uploadRandomBase(rt: Runtime, spec: DecoderSpec): Record<string, DeviceTensor> {
+  const tensors: Record<string, DeviceTensor> = {};
+  for (const p of allParams(spec).slice(0, baseParams(spec.config).length)) {
+    tensors[p.name] = rt.upload(
+      paramHostTensor(p, initBaseTensor(spec.config, p, tiledNormal).data),
+    );
+    sampleRss();
+  }
+  return tensors;
+}
+
+/** A fresh adapter's LoRA matrices (PEFT's init) as graph feeds, `param:<HF name>`. */
+function loraFeeds(spec: DecoderSpec) {
+  const normal = (purpose: string, out: Float32Array, std: number) =>
+    fillNormal(randomStream({ seed: 2, purpose }), out, { std });
+  return adapterHostFeeds(spec, initLoraAdapter(spec, normal, "bench"));
+}
+
+/** The same matrices by HF name, as the train step's `initial` takes them. */
+function loraInitial(spec: DecoderSpec) {
+  const prefix = IO.param("").length;
+  return Object.fromEntries(Object.entries(loraFeeds(spec)).map(([k, v]) => [k.slice(prefix), v]));
+}
+
+/** The largest buffer one WebGPU binding may view: the adapter's storage binding and buffer cap. */
+async function storageBindingLimit(): Promise<number> {
+  const probe = await probeWebGpuAdapter();
+  if (probe.kind === "no-adapter") return Infinity;
+  return Math.min(
+    probe.adapter.limits.maxStorageBufferBindingSize,
+    probe.adapter.limits.maxBufferSize,
+  );
+}
+
+/**
+ * Sequences per micro-batch so that the largest activation, the logits (`rowBytes` per sequence),
+ * fits one binding: the largest power of two up to `batch`, at least 1.
+ */
+function fittingRows(batch: number, rowBytes: number, limit: number): number {
+  let rows = 1;
+  while (rows * 2 <= batch && rows * 2 * rowBytes <= limit) rows *= 2;
+  return rows;
+}
+
+const hyper = {
+  lr: 1e-5,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  klCoef: 0,
+  weightDecay: 0.01,
+  maxGradNorm: 1,
+  temperature: 1,
+};
+
+await runCommand(cli.usage, async () => {
+  const { values } = cli.parse(Deno.args);
+  if (!values.out) throw new UsageError("--out FILE is required");
+  const out = values.out;
+  if (values.adapter) {
+    const figure = await adapterFigure();
+    Deno.writeTextFileSync(out, JSON.stringify(figure) + "\n", { append: true });
+    console.log(JSON.stringify(figure));
+    return;
+  }
+  const shapes = JSON.parse(await Deno.readTextFile(SHAPES_FILE)) as Record<string, unknown>;
+  const shape = values.shape ?? "";
+  if (!(shape in shapes)) {
+    throw new UsageError(`--shape ${shape}: expected one of ${Object.keys(shapes).join(", ")}`);
+  }
+  const backend = values.backend as BackendName;
+  if (!["cpu", "wasm", "webgpu"].includes(backend)) {
+    throw new UsageError(`--backend ${backend}: expected cpu, wasm or webgpu`);
+  }
+  const dtype = values.dtype as BaseDtype;
+  if (dtype !== "float32" && dtype !== "float16") {
+    throw new UsageError(`--dtype ${dtype}: expected float32 or float16`);
+  }
+  const trains = pairs(values.train, "train");
+  const gens = pairs(values.generate, "generate");
+  const autoMicro = values["micro-batch"] === "auto";
+  const micro = autoMicro ? 0 : count(values["micro-batch"], "micro-batch", 0);
+  const steps = count(values.steps, "steps", 1);
+  const promptLength = count(values.prompt, "prompt", 1);
+  const threads = count(values.threads, "threads", 0);
+
+  const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
+  const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
+  const spec = decoderSpec(config, lora, { baseDtype: dtype });
+  const rt = await openRuntime(backend, threads > 0 ? { threads } : {});
+  const emit = writer(out, {
+    kind: "figure",
+    impl: "polyrl",
+    machine: values.machine,
+    backend,
+    dtype,
+    shape,
+    adapter: rt.info.adapter?.description ?? null,
+    threads: rt.info.threads,
+  });
+  try {
+    if (values.graphs) {
+      // Parameters are graph inputs, so a graph's size does not grow with the weights (ONNX's
+      // protobuf limit is 2 GB); these sizes show it at the real vocabulary and depth.
+      const build = [
+        ["train-step-fused", () => buildTrainStep(trainStepConfig(spec), "fused").model],
+        ["prefill", () => buildPrefillGraph(spec).model],
+        ["decode", () => buildDecodeGraph(spec).model],
+      ] as const;
+      for (const [name, model] of build) {
+        emit({ workload: "graph", graph: name, bytes: model().byteLength });
+      }
+    }
+    const started = Date.now();
+    const base = uploadRandomBase(rt, spec);
+    const feeds = Object.fromEntries(Object.entries(base).map(([k, v]) => [IO.param(k), v]));
+    emit({
+      workload: "weights",
+      baseParams: paramCount(baseParams(config)),
+      loraParams: paramCount(allParams(spec)) - paramCount(baseParams(config)),
+      seconds: (Date.now() - started) / 1000,
+      startedAt: started,
+      endedAt: Date.now(),
+    });
+
+    const bindingLimit = backend === "webgpu" ? await storageBindingLimit() : Infinity;
+    for (const [batch, seq] of trains) {
+      const windowStart = Date.now();
+      const rows = autoMicro ? fittingRows(batch, seq * config.vocabSize * 4, bindingLimit) : micro;
+      const runner = await openTrainStep({
+        runtime: rt,
+        config: trainStepConfig(spec),
+        initial: loraInitial(spec),
+        frozen: base,
+        ...(rows > 0 && rows < batch ? { microBatchSize: rows } : {}),
+      });
+      const data = tinyBatch(
+        { vocab: config.vocabSize, dim: 0, hidden: 0, rank: 0 },
+        batch,
+        seq,
+        3,
+      );
+      const warm = performance.now();
+      await runner.step(data, hyper); // loads and compiles the graphs
+      const warmSeconds = (performance.now() - warm) / 1000;
+      sampleRss();
+      const t0 = performance.now();
+      let gradNorm = 0;
+      for (let i = 0; i < steps; i++) {
+        const m = await runner.step(data, hyper);
+        if (m.skipped) throw new Error("train step skipped: non-finite gradient");
+        gradNorm = m.gradNorm;
+        sampleRss();
+      }
+      const seconds = (performance.now() - t0) / 1000 / steps;
+      await runner.release();
+      emit({
+        workload: "train-step",
+        batch,
+        seq,
+        microBatch: rows > 0 && rows < batch ? rows : batch,
+        steps,
+        secondsPerStep: seconds,
+        firstStepSeconds: warmSeconds,
+        tokensPerSecond: (batch * seq) / seconds,
+        gradNorm,
+        startedAt: windowStart,
+        endedAt: Date.now(),
+      });
+    }
+
+    for (const [rows, newTokens] of gens) {
+      const windowStart = Date.now();
+      const gen = await createGenerator(rt, spec);
+      const params = { ...feeds, ...loraFeeds(spec) };
+      const prompts = Array.from(
+        { length: rows },
+        (_, r) => Array.from({ length: promptLength }, (_, i) => (r * 31 + i * 7 + 3) % 5000),
+      );
+      // The chooser only names a token (no scan of the logits) so that the figure is the model's.
+      const choose = (_l: Float32Array, row: number, index: number) =>
+        (row * 13 + index * 5 + 11) % 5000;
+      const request = { prompts, temperature: 1, choose };
+      await gen.generate(params, { ...request, maxTokens: 2 }); // loads and compiles
+      sampleRss();
+      const t0 = performance.now();
+      const result = await gen.generate(params, { ...request, maxTokens: newTokens });
+      const seconds = (performance.now() - t0) / 1000;
+      const generated = result.reduce((n, r) => n + r.tokens.length, 0);
+      await gen.release();
+      emit({
+        workload: "generate",
+        batch: rows,
+        prompt: promptLength,
+        newTokens,
+        generated,
+        seconds,
+        tokensPerSecond: generated / seconds,
+        startedAt: windowStart,
+        endedAt: Date.now(),
+      });
+    }
+    Object.values(base).forEach((t) => t.dispose());
+  } finally {
+    await rt.close();
+  }
+});

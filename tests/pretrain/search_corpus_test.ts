@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import { EMBEDDED_TOKENIZER_DIR, loadTokenizer } from "../../adapters/hf/mod.ts";
+import { parseConfig, presetInput } from "../../engine/config/mod.ts";
+import { corpusItem, type CorpusSource, SEARCH_MIXTURE } from "../../engine/pretrain/corpus.ts";
+import {
+  episodeStates,
+  heldOutSearchTasks,
+  SEARCH_WORLD_SEED_OFFSET,
+  SEARCH_WORLDS,
+  searchItemText,
+  searchPlayground,
+  searchPrompt,
+  searchWorldPool,
+} from "../../engine/pretrain/search-corpus.ts";
+import { generateArithmeticTasks } from "../../engine/tasks/mod.ts";
+import { isCorrectAnswer } from "../../engine/trainer/group-rewards.ts";
+import type { SearchTask } from "../../engine/tasks/search/mod.ts";
+import {
+  parseAnswerText,
+  parseQuery,
+  parseRoute,
+  searchWorkflow,
+  type TurnRequest,
+} from "../../engine/workflows/mod.ts";
+
+const preset = parseConfig(presetInput("search-drmas"));
+const pool = searchWorldPool();
+const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
+
+/** The preset's agents, as the trainer builds them. */
+const agents = Object.fromEntries(
+  preset.agents.map((a) => [a.role, { id: a.id, role: a.role, prompt: a.prompt }]),
+) as Parameters<typeof searchWorkflow>[0];
+
+/**
+ * Plays the preset's search workflow on `task` with every agent saying the corpus's reply for
+ * the episode's current state: returns the requests, the states and the final answer.
+ */
+async function teacherEpisode(playground: ReturnType<typeof searchPlayground>, task: SearchTask) {
+  const states = episodeStates(playground, task, []);
+  const requests: TurnRequest[] = [];
+  let state = 0;
+  const workflow = searchWorkflow(agents, {
+    maxTurns: preset.workflow.kind === "search" ? preset.workflow.max_turns : 0,
+    topK: playground.topK,
+    retriever: playground.retriever,
+  });
+  const episode = await workflow.run(task, (r) => {
+    requests.push(r);
+    const kind = r.agent.role === "verifier"
+      ? "route"
+      : r.agent.role === "searcher"
+      ? "query"
+      : "answer";
+    const text = searchItemText(kind, task, states[state]).reply;
+    if (kind === "query") state++;
+    return Promise.resolve({ text, extra: null });
+  });
+  return { requests, states, episode };
+}
+
+Deno.test("search items are the search workflow's own prompts, and their replies solve the episode", async () => {
+  const { playground, tasks } = pool(0);
+  for (const hops of [1, 2]) {
+    const task = tasks.find((t) => t.hops === hops)!;
+    const { requests, states, episode } = await teacherEpisode(playground, task);
+    // One query per fact of the chain, a route before each and after the last, then the answer.
+    assert.equal(states.length, hops + 1);
+    assert.deepEqual(
+      requests.map((r) => r.agent.role),
+      [
+        ...Array.from({ length: hops }, () => ["verifier", "searcher"]).flat(),
+        "verifier",
+        "answerer",
+      ],
+    );
+    for (const [i, r] of requests.entries()) {
+      const state = states[Math.floor(i / 2)];
+      const kind = r.agent.role === "verifier"
+        ? "route"
+        : r.agent.role === "searcher"
+        ? "query"
+        : "answer";
+      assert.equal(
+        r.prompt,
+        searchPrompt(kind, task.problem, state.evidence),
+        `${r.agent.role} turn ${i}`,
+      );
+    }
+    assert.equal(episode.finalAnswer, task.answer);
+    // Graded as the run's reward grades it: the gold is a name, matched exactly.
+    assert.ok(isCorrectAnswer(task.answer, episode.finalAnswer));
+    assert.ok(!isCorrectAnswer(task.answer, `${task.answer}x`));
+    assert.ok(episode.turns.every((t) => t.valid));
+  }
+});
+
+Deno.test("search replies copy the facts found, then say what the workflow parses", () => {
+  const { playground, tasks } = pool(1);
+  const task = tasks.find((t) => t.hops === 2)!;
+  const [start, middle, end] = episodeStates(playground, task, []);
+  const person = /was (.+) born\?$/.exec(task.problem)![1];
+  assert.deepEqual(start.evidence, []);
+  assert.equal(searchItemText("route", task, start).reply, "action: search");
+  assert.equal(searchItemText("query", task, start).reply, `query: ${person}`);
+  const birth = middle.found[0];
+  assert.ok(birth.startsWith(`${person} was born in `));
+  const city = birth.slice(`${person} was born in `.length, -1);
+  assert.equal(searchItemText("query", task, middle).reply, `${birth} query: ${city}`);
+  assert.equal(parseQuery(searchItemText("query", task, middle).reply), city);
+  assert.equal(parseRoute(searchItemText("route", task, middle).reply), "search");
+  assert.deepEqual(end.found, [birth, `${city} is a city in ${task.answer}.`]);
+  assert.equal(parseRoute(searchItemText("route", task, end).reply), "answer");
+  assert.equal(parseAnswerText(searchItemText("answer", task, end).reply), task.answer);
+  assert.throws(() => searchItemText("answer", task, start), /complete state/);
+  assert.throws(() => searchItemText("query", task, end), /fact missing/);
+});
+
+Deno.test("no pretraining question is a held-out one, and the worlds are not the preset's", () => {
+  const heldOut = [
+    ...heldOutSearchTasks("validation").tasks,
+    ...heldOutSearchTasks("test").tasks,
+  ];
+  assert.equal(heldOut.length, preset.tasks.kind === "synthetic-search" ? 128 : -1);
+  assert.ok(heldOut.some((t) => t.hops === 1) && heldOut.some((t) => t.hops === 2));
+  const held = new Set(heldOut.map((t) => t.problem));
+  assert.ok(SEARCH_WORLD_SEED_OFFSET > preset.seed);
+  for (let k = 0; k < SEARCH_WORLDS; k += 9) {
+    const { tasks } = pool(k);
+    assert.ok(tasks.length > 200, `world ${k} has ${tasks.length} questions`);
+    for (const t of tasks) {
+      assert.equal(t.split, "train");
+      assert.ok(!held.has(t.problem), `world ${k} asks the held-out ${t.problem}`);
+      assert.ok(t.id.startsWith(`search-${SEARCH_WORLD_SEED_OFFSET + k}-`));
+    }
+  }
+});
+
+Deno.test("the mixed corpus draws every kind, deterministically, within a 512-token row", () => {
+  const tasks = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 500 });
+  const source: CorpusSource = {
+    seed: 1,
+    tokenizer,
+    tasks,
+    mixture: SEARCH_MIXTURE,
+    searchWorlds: pool,
+  };
+  const counts: Record<string, number> = {};
+  for (let i = 0; i < 600; i++) {
+    const item = corpusItem(source, i);
+    counts[item.kind] = (counts[item.kind] ?? 0) + 1;
+    assert.ok(item.tokens.length <= 512, `${item.kind} item ${i}: ${item.tokens.length} tokens`);
+  }
+  for (const kind of Object.keys(SEARCH_MIXTURE)) assert.ok(counts[kind] > 0, kind);
+  assert.deepEqual(
+    corpusItem(source, 41),
+    corpusItem({ ...source, searchWorlds: searchWorldPool() }, 41),
+  );
+  assert.throws(
+    () => {
+      for (let i = 0; i < 50; i++) corpusItem({ ...source, searchWorlds: undefined }, i);
+    },
+    /no searchWorlds/,
+  );
+});
