@@ -102,6 +102,7 @@ function encode(graph: Graph, options: OnnxModelOptions, place: Placement): Uint
   if (graph.outputs.length === 0) {
     throw new OnnxGraphError("toOnnxModel", `graph ${graph.name} has no outputs`);
   }
+  const { folded, nameOf } = foldOutputRenames(graph, outputs);
   const message = {
     irVersion: IR_VERSION,
     producerName: options.producerName ?? "polyrl",
@@ -109,12 +110,12 @@ function encode(graph: Graph, options: OnnxModelOptions, place: Placement): Uint
     opsetImport: [{ domain: "", version: OPSET }],
     graph: {
       name: graph.name,
-      node: liveNodes(graph, outputs).map((node) => ({
+      node: liveNodes(graph, outputs).filter((node) => !folded.has(node.id)).map((node) => ({
         name: node.name,
         opType: node.spec.type,
         domain: node.spec.domain ?? "",
-        input: trimOptional(node.inputs.map((v) => v?.name ?? "")),
-        output: node.outputs.map((v) => v.name),
+        input: trimOptional(node.inputs.map((v) => v ? nameOf(v) : "")),
+        output: node.outputs.map(nameOf),
         attribute: Object.entries(node.attrs).map(([name, a]) => attribute(name, a)),
       })),
       initializer: graph.initializers.map((init) => {
@@ -138,6 +139,32 @@ function encode(graph: Graph, options: OnnxModelOptions, place: Placement): Uint
   };
   const buf = ModelProto.encode(message).finish();
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+/**
+ * Identity nodes that only rename a computed value to an output's name (`Graph.output(v, name)`)
+ * are dropped and the value takes the output's name instead: onnxruntime copies a tensor through
+ * an Identity whose result is a graph output (the decode graph's KV cache, every step), and the
+ * renamed value is the same tensor. A value that is a graph input or initializer, is itself an
+ * output, or is published under two names keeps its Identity.
+ */
+function foldOutputRenames(graph: Graph, outputs: ReadonlySet<number>) {
+  const renames = new Map<number, { node: number; name: string; count: number }>();
+  for (const o of graph.outputs) {
+    const node = o.value.producer;
+    const source = node?.inputs[0];
+    if (node?.spec.type !== "Identity" || node.spec.domain || !source?.producer) continue;
+    const seen = renames.get(source.id);
+    renames.set(source.id, { node: node.id, name: o.name, count: (seen?.count ?? 0) + 1 });
+  }
+  const folded = new Set<number>();
+  const names = new Map<number, string>();
+  for (const [source, r] of renames) {
+    if (r.count !== 1 || outputs.has(source)) continue;
+    folded.add(r.node);
+    names.set(source, r.name);
+  }
+  return { folded, nameOf: (v: Value) => names.get(v.id) ?? v.name };
 }
 
 /** Nodes that some graph output depends on: gradient bookkeeping may leave dead ones behind. */

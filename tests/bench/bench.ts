@@ -7,9 +7,15 @@ import { defineCommand, runCommand, UsageError } from "../../events/cli/command.
 
 const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu"];
 
-/** What `--backend` asked for: the one backend the onnx and models suites run on (all when null). */
+/** What the command line passes to every suite. */
 export interface BenchOptions {
+  /** `--backend`: the one backend the onnx and models suites run on (null: onnx on every backend
+   * found, models on cpu). */
   readonly backend: BackendName | null;
+  /** Intra-op threads of the models suite's cpu runtime (default: the machine's cores). */
+  readonly threads?: number;
+  /** The models suite runs this PyTorch peer script after itself and prints the ratios (cpu only). */
+  readonly peer?: string;
 }
 
 /** A benchmark suite: prints its own report and returns nothing. */
@@ -30,9 +36,10 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
 
 const cli = defineCommand({
   name: "bench",
-  usage: `deno task bench [--backend cpu|wasm|webgpu] [SUITE...]   (suites: ${
-    Object.keys(suites).join(", ") || "none yet"
-  })`,
+  usage:
+    `deno task bench [--backend cpu|wasm|webgpu] [--threads N] [--peer FILE] [SUITE...]   (suites: ${
+      Object.keys(suites).join(", ") || "none yet"
+    })`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",
   options: {
     backend: {
@@ -41,8 +48,25 @@ const cli = defineCommand({
       help: "run the onnx and models suites on this backend only (default: onnx on every " +
         "backend found, models on cpu)",
     },
+    threads: {
+      type: "string",
+      value: "N",
+      help: "intra-op threads of the models suite's cpu runtime (default: the machine's cores); " +
+        "match it to the PyTorch peer's argument",
+    },
+    peer: {
+      type: "string",
+      value: "FILE",
+      path: true,
+      help: "the PyTorch peer (shared/peers/torch_decoder_bench.py): the models suite runs it " +
+        "right after itself at the same threads and prints ours / PyTorch per workload (cpu only)",
+    },
   },
-  examples: ["deno task bench events random", "deno task bench --backend webgpu onnx models"],
+  examples: [
+    "deno task bench events random",
+    "deno task bench --backend webgpu onnx models",
+    "deno task bench models --threads 1 --peer ../shared/peers/torch_decoder_bench.py",
+  ],
 });
 
 await runCommand(cli.usage, async () => {
@@ -50,6 +74,26 @@ await runCommand(cli.usage, async () => {
   const backend = values.backend ?? null;
   if (backend !== null && !backends.includes(backend as BackendName)) {
     throw new UsageError(`--backend ${backend} is not one of ${backends.join(", ")}`);
+  }
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
+    throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
+  }
+  // Both are about the cpu runtime: wasm and webgpu run single-threaded host-side, and the peer
+  // measures PyTorch on the CPU, so a ratio against a GPU figure would compare nothing.
+  if (backend !== null && backend !== "cpu") {
+    if (threads !== undefined) {
+      throw new UsageError(
+        `--threads sets the cpu runtime's threads; --backend ${backend} runs single-threaded ` +
+          "host-side: drop --threads or use --backend cpu",
+      );
+    }
+    if (values.peer !== undefined) {
+      throw new UsageError(
+        `--peer compares against PyTorch on the CPU; with --backend ${backend} there is no cpu ` +
+          "figure to compare: drop --peer or use --backend cpu",
+      );
+    }
   }
   const names = positionals.length > 0 ? positionals : Object.keys(suites);
   if (names.length === 0) throw new Error("no benchmark suite is built yet");
@@ -59,6 +103,10 @@ await runCommand(cli.usage, async () => {
       throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
     }
     console.log(`== bench ${name}`);
-    await (await load()).run({ backend: backend as BackendName | null });
+    await (await load()).run({
+      backend: backend as BackendName | null,
+      threads,
+      peer: values.peer,
+    });
   }
 });

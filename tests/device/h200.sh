@@ -20,7 +20,9 @@
 # 1x128; generation 4x32 new tokens for 0.5B, 2x16 for 1.5B), 2 threads each. --carried uses
 # the carried Deno and node_modules even here (prepare.sh's check of the carry).
 #
-# Usage: tests/device/h200.sh [--local | --cpu] [--carried] [OUTDIR]     (or OUT=OUTDIR)
+# --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
+#
+# Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [OUTDIR]   (or OUT=OUTDIR)
 #   on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -28,18 +30,20 @@ cd "$root"
 
 mode=device
 carried=0
+with_peer=1
 outdir="${OUT:-}"
 for arg in "$@"; do
   case "$arg" in
     --local) mode=local ;;
     --cpu) mode=cpu ;;
     --carried) carried=1 ;;
+    --no-peer) with_peer=0 ;;
     -h | --help)
-      sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     -*)
-      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried or --help)" >&2
+      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried, --no-peer or --help)" >&2
       exit 2
       ;;
     *) outdir="$arg" ;;
@@ -90,19 +94,25 @@ if [ "$mode" = device ] || [ "$carried" = 1 ]; then
   fi
 fi
 if [ "$mode" = device ]; then
-  if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
-    for f in .device/vulkan/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-  fi
+  # The image has NVIDIA's Vulkan ICD (libGLX_nvidia) but maybe not the loader or libglvnd it
+  # links; the carried Debian packages fill in what is missing (files already there are kept).
+  for f in .device/vulkan/*.deb; do dpkg -x "$f" /; done
+  ldconfig
   icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-  if [ -f "$icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ] &&
-    ! ls /usr/share/vulkan/icd.d/nvidia* /etc/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+  if [ -f "$icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ]; then
     export VK_DRIVER_FILES="$icd"
   fi
+  egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  [ -f "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="${__EGL_VENDOR_LIBRARY_FILENAMES:-$egl}"
 fi
 say "mode $mode; deno $(deno --version | head -1); $(uname -m); $(nproc) cores"
-[ "$mode" = device ] && command -v nvidia-smi >/dev/null &&
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+if [ "$mode" = device ]; then
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  say "vulkan: VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}; ICDs: $(ls /usr/local/nvidia/share/vulkan/icd.d \
+    /usr/share/vulkan/icd.d /etc/vulkan/icd.d 2>/dev/null | tr '\n' ' ')"
+  ldconfig -p | grep -E 'libvulkan|libGLX_nvidia|libGLdispatch|libnvidia-gpucomp' | sed 's/^/  /'
+  [ -n "${VK_DRIVER_FILES:-}" ] && sed 's/^/  /' "$VK_DRIVER_FILES"
+fi
 
 # ---- GPU memory poller: "epoch-ms MiB" lines ----
 gpumem="$outdir/gpu-memory.txt"
@@ -181,6 +191,7 @@ if [ "$mode" = device ]; then
   for shape in qwen2.5-0.5b qwen2.5-1.5b; do
     stage "ours $shape float32" 100 "${ours[@]}" --shape "$shape" --dtype float32 --graphs "${big[@]}"
     for dtype in float32 bfloat16; do
+      [ "$with_peer" = 0 ] && continue
       stage "torch $shape $dtype" 45 "${peer[@]}" --shape "$shape" --device cuda --dtype "$dtype" \
         --train 8x512,32x512 --steps 2 --generate 64x256 --prompt 32
     done

@@ -6,7 +6,9 @@
 #                        files its WebGPU build loads: the bundle its ./webgpu export names and
 #                        the asyncify loader and WASM it imports (onnxruntime-node stays behind: the cpu
 #                        backend is not run there)
-#   vulkan/*.deb         Debian's Vulkan loader (amd64), unpacked there with dpkg -x
+#   vulkan/*.deb         Debian's Vulkan loader and the GL vendor-neutral dispatch libraries
+#                        (amd64; NVIDIA's Vulkan ICD is libGLX_nvidia, which links libGLdispatch),
+#                        unpacked there with dpkg -x
 # The tree that travels (tracked files + .device) must stay under the device tool's 64 MiB.
 # Then it proves the set complete: a copy of the tracked tree plus .device alone, without
 # network, runs `h200.sh --local` from the carried files.
@@ -87,13 +89,15 @@ tar -C "$work/nm" -cf - node_modules | xz -6 -T2 >"$dest/node_modules.tar.xz"
 echo "node_modules: ${!seen[*]}"
 
 # 3. Debian's Vulkan loader for amd64 (the device image has the NVIDIA ICD but maybe no loader).
-if ! ls "$dest"/vulkan/libvulkan1_*.deb >/dev/null 2>&1; then
+gl_packages=(libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2)
+if [ "$(ls "$dest"/vulkan/*.deb 2>/dev/null | wc -l)" != "${#gl_packages[@]}" ]; then
+  rm -f "$dest"/vulkan/*.deb
   o="-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=$work/lists -oAPT::Sandbox::User=root"
   mkdir -p "$work/lists/partial"
   # shellcheck disable=SC2086
   apt-get $o update -qq
   # shellcheck disable=SC2086
-  (cd "$dest/vulkan" && apt-get $o download libvulkan1 >/dev/null)
+  (cd "$dest/vulkan" && apt-get $o download "${gl_packages[@]}" >/dev/null)
 fi
 
 echo "sizes (bytes):"

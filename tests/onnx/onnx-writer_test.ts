@@ -133,3 +133,35 @@ Deno.test("writer: the same graph (with gradients) built twice gives identical b
   assert.deepEqual(a, b);
   assert.deepEqual(onnx.toOnnxModel(policyGraph()), onnx.toOnnxModel(policyGraph()));
 });
+
+Deno.test("writer: an output that renames a computed value costs no Identity copy", async () => {
+  const g = new onnx.Graph("renames");
+  const x = g.input("x", "float32", [2]);
+  const doubled = onnx.add(x, x);
+  g.output(doubled, "doubled"); // folded: the Add writes "doubled" itself
+  g.output(onnx.mul(doubled, x), "product"); // folded; its Mul still reads "doubled"
+  g.output(x, "x_again"); // a graph input: ONNX needs the Identity
+  const shared = onnx.sub(x, onnx.scalar(g, 1, "float32"));
+  g.output(shared, "minus_one"); // published twice: both Identities stay
+  g.output(shared, "minus_one_too");
+  const bytes = onnx.toOnnxModel(g);
+  // Each Identity node writes "Identity" twice (its op type and its name, Identity_<id>).
+  const identities = new TextDecoder("latin1").decode(bytes).split("Identity").length - 1;
+  assert.equal(identities, 2 * 3);
+  const session = await ortNode.InferenceSession.create(bytes);
+  assert.deepEqual(session.outputNames, [
+    "doubled",
+    "product",
+    "x_again",
+    "minus_one",
+    "minus_one_too",
+  ]);
+  const out = await session.run({
+    x: new ortNode.Tensor("float32", new Float32Array([1, 3]), [2]),
+  });
+  assert.deepEqual([...out.doubled.data as Float32Array], [2, 6]);
+  assert.deepEqual([...out.product.data as Float32Array], [2, 18]);
+  assert.deepEqual([...out.x_again.data as Float32Array], [1, 3]);
+  assert.deepEqual([...out.minus_one.data as Float32Array], [0, 2]);
+  assert.deepEqual([...out.minus_one_too.data as Float32Array], [0, 2]);
+});

@@ -54,7 +54,16 @@ export async function openCpuRuntime(
       // each token): a debate run peaked at 8.4 GB with it and 1.7 GB without, results identical.
       enableCpuMemArena: false,
       logSeverityLevel: 3,
-      extra: { session: { use_deterministic_compute: "1" } },
+      extra: {
+        session: {
+          use_deterministic_compute: "1",
+          // Idle intra-op threads sleep instead of spinning: on a machine whose cores are shared
+          // (CI, several jobs at once) spinning workers steal the cores the run needs; next-token
+          // decode at 2 threads on a loaded 2-core machine measured 69-86 tok/s spinning and
+          // 193-994 without (docs/PERFORMANCE.md). Scheduling only: results are unchanged.
+          "intra_op.allow_spinning": "0",
+        },
+      },
     },
     deviceLocation: "cpu",
     // A copy, so that later writes to the caller's array cannot change device state.

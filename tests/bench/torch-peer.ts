@@ -1,0 +1,71 @@
+/**
+ * The PyTorch peer of `deno task bench models` (`shared/peers/torch_decoder_bench.py`: the
+ * embedded model's shape in plain PyTorch, the same four workloads), run right after the suite
+ * with the same thread count, and the ratios ours / PyTorch of each workload's tokens/s.
+ */
+
+/** Tokens/s of the four workloads both benchmarks measure. */
+export interface PeerFigures {
+  readonly nextToken128: number;
+  readonly nextToken512: number;
+  readonly generation: number;
+  readonly trainStep: number;
+}
+
+const patterns: Record<keyof PeerFigures, RegExp> = {
+  nextToken128: /next token at context 128: KV cache ([\d.]+) tok\/s/,
+  nextToken512: /next token at context 512: KV cache ([\d.]+) tok\/s/,
+  generation: /generation, batch 64 x 32 new tokens \(16-token prompts\): ([\d.]+) tok\/s/,
+  trainStep: /train step \(full, AdamW\), batch 8 x 128: ([\d.]+) tok\/s/,
+};
+
+/** Reads the four figures from a report in either benchmark's wording. */
+export function parsePeerReport(text: string): PeerFigures {
+  const read = (key: keyof PeerFigures) => {
+    const m = patterns[key].exec(text);
+    if (!m) throw new Error(`the report has no ${key} line (${patterns[key].source}):\n${text}`);
+    return Number(m[1]);
+  };
+  return {
+    nextToken128: read("nextToken128"),
+    nextToken512: read("nextToken512"),
+    generation: read("generation"),
+    trainStep: read("trainStep"),
+  };
+}
+
+/**
+ * Runs the peer script with Debian's python3 (the one python3-torch installs into), prints its
+ * report and each ratio ours / PyTorch.
+ *
+ * @example await comparePeer("../shared/peers/torch_decoder_bench.py", 2, ours);
+ */
+export async function comparePeer(script: string, threads: number, ours: PeerFigures) {
+  const out = await new Deno.Command("/usr/bin/python3", {
+    args: [script, String(threads)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) {
+    throw new Error(
+      `the peer ${script} failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}; ` +
+        "it needs Debian's python3-torch (apt-get install -y python3-torch)",
+    );
+  }
+  console.log(text.trimEnd());
+  const peer = parsePeerReport(text);
+  const names: Record<keyof PeerFigures, string> = {
+    nextToken128: "next token, context 128, batch 1",
+    nextToken512: "next token, context 512, batch 1",
+    generation: "generation, batch 64 x 32",
+    trainStep: "train step, batch 8 x 128",
+  };
+  console.log(`ours / PyTorch at ${threads} thread(s), tokens/s (> 1: ours is faster):`);
+  for (const key of Object.keys(names) as (keyof PeerFigures)[]) {
+    console.log(
+      `  ${names[key].padEnd(34)} ${ours[key].toFixed(0).padStart(6)} / ` +
+        `${peer[key].toFixed(0).padStart(6)} = ${(ours[key] / peer[key]).toFixed(2)}x`,
+    );
+  }
+}
