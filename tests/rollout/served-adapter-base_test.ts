@@ -13,7 +13,7 @@ import {
   saveEmbeddedModel,
   weightsSha256,
 } from "../../adapters/model/mod.ts";
-import { fillNormal, randomStream } from "../../engine/random/mod.ts";
+import { keyedNormal } from "../model/helpers.ts";
 import { startServe } from "../serve/server-process.ts";
 import { runInto, smokeConfig, tempFolder } from "./support.ts";
 
@@ -37,12 +37,7 @@ Deno.test("served adapters name the embedded weights the run trains on: committe
 
   // Another embedded model, as if the committed one had been replaced and this one archived.
   const archived = join(tmp.root, "embedded-v0");
-  await saveEmbeddedModel(
-    archived,
-    initEmbeddedModel((purpose, out, std) =>
-      fillNormal(randomStream({ seed: 9, purpose }), out, { std })
-    ),
-  );
+  await saveEmbeddedModel(archived, initEmbeddedModel(keyedNormal(9)));
   const sha = await weightsSha256(archived);
   const embedded = await recordedEmbeddedVersion(`embedded sha256:${sha}`, "old", [archived]);
   assert.equal(embedded.current, false);
