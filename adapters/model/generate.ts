@@ -95,13 +95,14 @@ export interface Generator {
  * const rows = await gen.generate({ ...base.feeds, ...adapter }, { prompts, maxTokens: 32, choose });
  */
 export async function createGenerator(runtime: Runtime, spec: DecoderSpec): Promise<Generator> {
-  const load = (g: ModelGraph) => runtime.load(g.model, { keepOnDevice: g.keepOnDevice });
+  const load = (g: ModelGraph, name: string) =>
+    runtime.load(g.model, { keepOnDevice: g.keepOnDevice, name });
   const sessions: BatchSessions = {
-    prefill: await load(buildPrefillGraph(spec)),
-    decode: await load(buildDecodeGraph(spec)),
-    cacheRows: await load(buildCacheRowsGraph(spec)),
-    cacheSelect: await load(buildCacheSpliceGraph(spec, { join: false })),
-    cacheJoin: await load(buildCacheSpliceGraph(spec, { join: true })),
+    prefill: await load(buildPrefillGraph(spec), "prefill"),
+    decode: await load(buildDecodeGraph(spec), "decode"),
+    cacheRows: await load(buildCacheRowsGraph(spec), "cache-rows"),
+    cacheSelect: await load(buildCacheSpliceGraph(spec, { join: false }), "cache-select"),
+    cacheJoin: await load(buildCacheSpliceGraph(spec, { join: true }), "cache-join"),
   };
   return Object.freeze({
     kind: "generator",

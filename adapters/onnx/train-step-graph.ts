@@ -158,6 +158,8 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     bindings.push({ state: IO.adamStep, output: IO.adamStepNext });
     publish(result.gradNorm, IO.gradNorm);
     publish(result.skipped, IO.skipped);
+    // The host learns the count from this run's outputs, not from a second read of the state.
+    publish(result.stepNext, IO.appliedSteps);
   }
   return finish(kind, g, bindings, metrics);
 }

@@ -139,6 +139,7 @@ async function load(runtime: Runtime, config: TrainStepConfig, kind: TrainStepKi
   const graph = buildTrainStep(config, kind);
   const session = await runtime.load(graph.model, {
     keepOnDevice: graph.stateBindings.map((b) => b.output),
+    name: `train-step ${kind}`,
   });
   return { graph, session };
 }
@@ -265,13 +266,11 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     return state.run(loaded.session, picked, loaded.graph.stateBindings);
   };
 
-  const appliedSteps = async () => (await state.read(IO.adamStep)).data[0] as number;
   const metricsOf = (
     sums: Readonly<Record<string, HostTensor>> | Record<string, number>,
     last: Readonly<Record<string, HostTensor>>,
     whole: { tokenCount: number },
     parts: number,
-    appliedSteps: number,
   ): TrainStepMetrics => {
     const value = (name: string) => {
       const v = (sums as Record<string, HostTensor | number>)[name];
@@ -286,7 +285,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       entropy: value(IO.entropy),
       gradNorm: last[IO.gradNorm].data[0] as number,
       skipped: last[IO.skipped].data[0] !== 0,
-      appliedSteps,
+      appliedSteps: last[IO.appliedSteps].data[0] as number,
       microBatches: parts,
       lossTokens: whole.tokenCount,
     });
@@ -320,7 +319,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     }
     const last = await run(apply, hp);
     return Object.freeze({
-      ...metricsOf(sums, last, whole, sizes.length, await appliedSteps()),
+      ...metricsOf(sums, last, whole, sizes.length),
       partGradNorms: Object.freeze(partGradNorms),
     });
   };
@@ -342,7 +341,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
           ...maskFeeds(masks, batch, 0),
           ...hyperFeeds(hyper),
         });
-        return metricsOf(out, out, whole, 1, await appliedSteps());
+        return metricsOf(out, out, whole, 1);
       }
       const sizes = splitBatch(batch, micro!).map((part) => part.batch);
       const { partGradNorms: _norms, ...metrics } = await accumulateThenApply(

@@ -110,6 +110,8 @@ export const IO = Object.freeze({
   maxGradNorm: "max_grad_norm",
   adamStep: "adam_step",
   adamStepNext: "adam_step_next",
+  /** float scalar: updates applied so far, this step's included (adam_step_next, to the host). */
+  appliedSteps: "applied_steps",
   loss: "loss",
   policyLoss: "policy_loss",
   klLoss: "kl_loss",

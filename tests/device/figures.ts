@@ -1,8 +1,8 @@
 /**
  * Gathers a device run (tests/device/h200.sh) into figures.json: the adapter, every stage's
  * outcome, every figure (ours and PyTorch's) with the GPU memory nvidia-smi saw over its window,
- * the ratios ours / PyTorch for matching workloads, and the benchmark suites' report lines. Prints
- * the table. Exit 1 when a stage failed or timed out, 0 otherwise (skipped stages say why).
+ * the ratios ours / PyTorch for matching workloads, the per-op profiles, and the benchmark suites'
+ * report lines. Prints the table. Exit 1 when a stage failed or timed out, 0 otherwise (skipped stages say why).
  */
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
 
@@ -41,11 +41,36 @@ export interface Figure {
   readonly seq?: number;
   readonly newTokens?: number;
   readonly tokensPerSecond?: number;
+  /** Measured under onnxruntime's profiler (shapes.ts --profile): not a throughput figure. */
+  readonly profiled?: boolean;
   readonly startedAt?: number;
   readonly endedAt?: number;
   /** PyTorch's own allocator peak (torch.cuda.max_memory_allocated). */
   readonly gpuPeakMiB?: number;
   readonly [key: string]: unknown;
+}
+
+/** A `profile` figure (shapes.ts --profile): one session's average run, split by op type. */
+export interface ProfileFigure extends Figure {
+  readonly workload: "profile";
+  readonly session: string;
+  readonly runMs: number;
+  readonly gpuMs: number;
+  readonly gpuPrograms: number;
+  readonly hostMs: number;
+  readonly nodes: number;
+  readonly copiesToHost: number;
+  readonly top: readonly {
+    op: string;
+    clock: string;
+    provider: string;
+    calls: number;
+    ms: number;
+  }[];
+}
+
+function isProfile<F extends Figure>(f: F): f is F & ProfileFigure {
+  return f.workload === "profile";
 }
 
 /** ours / PyTorch for one workload. */
@@ -81,7 +106,7 @@ export function sizeOf(f: Figure): string {
 
 /** Every pair of (ours, PyTorch) figures of one machine, shape, workload and size. */
 export function ratios(figures: readonly Figure[]): Ratio[] {
-  const timed = figures.filter((f) => typeof f.tokensPerSecond === "number");
+  const timed = figures.filter((f) => typeof f.tokensPerSecond === "number" && !f.profiled);
   const key = (f: Figure) => [f.machine, f.shape, f.workload, sizeOf(f)].join("|");
   const out: Ratio[] = [];
   for (const ours of timed.filter((f) => f.impl === "polyrl")) {
@@ -129,7 +154,8 @@ if (import.meta.main) {
         .map((l) => l.trim().split(/\s+/).map(Number) as [number, number])
         .filter((s) => s.length === 2 && Number.isFinite(s[0]) && Number.isFinite(s[1]))
       : [];
-    const figures = records.filter((r) => r.kind === "figure").map((r) => {
+    type Placed = Figure & { gpuUsedPeakMiB: number | null };
+    const figures = records.filter((r) => r.kind === "figure").map((r): Placed => {
       const f = r as unknown as Figure;
       const peak = samples.length > 0 && f.startedAt && f.endedAt
         ? peakIn(samples, f.startedAt, f.endedAt)
@@ -160,12 +186,20 @@ if (import.meta.main) {
     };
     await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
 
-    const rows = figures.filter((f) => typeof f.tokensPerSecond === "number");
+    const rows = figures.filter((f) => typeof f.tokensPerSecond === "number" && !f.profiled);
     console.log("impl\tmachine\tbackend\tdtype\tshape\tworkload\tsize\ttok/s\tgpu MiB");
     for (const f of rows) {
       console.log(
         [f.impl, f.machine, f.backend, f.dtype, f.shape, f.workload, sizeOf(f)].join("\t") +
           `\t${fmt(f.tokensPerSecond!)}\t${f.gpuUsedPeakMiB ?? f.gpuPeakMiB ?? "-"}`,
+      );
+    }
+    for (const p of figures.filter(isProfile)) {
+      const top = p.top.slice(0, 6).map((o) => `${o.op} ${o.clock} ${o.ms} ms`).join(", ");
+      console.log(
+        `profile ${p.shape} ${p.dtype} ${p.session}: run ${p.runMs} ms, GPU ${p.gpuMs} ms in ` +
+          `${p.gpuPrograms} programs, host ${p.hostMs} ms over ${p.nodes} nodes, copies to host ` +
+          `${p.copiesToHost}; top: ${top}`,
       );
     }
     for (const r of pairs) {

@@ -21,9 +21,17 @@
 # the carried Deno and node_modules even here (prepare.sh's check of the carry).
 #
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
+# --stages=A,B,... runs only the named device stages, in the default order: 0.5b-float32,
+# 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16, bench-models (the peer
+# stages follow their shape's float32 stage). Each ours stage generates first (64 x 256 new), then
+# trains 8x512 and 32x512 on one runner; 0.5b-profile writes onnxruntime's per-op profile of a
+# 0.5B micro-step and decode step. Measured on the H200 (2026-12-04): loading the 0.5B train step's
+# sessions took 30 s (1.5B: 50 s), a 0.5B 8x512 step 5 s, each peer stage 31-36 s; all of it does
+# not fit in one run's 7.5 minutes, so the order puts the figures still missing first, and
+# --stages picks the rest for a second run.
 #
-# Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [OUTDIR]   (or OUT=OUTDIR)
-#   on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
+# Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [--stages=LIST] [OUTDIR]
+#   (or OUT=OUTDIR); on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -31,6 +39,8 @@ cd "$root"
 mode=device
 carried=0
 with_peer=1
+all_stages="0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
+chosen="$all_stages"
 outdir="${OUT:-}"
 for arg in "$@"; do
   case "$arg" in
@@ -38,12 +48,22 @@ for arg in "$@"; do
     --cpu) mode=cpu ;;
     --carried) carried=1 ;;
     --no-peer) with_peer=0 ;;
+    --stages=*)
+      chosen="${arg#--stages=}"
+      chosen="${chosen//,/ }"
+      for name in $chosen; do
+        if [[ " $all_stages " != *" $name "* ]]; then
+          echo "h200.sh: --stages names $name; expected some of: ${all_stages// /, }" >&2
+          exit 2
+        fi
+      done
+      ;;
     -h | --help)
-      sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+      awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
       exit 0
       ;;
     -*)
-      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried, --no-peer or --help)" >&2
+      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried, --no-peer, --stages=LIST or --help)" >&2
       exit 2
       ;;
     *) outdir="$arg" ;;
@@ -172,7 +192,9 @@ gpu=$(grep -c '"kind":"adapter","found":true' "$lines" || true)
 if [ "$gpu" = 0 ] && [ "$mode" = local ]; then
   # Only the WebGPU stages need an adapter; say why they did not run rather than fail them.
   reason="no WebGPU adapter here (install mesa-vulkan-drivers and libvulkan1)"
-  for name in "ours tiny float32" "ours tiny float16" "bench onnx"; do skip "$name" "$reason"; done
+  for name in "ours tiny float32" "profile tiny float32" "ours tiny float16" "bench onnx"; do
+    skip "$name" "$reason"
+  done
 fi
 
 python=""
@@ -186,23 +208,42 @@ export PYTHONUNBUFFERED=1
 peer=("$python" tests/device/torch_peer.py "${shapes[@]}" --out "$lines")
 
 if [ "$mode" = device ]; then
-  # Priorities first: the 0.5B shape and its peer, then the 1.5B shape, then the small benches.
-  big=(--train 8x512,32x512 --micro-batch auto --steps 1 --generate 64x256 --prompt 32)
-  for shape in qwen2.5-0.5b qwen2.5-1.5b; do
-    stage "ours $shape float32" 100 "${ours[@]}" --shape "$shape" --dtype float32 --graphs "${big[@]}"
-    for dtype in float32 bfloat16; do
-      [ "$with_peer" = 0 ] && continue
-      stage "torch $shape $dtype" 45 "${peer[@]}" --shape "$shape" --device cuda --dtype "$dtype" \
-        --train 8x512,32x512 --steps 2 --generate 64x256 --prompt 32
-    done
-    if [ "$f16" -gt 0 ]; then
-      stage "ours $shape float16" 70 "${ours[@]}" --shape "$shape" --dtype float16 "${big[@]}"
-    else
-      skip "ours $shape float16" "the adapter has no shader-f16"
-    fi
+  # Stage limits from the H200 runs of 2026-12-04 (seconds): 0.5B weights 5, train-step sessions
+  # 30, 8x512 step 5 (first 6.5), so 32x512 (8 micro-batches of 4, no warm-up: the runner has run
+  # that shape) about 20, generation 64x256 not yet measured (estimated 45); 1.5B weights 13,
+  # sessions 50, 8x512 step 9 (first 9.4), 32x512 about 36; the peer's stages 31-36.
+  big=(--generate 64x256 --prompt 32 --train 8x512,32x512 --micro-batch auto --steps 1)
+  declare -A limit=([qwen2.5-0.5b]=120 [qwen2.5-1.5b]=180)
+  for name in $all_stages; do
+    [[ " $chosen " == *" $name "* ]] || continue
+    shape="qwen2.5-${name%%-*}"
+    case "$name" in
+      *-float32)
+        stage "ours $shape float32" "${limit[$shape]}" "${ours[@]}" --shape "$shape" --dtype float32 \
+          --graphs "${big[@]}"
+        for dtype in float32 bfloat16; do
+          [ "$with_peer" = 0 ] && continue
+          stage "torch $shape $dtype" 40 "${peer[@]}" --shape "$shape" --device cuda --dtype "$dtype" \
+            --train 8x512,32x512 --steps 2 --generate 64x256 --prompt 32
+        done
+        ;;
+      *-profile)
+        # One warm-up and one timed step of 2 micro-batches, then 2 + 4 decode steps: the profile
+        # averages the runs after each session's first.
+        stage "profile $shape float32" 90 "${ours[@]}" --shape "$shape" --dtype float32 --profile \
+          --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
+        ;;
+      *-float16)
+        if [ "$f16" -gt 0 ]; then
+          stage "ours $shape float16" "${limit[$shape]}" "${ours[@]}" --shape "$shape" --dtype float16 "${big[@]}"
+        else
+          skip "ours $shape float16" "the adapter has no shader-f16"
+        fi
+        ;;
+      bench-onnx) stage "bench onnx" 20 deno task bench --backend webgpu onnx ;;
+      bench-models) stage "bench models" 90 deno task bench --backend webgpu models ;;
+    esac
   done
-  stage "bench onnx" 60 deno task bench --backend webgpu onnx
-  stage "bench models" 90 deno task bench --backend webgpu models
 elif [ "$mode" = cpu ]; then
   [ -z "$python" ] && skip "torch" "no python3 with torch here (apt-get install python3-torch)"
   # Debian's python3-torch calls whatever libblas.so.3 the system has, by default the reference
@@ -225,9 +266,11 @@ elif [ "$mode" = cpu ]; then
       --steps 1 --generate "$gen" --prompt 32
   done
 else
-  tiny=(--shape tiny --backend webgpu --train 2x32,4x32 --micro-batch 2 --steps 1 --generate 4x8 --prompt 8)
+  tiny=(--shape tiny --backend webgpu --generate 4x8 --prompt 8 --train 2x32,4x32 --micro-batch 2 --steps 1)
   if [ "$gpu" -gt 0 ]; then
     stage "ours tiny float32" 90 "${ours[@]}" "${tiny[@]}" --dtype float32 --graphs
+    stage "profile tiny float32" 60 "${ours[@]}" --shape tiny --backend webgpu --dtype float32 \
+      --profile --train 4x32 --micro-batch 2 --steps 1 --generate 4x4 --prompt 8
     if [ "$f16" -gt 0 ]; then
       stage "ours tiny float16" 60 "${ours[@]}" "${tiny[@]}" --dtype float16
     else

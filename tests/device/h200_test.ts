@@ -48,9 +48,12 @@ Deno.test("h200.sh refuses a missing output folder and an unknown option with ex
   const bad = await bash(["--fast", "/tmp/x"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /unknown option --fast/);
+  const stage = await bash(["--stages=0.5b-float32,2b-float32", "/tmp/x"]);
+  assert.equal(stage.code, 2);
+  assert.match(stage.stderr, /--stages names 2b-float32; expected some of: 0\.5b-float32, /);
 });
 
-Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 and float16, the PyTorch peer, bench onnx, figures.json", async () => {
+Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 and float16, the profile, the PyTorch peer, bench onnx, figures.json", async () => {
   const out = await Deno.makeTempDir({ prefix: "polyrl-device-test-" });
   try {
     const run = await bash(["--local", out]);
@@ -76,7 +79,7 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     const ours = result.figures.filter((f) => f.impl === "polyrl");
     const dtypes = result.adapter.shaderF16 ? ["float32", "float16"] : ["float32"];
     for (const dtype of dtypes) {
-      const mine = ours.filter((f) => f.dtype === dtype && f.backend === "webgpu");
+      const mine = ours.filter((f) => f.dtype === dtype && f.backend === "webgpu" && !f.profiled);
       const sizes = mine.filter((f) => f.tokensPerSecond! > 0).map((f) =>
         `${f.workload} ${f.batch}`
       );
@@ -92,6 +95,28 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     assert.deepEqual(graphs.map((g) => g.graph).sort(), ["decode", "prefill", "train-step-fused"]);
     assert.ok(graphs.every((g) => (g.bytes as number) > 1000 && (g.bytes as number) < 2 ** 20));
     assert.ok(result.bench["bench onnx"].some((l) => /^webgpu: batch 1 x seq 32.*ratio/.test(l)));
+
+    // The profile stage: where a micro-step's and a decode step's time goes, per session.
+    const profiles = new Map(
+      ours.filter((f) => f.workload === "profile").map((f) => [f.session as string, f]),
+    );
+    assert.deepEqual(
+      [...profiles.keys()].filter((s) => !s.startsWith("cache")).sort(),
+      ["decode", "prefill", "train-step accumulate", "train-step apply"],
+    );
+    const timestamps = (result.adapter as { features?: string[] }).features?.includes(
+      "timestamp-query",
+    );
+    for (const [session, p] of profiles) {
+      assert.ok((p.nodes as number) > 0 && (p.runMs as number) > 0, session);
+      assert.ok((p.top as unknown[]).length > 0, `${session} names its costliest ops`);
+      if (timestamps) assert.ok((p.gpuPrograms as number) > 0, `${session} has GPU times`);
+    }
+    // Nothing crosses to the host mid-run but the gradient norm for the finite check (IsNaN and
+    // IsInf are CPU kernels in onnxruntime-web): not the PPO clip's bounds, not the decode step.
+    assert.equal(profiles.get("train-step accumulate")!.copiesToHost, 0);
+    assert.equal(profiles.get("train-step apply")!.copiesToHost, 1);
+    assert.equal(profiles.get("decode")!.copiesToHost, 0);
 
     if (status.get("torch tiny float32")?.status === "ok") {
       const torch = result.figures.filter((f) => f.impl.startsWith("torch-"));

@@ -5,7 +5,7 @@
 import type { Value } from "../ir.ts";
 import { broadcastShapes } from "../shape.ts";
 import { apply, defineOp, expectDType, fail, sameDType, scalar } from "./common.ts";
-import { and, greaterOrEqual, lessOrEqual } from "./binary.ts";
+import { and, greaterOrEqual, lessOrEqual, max as maximum, min as minimum } from "./binary.ts";
 import type { Operand } from "./binary.ts";
 import { sumToShape } from "./reduce.ts";
 
@@ -63,9 +63,21 @@ const CLIP = defineOp("Clip", (inputs) => {
 /**
  * Clamp x to [min, max]; either bound may be omitted. Bounds get no gradient.
  *
+ * Constant bounds make one Clip node. A bound computed in the graph (PPO's 1 - eps from a fed
+ * eps) clamps with Max then Min instead: onnxruntime's WebGPU Clip reads its bounds on the host,
+ * so it copies a computed bound off the GPU mid-run, which waits for all queued GPU work (two
+ * such copies per train step, at least 11 ms each under Deno, before this). Max and Min pick
+ * the same values, and with x as their second operand a tie sends the gradient to x, as Clip's
+ * rule does; bounds still get none.
+ *
  * @example clip(ratio, 1 - eps, 1 + eps)
  */
 export function clip(x: Value, min?: Operand, max?: Operand): Value {
+  if (typeof min === "object" || typeof max === "object") {
+    const fixed = (v: Operand) => typeof v === "number" ? scalar(x.graph, v, x.dtype) : v;
+    const low = min === undefined ? x : maximum(fixed(min), x);
+    return max === undefined ? low : minimum(fixed(max), low);
+  }
   const bound = (v: Operand | undefined) => typeof v === "number" ? scalar(x.graph, v, x.dtype) : v;
   return apply(CLIP, [x, bound(min), bound(max)]);
 }

@@ -9,6 +9,11 @@ import { probeWebGpuAdapter } from "./webgpu-adapter.ts";
 export interface OpenRuntimeOptions {
   /** Intra-op threads of the cpu backend (wasm and webgpu are single-threaded host-side). */
   readonly threads?: number;
+  /**
+   * Record onnxruntime's per-op profile (`Runtime.endProfiling`); wasm and webgpu only, since
+   * onnxruntime-node writes its profile to a file of its own naming.
+   */
+  readonly profile?: boolean;
 }
 
 const choices: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu"];
@@ -25,13 +30,19 @@ export async function openRuntime(
   choice: BackendChoice,
   options: OpenRuntimeOptions = {},
 ): Promise<Runtime> {
+  if (options.profile && (choice === "cpu" || choice === "auto")) {
+    throw new RuntimeError(
+      `profile: true needs the wasm or webgpu backend, not ${choice} (onnxruntime-node writes ` +
+        "its profile to a file of its own naming)",
+    );
+  }
   switch (choice) {
     case "cpu":
       return await openCpuRuntime(options);
     case "wasm":
-      return await openWasmRuntime();
+      return await openWasmRuntime(options);
     case "webgpu":
-      return await openWebGpuRuntime(await probeWebGpuAdapter());
+      return await openWebGpuRuntime(await probeWebGpuAdapter(), "webgpu", null, options);
     case "auto": {
       const probe = await probeWebGpuAdapter();
       if (probe.kind === "adapter" && !probe.info.isFallbackAdapter) {

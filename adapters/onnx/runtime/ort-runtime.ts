@@ -3,7 +3,14 @@
  * the same onnxruntime-common API, so only session options and device upload differ per backend.
  */
 import type * as OrtWeb from "onnxruntime-web/webgpu";
-import { elementCount, type HostDType, type HostTensor, hostTensor } from "./host-tensor.ts";
+import {
+  elementCount,
+  type HostData,
+  type HostDType,
+  type HostTensor,
+  hostTensor,
+} from "./host-tensor.ts";
+import { captureProfile, type SessionProfile } from "./ort-profile.ts";
 import {
   type DeviceTensor,
   type Feed,
@@ -31,6 +38,16 @@ export interface OrtBackendSpec {
   readonly deviceLocation: "cpu" | "gpu-buffer";
   /** Makes an ORT tensor that lives on the device from host data. */
   readonly upload: (tensor: HostTensor) => OrtTensor;
+  /**
+   * Copies several device tensors to the host at once. When given, every output is placed on the
+   * device and a run reads its host outputs through this in one go.
+   */
+  readonly download?: (tensors: readonly OrtTensor[]) => Promise<readonly HostData[]>;
+  /**
+   * Sessions record onnxruntime's profile (`enableProfiling`); only the web backends, whose
+   * profiler prints where `captureProfile` reads it.
+   */
+  readonly profile?: boolean;
   /** Frees backend resources after all sessions are released. */
   readonly close: () => Promise<void>;
 }
@@ -126,27 +143,39 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
   };
   // ORT-web's WebGPU EP refuses to create two sessions at once, so creation is serialized.
   let creating: Promise<unknown> = Promise.resolve();
+  // Profiling: each live session's end, and the profiles of sessions already ended.
+  let profiling = spec.profile === true;
+  const profilers = new Map<Session, () => void>();
+  const profiles: SessionProfile[] = [];
 
   async function load(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
     const keep = new Set(options.keepOnDevice ?? []);
+    const name = options.name ?? "model";
+    const profiled = profiling;
     let ortSession: OrtWeb.InferenceSession;
     const placement: Record<string, "cpu" | "gpu-buffer"> = {};
     try {
-      // Outputs not named here keep ORT's default placement, the host.
+      // Outputs not named here keep ORT's default placement, the host, unless the backend
+      // downloads host outputs itself (then all stay on the device until the run reads them).
       for (const name of keep) placement[name] = spec.deviceLocation;
       const created = creating.then(() =>
         spec.ort.InferenceSession.create(model, {
           ...spec.sessionOptions,
-          ...(spec.deviceLocation === "gpu-buffer" && keep.size > 0
+          ...(spec.download
+            ? { preferredOutputLocation: spec.deviceLocation }
+            : spec.deviceLocation === "gpu-buffer" && keep.size > 0
             ? { preferredOutputLocation: placement }
             : {}),
+          ...(profiled ? { enableProfiling: true } : {}),
         })
       );
       creating = created.catch(() => undefined);
       ortSession = await created;
     } catch (error) {
       throw new RuntimeError(
-        `${spec.info.backend} runtime could not load the model (${model.byteLength} bytes): ` +
+        `${spec.info.backend} runtime could not load the model${
+          options.name ? ` ${options.name}` : ""
+        } (${model.byteLength} bytes): ` +
           `${error instanceof Error ? error.message : error}`,
         { cause: error },
       );
@@ -190,22 +219,45 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
         const outputs = await ortSession.run(ortFeeds);
         const host: Record<string, HostTensor> = {};
         const device: Record<string, DeviceTensor> = {};
-        for (const name of outputNames) {
-          const value = outputs[name] as OrtTensor;
-          const context = `output ${name}`;
-          if (keep.has(name)) device[name] = wrap(value, context);
-          else {
-            host[name] = toHost(asHostDType(value.type, context), value.dims, value.data);
+        const onDevice: string[] = [];
+        try {
+          for (const name of outputNames) {
+            const value = outputs[name] as OrtTensor;
+            const context = `output ${name}`;
+            if (keep.has(name)) continue;
+            const dtype = asHostDType(value.type, context);
+            // Empty outputs come back on the host whatever the placement.
+            if (value.location === "gpu-buffer") onDevice.push(name);
+            else host[name] = toHost(dtype, value.dims, value.data);
           }
+          if (onDevice.length > 0) {
+            const values = onDevice.map((name) => outputs[name] as OrtTensor);
+            const data = await spec.download!(values);
+            onDevice.forEach((name, i) => {
+              host[name] = toHost(values[i].type as HostDType, values[i].dims, data[i]);
+            });
+          }
+        } catch (error) {
+          for (const name of outputNames) (outputs[name] as OrtTensor).dispose();
+          throw error;
         }
+        for (const name of onDevice) (outputs[name] as OrtTensor).dispose();
+        for (const name of keep) device[name] = wrap(outputs[name] as OrtTensor, `output ${name}`);
         return { host: Object.freeze(host), device: Object.freeze(device) };
       },
       release: async () => {
         sessions.delete(session);
+        profilers.get(session)?.();
         await ortSession.release();
       },
     });
     sessions.add(session);
+    if (profiled) {
+      profilers.set(session, () => {
+        profilers.delete(session);
+        profiles.push({ session: name, events: captureProfile(() => ortSession.endProfiling()) });
+      });
+    }
     return session;
   }
 
@@ -217,6 +269,17 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
         throw new RuntimeError("upload of an empty tensor: feed it as a host tensor instead");
       }
       return wrap(spec.upload(tensor), `uploaded ${tensor.dtype} [${tensor.dims}]`);
+    },
+    endProfiling: () => {
+      if (!spec.profile) {
+        throw new RuntimeError(
+          `the ${spec.info.backend} runtime was not opened with profile: true` +
+            (spec.info.backend === "cpu" ? " (and the cpu backend cannot profile)" : ""),
+        );
+      }
+      profiling = false;
+      for (const end of [...profilers.values()]) end();
+      return profiles.splice(0);
     },
     close: async () => {
       for (const session of [...sessions]) await session.release();

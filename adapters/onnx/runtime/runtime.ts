@@ -3,6 +3,7 @@
  * run it with host or device-resident feeds, keep chosen outputs on the device.
  */
 import type { HostDType, HostTensor } from "./host-tensor.ts";
+import type { SessionProfile } from "./ort-profile.ts";
 
 /** A concrete backend. */
 export type BackendName = "cpu" | "wasm" | "webgpu";
@@ -58,6 +59,8 @@ export type Feed = HostTensor | DeviceTensor;
 export interface SessionOptions {
   /** Output names returned as DeviceTensors (left on the GPU on webgpu); others come back to host. */
   readonly keepOnDevice?: readonly string[];
+  /** Names the model in errors and profiles (e.g. `decode`); default `model`. */
+  readonly name?: string;
 }
 
 /** The outputs of one run, split by where they live. */
@@ -85,6 +88,12 @@ export interface Runtime {
    * shared by several adapters) feed the same memory without copying it per run or per session.
    */
   upload(tensor: HostTensor): DeviceTensor;
+  /**
+   * On a runtime opened with `profile: true` (wasm, webgpu): stops onnxruntime's profiler and
+   * returns the events of every session loaded since, released ones included (see
+   * ort-profile.ts). Sessions loaded afterwards are not profiled.
+   */
+  endProfiling(): readonly SessionProfile[];
   close(): Promise<void>;
 }
 
