@@ -2,7 +2,25 @@
 export { avgAtK, meanPassAtK, type ProblemTally } from "./avg-at-k.ts";
 export { passAtK } from "./pass-at-k.ts";
 export { mean, type SampleSummary, sampleVariance, summarize } from "./mean-sem.ts";
-export { tQuantileAt, twoSidedP } from "./student-t.ts";
+export { tCdfAt, tQuantileAt, twoSidedP } from "./student-t.ts";
+export { noncentralTCdf } from "./noncentral-t.ts";
+export {
+  type Alternative,
+  detectableNoncentrality,
+  oneSampleMde,
+  oneSamplePower,
+  oneSampleSeeds,
+  pooledMde,
+  pooledPower,
+  pooledSize,
+  solveIncreasing,
+  tTestPower,
+  type TwoSampleDesign,
+  welchDesign,
+  welchMde,
+  welchPower,
+  welchSeeds,
+} from "./t-test-power.ts";
 export {
   type GroupSummary,
   welchFromSamples,

@@ -26,6 +26,19 @@ export function twoSidedP(t: number, df: number): number {
 }
 
 /**
+ * CDF of Student's t: `P(T <= t)`.
+ *
+ * @example
+ * ```ts
+ * tCdfAt(0, 5); // 0.5
+ * ```
+ */
+export function tCdfAt(t: number, df: number): number {
+  requireDf(df);
+  return tCdf(t, df);
+}
+
+/**
  * Quantile of Student's t: the x with `P(T <= x) = p`.
  *
  * @example
