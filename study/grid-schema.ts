@@ -44,6 +44,16 @@ export const EXPECTATIONS = ["higher", "lower", "not-lower", "not-one"] as const
 /** Figures a comparison draws besides the study-wide accuracy chart. */
 export const CHART_KINDS = ["grad-norm", "lemma-multiplier", "critic-improvement"] as const;
 
+/**
+ * The paper's effect for a claim, for the power analysis: a `difference` in the metric's own units
+ * (rates as fractions: 0.045 is 4.5 points; for a one-cell claim, the departure from 1), or a
+ * `relative` change of the reference cell's mean (0.056 is +5.6%).
+ */
+const paperEffect = z.union([
+  z.strictObject({ difference: z.number().refine((x) => x !== 0, "a nonzero difference") }),
+  z.strictObject({ relative: z.number().refine((x) => x !== 0, "a nonzero relative change") }),
+]);
+
 const claim = z.strictObject({
   /** The cell whose runs are tested. */
   cell: id,
@@ -53,6 +63,8 @@ const claim = z.strictObject({
   expect: z.enum(EXPECTATIONS),
   /** What the paper reports, quoted in the report beside the study's own number. */
   paper: text,
+  /** The paper's effect as a number, when it states one; the power analysis sizes seeds for it. */
+  paper_effect: paperEffect.optional(),
 });
 
 const comparison = z.strictObject({
@@ -81,6 +93,8 @@ export const gridSchema = z.strictObject({
   seeds: z.number().int().min(1).max(100).default(5),
   /** Significance level of the agree/disagree verdicts. */
   alpha: z.number().gt(0).lt(1).default(0.05),
+  /** The power the power analysis asks of each claim's test (minimum detectable effect, seeds). */
+  power: z.number().gt(0).lt(1).default(0.8),
   /** The multiple of the spike rule (analysis `gradientSpikes`), SPIKE_MULTIPLE by default. */
   spike_multiple: z.number().gt(1).default(SPIKE_MULTIPLE),
   /** Model directories that agents use besides "embedded", and the command that produces each. */
@@ -99,6 +113,8 @@ export type GridCellSpec = GridFile["cells"][number];
 export type Comparison = GridFile["comparisons"][number];
 /** One claim of a comparison. */
 export type Claim = Comparison["claims"][number];
+/** A paper's stated effect. */
+export type PaperEffect = z.output<typeof paperEffect>;
 /** A claim's metric. */
 export type ClaimMetric = (typeof CLAIM_METRICS)[number];
 /** A claim's expected direction. */

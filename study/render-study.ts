@@ -13,6 +13,7 @@ import {
   pValue,
   signedPoints,
 } from "../analysis/mod.ts";
+import { SEED_CAP } from "./claim-power.ts";
 import { type DifferenceTest, welchTest } from "./claims.ts";
 import { formatDuration } from "./format-duration.ts";
 import type { ClaimMetric } from "./grid-schema.ts";
@@ -93,9 +94,84 @@ function studyNumber(c: ClaimResult): string {
 function claimsTable(results: StudyResults, claims: readonly ClaimResult[]): string {
   const k = (cell: string) => results.cells.find((c) => c.id === cell)!.k;
   return markdownTable(
-    ["claim", "paper", "this study", "verdict"],
-    claims.map((c) => [claimText(c, k(c.cell)), c.paper, studyNumber(c), verdictText(c)]),
+    ["claim", "paper", "this study", "verdict", `power (${results.seeds} seeds)`],
+    claims.map((c) => [
+      claimText(c, k(c.cell)),
+      c.paper,
+      studyNumber(c),
+      verdictText(c),
+      powerText(c),
+    ]),
   );
+}
+
+/** A difference in the metric's units: points for rates, a plain figure otherwise. */
+function difference(metric: ClaimMetric, x: number, signed: boolean): string {
+  if (RATES.includes(metric)) return signed ? signedPoints(x) : points(x);
+  return (signed && x >= 0 ? "+" : "") + figure(x);
+}
+
+/** The claims table's power cell: what the seeds detect, and the paper's effect against it. */
+function powerText(c: ClaimResult): string {
+  const p = c.power;
+  if (p.mde === null) return `n/a (${p.note})`;
+  const mde = `detects ±${difference(c.metric, p.mde, false)}`;
+  if (p.paperEffect === null) return mde;
+  const seeds = p.seedsNeeded === null ? `> ${SEED_CAP}` : String(p.seedsNeeded);
+  return `${mde}; paper ${difference(c.metric, p.paperEffect, true)}: power ` +
+    `${percent(p.powerAtPaper!)}, ${seeds} seeds needed`;
+}
+
+function percent(x: number): string {
+  return `${(100 * x).toFixed(x > 0.99 || x < 0.01 ? 1 : 0)}%`;
+}
+
+function powerSection(r: StudyResults, claims: readonly ClaimResult[]): string[] {
+  const k = (cell: string) => r.cells.find((c) => c.id === cell)!.k;
+  const rows = claims.map((c) => {
+    const p = c.power;
+    const sd = p.spread.map((s) => `${s.cell} ${difference(c.metric, s.sd, false)}`).join(", ");
+    return [
+      claimText(c, k(c.cell)),
+      sd || "n/a",
+      p.mde === null ? "n/a" : difference(c.metric, p.mde, false),
+      p.paperEffect === null ? "not stated" : difference(c.metric, p.paperEffect, true),
+      p.powerAtPaper === null ? "n/a" : percent(p.powerAtPaper),
+      p.paperEffect === null
+        ? "n/a"
+        : p.seedsNeeded === null
+        ? `> ${SEED_CAP}`
+        : String(p.seedsNeeded),
+      p.note ?? "",
+    ];
+  });
+  return [
+    "## Power",
+    "",
+    `What each claim's test can detect at this study's ${r.seeds} seeds per cell: the smallest ` +
+    `difference a two-sided Welch test (a one-sample t-test against 1 for the Lemma 4.2 ` +
+    `multiplier) detects with probability ${r.power} at α = ${r.alpha}, from the per-seed ` +
+    `standard deviations below; the power at the paper's effect (relative effects taken of the ` +
+    `reference cell's mean); and the seeds per cell that effect needs. Power is exact, from the ` +
+    `noncentral t distribution with the Welch–Satterthwaite degrees of freedom of these ` +
+    `spreads. An inconclusive verdict where the detectable difference exceeds the paper's ` +
+    `effect says the study was too small to tell, not that the effect is absent. Plan a grid ` +
+    `with \`deno task study power\` before running it.`,
+    "",
+    markdownTable(
+      [
+        "claim",
+        "per-seed sd",
+        "detectable difference",
+        "paper's effect",
+        "power at it",
+        "seeds needed",
+        "note",
+      ],
+      rows,
+    ),
+    "",
+  ];
 }
 
 /** A Markdown link to a file (a path from the working directory) from the page in `folder`. */
@@ -439,6 +515,7 @@ export function renderStudy(
       : `${claims.length} checks: ${verdictCounts(claims)}.`,
     "",
     ...(claims.length === 0 ? [] : [claimsTable(r, claims), ""]),
+    ...(claims.length === 0 ? [] : powerSection(r, claims)),
     ...accuracySection(r, charts),
     ...r.comparisons.flatMap((c) => comparisonSection(r, c, charts)),
     "## Replay spot-checks",

@@ -11,6 +11,7 @@ import type { StreamHead } from "../events/mod.ts";
 import type { NormalizedConfig } from "../engine/config/mod.ts";
 import { agentStability } from "./agent-stability.ts";
 import { type CellSetup, cellSetup } from "./cell-setup.ts";
+import { type ClaimPower, claimPower, type EvaluationSize } from "./claim-power.ts";
 import {
   type DifferenceTest,
   oneSampleTest,
@@ -25,6 +26,7 @@ import {
   type ClaimMetric,
   type Comparison,
   type Expectation,
+  type PaperEffect,
 } from "./grid-schema.ts";
 import type { Hardware } from "./hardware.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
@@ -32,6 +34,7 @@ import type { PlannedRun } from "./plan-runs.ts";
 import type { ReplayRecord } from "./replay-records.ts";
 import { type SampleStat, sampleStat } from "./sample-stat.ts";
 import type { AgentSeries, StudyRun } from "./study-data.ts";
+import { evaluationSize } from "./evaluation-size.ts";
 
 /** The config key under which runs are grouped by cell for the report module. */
 export const CELL_KEY = "study.cell";
@@ -88,6 +91,8 @@ export interface CellResult {
   readonly pending: readonly string[];
   /** Samples per evaluated problem (the k of avg@k and pass@k). */
   readonly k: number;
+  /** Problems the final evaluation of each run averages over; null when not known. */
+  readonly problems: number | null;
   readonly accuracy: { readonly avg: SampleStat; readonly pass: SampleStat };
   readonly agents: readonly AgentResult[];
   readonly critic: readonly CriticRoundResult[];
@@ -110,6 +115,8 @@ export interface ClaimResult {
   readonly reference: SampleStat | null;
   readonly test: DifferenceTest | null;
   readonly verdict: Verdict;
+  /** The power of the claim's test at the study's seeds, from its own per-seed spread. */
+  readonly power: ClaimPower;
 }
 
 /** One comparison of the grid. */
@@ -161,6 +168,8 @@ export interface StudyResults {
   readonly seeds: number;
   readonly stepsOverride: number | null;
   readonly alpha: number;
+  /** The power the power analysis asks of each claim's test. */
+  readonly power: number;
   readonly spikeMultiple: number;
   readonly cells: readonly CellResult[];
   readonly comparisons: readonly ComparisonResult[];
@@ -275,6 +284,7 @@ function cellResult(
     })),
     pending: planned.filter((p) => !runs.some((r) => r.runId === p.runId)).map((p) => p.runId),
     k: config.evaluation.n_samples,
+    problems: evaluationSize(config).problems,
     accuracy,
     agents: agentResults(runs, spikeMultiple),
     // The turns view numbers rounds for every workflow (a refine solver's revision is round 1);
@@ -290,7 +300,11 @@ function cellResult(
 }
 
 /** The per-run values a claim tests in `cell` (for agent metrics, of `agent`). */
-function claimSamples(cell: CellResult, metric: ClaimMetric, agent: string | null): SampleStat {
+export function claimSamples(
+  cell: CellResult,
+  metric: ClaimMetric,
+  agent: string | null,
+): SampleStat {
   const a = cell.agents.find((x) => x.agent === agent);
   switch (metric) {
     case "avg@k":
@@ -308,12 +322,44 @@ function claimSamples(cell: CellResult, metric: ClaimMetric, agent: string | nul
   }
 }
 
+/**
+ * The power of a claim's test at `design.seeds` and the cells' own evaluation sizes, from the
+ * per-seed values it tested.
+ *
+ * @example
+ * ```ts
+ * powerOfClaim(claim, cells, { relative: 0.056 }, { seeds: 5, alpha: 0.05, power: 0.8 }).mde;
+ * ```
+ */
+export function powerOfClaim(
+  claim: Pick<ClaimResult, "cell" | "against" | "metric" | "expect" | "value" | "reference">,
+  cells: ReadonlyMap<string, Pick<CellResult, "problems" | "k">>,
+  paperEffect: PaperEffect | null,
+  design: { readonly seeds: number; readonly alpha: number; readonly power: number },
+): ClaimPower {
+  const side = (id: string, values: readonly number[]) => {
+    const c = cells.get(id);
+    const size: EvaluationSize = { problems: c?.problems ?? null, samples: c?.k ?? 1 };
+    return { cell: id, values, observed: size, planned: size };
+  };
+  return claimPower({
+    metric: claim.metric,
+    expect: claim.expect,
+    paperEffect,
+    cell: side(claim.cell, claim.value?.samples ?? []),
+    reference: claim.against === null ? null : side(claim.against, claim.reference?.samples ?? []),
+    ...design,
+  });
+}
+
 function claimResults(
   claim: Claim,
   comparison: Comparison,
   cells: ReadonlyMap<string, CellResult>,
-  alpha: number,
+  grid: Pick<Grid, "alpha" | "power">,
+  seeds: number,
 ): ClaimResult[] {
+  const alpha = grid.alpha;
   const cell = cells.get(claim.cell)!;
   const oneCell = claim.expect === "not-one";
   const against = oneCell ? null : cells.get(claim.against ?? comparison.baseline)!;
@@ -343,6 +389,12 @@ function claimResults(
       reference,
       test,
       verdict: pending ? "pending" : verdictOf(claim.expect, test, alpha),
+      power: powerOfClaim(
+        { ...claim, cell: cell.id, against: against?.id ?? null, value, reference },
+        cells,
+        claim.paper_effect ?? null,
+        { seeds, alpha, power: grid.power },
+      ),
     };
   });
 }
@@ -409,7 +461,7 @@ export function studyResults(inputs: ResultInputs): StudyResults {
     baseline: c.baseline,
     cells: c.cells,
     charts: c.charts,
-    claims: c.claims.flatMap((claim) => claimResults(claim, c, cells, grid.alpha)),
+    claims: c.claims.flatMap((claim) => claimResults(claim, c, cells, grid, inputs.seeds)),
   }));
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
   const starts = runs.map((r) => r.startedMs);
@@ -423,6 +475,7 @@ export function studyResults(inputs: ResultInputs): StudyResults {
     seeds: inputs.seeds,
     stepsOverride: inputs.steps ?? null,
     alpha: grid.alpha,
+    power: grid.power,
     spikeMultiple: grid.spike_multiple,
     cells: [...cells.values()],
     comparisons,

@@ -7,8 +7,12 @@
 import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
 import { GridError, runStudy } from "../mod.ts";
+import { powerCommand } from "./power-command.ts";
 
-const USAGE = "deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
+if (Deno.args[0] === "power") await powerCommand(Deno.args.slice(1));
+
+const USAGE =
+  "deno task study power [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
   "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
   "[--report-only]";
 
@@ -66,6 +70,7 @@ const cli = defineCommand({
   examples: [
     "deno task study --only refine-grpo,refine-drmas --seeds 2 --steps 4 --out /tmp/study",
     "deno task study --report-only",
+    "deno task study power --seeds 10 --validation 64   (power of the grid's claims; --help)",
   ],
 });
 

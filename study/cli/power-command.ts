@@ -1,0 +1,224 @@
+/**
+ * `deno task study power`: the power analysis of a grid before it runs. For every claim of the
+ * grid, from the per-seed values of an earlier study (its study.json), the smallest difference
+ * the grid detects at its seeds and evaluation sizes (or those given), the power at the paper's
+ * effect and the seeds per cell that effect needs; so seeds and validation sizes are chosen
+ * before the results exist.
+ */
+import {
+  defineCommand,
+  formatOption,
+  parseFormat,
+  runCommand,
+  textTable,
+  toCsv,
+  UsageError,
+} from "../../events/cli/mod.ts";
+import { figure, points, signedPoints } from "../../analysis/mod.ts";
+import { GridError } from "../grid-error.ts";
+import type { ClaimMetric } from "../grid-schema.ts";
+import { loadGrid } from "../load-grid.ts";
+import { planPower, type PowerRow } from "../plan-power.ts";
+import { readStudyResults } from "../read-study-results.ts";
+import { SEED_CAP } from "../claim-power.ts";
+
+const USAGE = "deno task study power [--grid FILE] [--from FILE] [--seeds N] [--validation N] " +
+  "[--samples K] [--format table|json|csv]";
+
+const cli = defineCommand({
+  name: "study power",
+  usage: USAGE,
+  summary: "The power of every claim of a grid before it runs: the smallest difference its " +
+    "seeds and validation sizes detect (two-sided Welch test, the grid's alpha and power), " +
+    "the power at the paper's effect and the seeds that effect needs, from the per-seed " +
+    "spread of an earlier study's results.",
+  options: {
+    grid: {
+      type: "string",
+      default: "study/grid.json",
+      value: "FILE",
+      path: true,
+      help: "grid to plan (default study/grid.json)",
+    },
+    from: {
+      type: "string",
+      default: "docs/study/study.json",
+      value: "FILE",
+      path: true,
+      help: "earlier study's results with the per-seed values (default docs/study/study.json)",
+    },
+    seeds: { type: "string", value: "N", help: "seeds per cell (default: the grid's)" },
+    validation: {
+      type: "string",
+      value: "N",
+      help: "problems each run's final evaluation averages over, every cell (default: configs')",
+    },
+    samples: {
+      type: "string",
+      value: "K",
+      help: "samples per problem (the k of avg@k), every cell (default: the configs')",
+    },
+    ...formatOption,
+  },
+  allowPositionals: false,
+  examples: [
+    "deno task study power",
+    "deno task study power --seeds 10 --validation 64",
+    "deno task study power --grid study/grid.json --from docs/study/study.json --format json",
+  ],
+});
+
+function count(name: string, value: string | undefined, least: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < least) {
+    throw new UsageError(`--${name} must be an integer >= ${least}; got ${value}`);
+  }
+  return n;
+}
+
+const RATES: readonly ClaimMetric[] = ["avg@k", "pass@k", "critic-improvement"];
+
+function units(metric: ClaimMetric, x: number | null, signed = false): string {
+  if (x === null) return "n/a";
+  if (RATES.includes(metric)) return signed ? signedPoints(x) : points(x);
+  return (signed && x >= 0 ? "+" : "") + figure(x);
+}
+
+function claimName(r: PowerRow): string {
+  const who = r.agent === null ? "" : `${r.agent}: `;
+  const vs = r.against === null ? "vs 1" : `vs ${r.against}`;
+  return `${who}${r.metric} ${r.cell} ${r.expect} ${vs}`;
+}
+
+function tableRow(r: PowerRow): string[] {
+  const p = r.power;
+  const m = r.metric;
+  const sd = p.spread.map((s) =>
+    s.sd === s.sdLow ? units(m, s.sd) : `${units(m, s.sdLow)}–${units(m, s.sd)}`
+  ).join(" / ");
+  const mde = p.mde === null
+    ? "n/a"
+    : p.mde === p.mdeLow
+    ? units(m, p.mde)
+    : `${units(m, p.mdeLow)}–${units(m, p.mde)}`;
+  return [
+    r.comparison,
+    claimName(r),
+    String(p.seeds),
+    sd || "n/a",
+    mde,
+    units(m, p.paperEffect, true),
+    p.powerAtPaper === null ? "n/a" : `${(100 * p.powerAtPaper).toFixed(1)}%`,
+    p.paperEffect === null ? "n/a" : p.seedsNeeded === null ? `> ${SEED_CAP}` : `${p.seedsNeeded}`,
+    p.note ?? "",
+  ];
+}
+
+const COLUMNS = [
+  "comparison",
+  "claim",
+  "seeds",
+  "per-seed sd",
+  "detectable",
+  "paper",
+  "power at paper",
+  "seeds needed",
+  "note",
+];
+
+const CSV_COLUMNS = [
+  "comparison",
+  "cell",
+  "against",
+  "agent",
+  "metric",
+  "expect",
+  "seeds",
+  "alpha",
+  "power",
+  "sd_cell",
+  "sd_reference",
+  "mde",
+  "mde_low",
+  "paper_effect",
+  "power_at_paper",
+  "seeds_needed",
+  "note",
+];
+
+function csvRow(r: PowerRow): unknown[] {
+  const p = r.power;
+  return [
+    r.comparison,
+    r.cell,
+    r.against,
+    r.agent,
+    r.metric,
+    r.expect,
+    p.seeds,
+    p.alpha,
+    p.power,
+    p.spread[0]?.sd ?? null,
+    p.spread[1]?.sd ?? null,
+    p.mde,
+    p.mdeLow,
+    p.paperEffect,
+    p.powerAtPaper,
+    p.seedsNeeded,
+    p.note,
+  ];
+}
+
+/** Runs `deno task study power` with `args` (the arguments after `power`); exits. */
+export async function powerCommand(args: readonly string[]): Promise<never> {
+  return await runCommand(USAGE, async () => {
+    const { values } = cli.parse([...args]);
+    const format = parseFormat(values.format);
+    const plan = {
+      seeds: count("seeds", values.seeds, 2),
+      problems: count("validation", values.validation, 1),
+      samples: count("samples", values.samples, 1),
+    };
+    let grid;
+    try {
+      grid = await loadGrid(values.grid);
+    } catch (err) {
+      if (err instanceof GridError) throw new UsageError(err.message);
+      throw err;
+    }
+    try {
+      await Deno.stat(values.from);
+    } catch {
+      throw new UsageError(
+        `--from ${values.from}: no such file; give the study.json of an earlier study ` +
+          `(deno task study writes docs/study/study.json)`,
+      );
+    }
+    const rows = planPower(grid, await readStudyResults(values.from), plan);
+    if (format === "json") {
+      console.log(JSON.stringify(
+        {
+          kind: "study-power",
+          grid: values.grid,
+          from: values.from,
+          alpha: grid.alpha,
+          power: grid.power,
+          seeds: plan.seeds ?? grid.seeds,
+          claims: rows,
+        },
+        null,
+        2,
+      ));
+    } else if (format === "csv") {
+      Deno.stdout.writeSync(new TextEncoder().encode(toCsv(CSV_COLUMNS, rows.map(csvRow))));
+    } else {
+      console.log(
+        `Power of ${grid.file}'s claims at α = ${grid.alpha}, power ${grid.power}, from the ` +
+          `per-seed values in ${values.from}; accuracy differences in points. A range is the ` +
+          `evaluation resized: training noise held, problem noise rescaled (study/claim-power.ts).`,
+      );
+      console.log(textTable(COLUMNS, rows.map(tableRow)));
+    }
+  });
+}

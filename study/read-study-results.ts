@@ -1,0 +1,135 @@
+/**
+ * Reads a study's results back from its study.json, for the power analysis of a grid before it
+ * runs and for re-rendering a committed report. Files written before a field existed are
+ * completed: a cell's evaluated problems from its setup text, each claim's power from its
+ * per-seed values and the grid's paper effects.
+ */
+import { z } from "zod";
+import type { Grid } from "./load-grid.ts";
+import { StudyError } from "./study-error.ts";
+import { type CellResult, powerOfClaim, type StudyResults } from "./study-results.ts";
+
+const finiteList = z.array(z.number());
+const stat = z.looseObject({ samples: finiteList });
+const agent = z.looseObject({
+  agent: z.string(),
+  maxOverMedian: stat,
+  spikesPerRun: stat,
+  multiplier: stat,
+});
+const cell = z.looseObject({
+  id: z.string(),
+  k: z.number().int().min(1),
+  problems: z.number().int().min(0).nullable().optional(),
+  setup: z.looseObject({ tasks: z.string(), evaluation: z.string() }),
+  accuracy: z.looseObject({ avg: stat, pass: stat }),
+  agents: z.array(agent),
+  critic: z.array(z.looseObject({ round: z.number(), improvement: stat })),
+});
+const claim = z.looseObject({
+  cell: z.string(),
+  against: z.string().nullable(),
+  agent: z.string().nullable(),
+  metric: z.string(),
+  expect: z.string(),
+  value: stat.nullable(),
+  reference: stat.nullable(),
+});
+const results = z.looseObject({
+  kind: z.literal("study-results"),
+  seeds: z.number().int().min(1),
+  alpha: z.number(),
+  cells: z.array(cell),
+  comparisons: z.array(z.looseObject({ id: z.string(), claims: z.array(claim) })),
+});
+
+/**
+ * Problems per run of an older study.json's cell, from its setup text ("…, 16 validation, 64 test
+ * problems" and "validation × 16 samples per problem"); null when it evaluated files.
+ */
+function problemsFromSetup(setup: { tasks: string; evaluation: string }): number | null {
+  const benchmarks = setup.evaluation.split(" × ")[0].split(", ");
+  const sizes = benchmarks.map((b) => {
+    const m = (b === "validation" || b === "test")
+      ? new RegExp(`(\\d+) ${b}\\b`).exec(setup.tasks)
+      : null;
+    return m ? Number(m[1]) : null;
+  });
+  return sizes.some((x) => x === null) ? null : sizes.reduce((s: number, x) => s + x!, 0);
+}
+
+/**
+ * Reads and checks a study.json; throws StudyError naming the file, the problem and the fix.
+ *
+ * @example
+ * ```ts
+ * const earlier = await readStudyResults("docs/study/study.json");
+ * ```
+ */
+export async function readStudyResults(file: string): Promise<StudyResults> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    throw new StudyError(
+      `cannot read the study results ${file} (${(e as Error).message}); run the study first ` +
+        `(deno task study), or name an existing study.json with --from FILE`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new StudyError(
+      `${file} is not JSON (${(e as Error).message}); regenerate it with ` +
+        `deno task study --report-only, or restore it from git`,
+    );
+  }
+  const parsed = results.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StudyError(
+      `${file} is not a study's results: at ${issue.path.join(".") || "(top)"}: ` +
+        `${issue.message}; give the study.json that deno task study writes`,
+    );
+  }
+  const data = json as StudyResults;
+  const cells: CellResult[] = data.cells.map((c) => ({
+    ...c,
+    problems: c.problems ?? problemsFromSetup(c.setup),
+  }));
+  return { ...data, cells };
+}
+
+/**
+ * The results with every claim's power computed anew from its per-seed values at the results'
+ * own seeds and evaluation sizes, with the grid's target power and paper effects (matched by
+ * comparison, cell, compared cell and metric).
+ *
+ * @example
+ * ```ts
+ * const page = renderStudy(withPower(earlier, grid), studyCharts(earlier), "docs/study");
+ * ```
+ */
+export function withPower(r: StudyResults, grid: Grid): StudyResults {
+  const cells = new Map(r.cells.map((c) => [c.id, c]));
+  const design = { seeds: r.seeds, alpha: r.alpha, power: grid.power };
+  return {
+    ...r,
+    power: grid.power,
+    comparisons: r.comparisons.map((comparison) => {
+      const spec = grid.comparisons.find((c) => c.id === comparison.id);
+      return {
+        ...comparison,
+        claims: comparison.claims.map((c) => {
+          const claimSpec = spec?.claims.find((x) =>
+            x.cell === c.cell && x.metric === c.metric &&
+            (c.against === null || (x.against ?? spec.baseline) === c.against)
+          );
+          const effect = claimSpec?.paper_effect ?? null;
+          return { ...c, power: powerOfClaim(c, cells, effect, design) };
+        }),
+      };
+    }),
+  };
+}
