@@ -94,11 +94,22 @@ export async function readStudyResults(file: string): Promise<StudyResults> {
     );
   }
   const data = json as StudyResults;
+  // JSON has no NaN: an undefined test statistic (no spread on either side) was written as null.
+  const nan = (x: number | null) => x ?? NaN;
+  const comparisons = data.comparisons.map((c) => ({
+    ...c,
+    claims: c.claims.map((claim) =>
+      claim.test === null ? claim : {
+        ...claim,
+        test: { ...claim.test, t: nan(claim.test.t), df: nan(claim.test.df), p: nan(claim.test.p) },
+      }
+    ),
+  }));
   const cells: CellResult[] = data.cells.map((c) => ({
     ...c,
     problems: c.problems ?? problemsFromSetup(c.setup),
   }));
-  return { ...data, cells };
+  return { ...data, cells, comparisons };
 }
 
 /**
