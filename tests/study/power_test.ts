@@ -178,3 +178,100 @@ Deno.test("v1 report: re-rendered from the committed study.json, it is the commi
   );
   assert.match(section, /5 seeds per cell/);
 });
+
+async function studyPower(args: string[], cwd = ROOT) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, "power", ...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+Deno.test("study power CLI: table, json and csv of the grid's claims from study.json", async () => {
+  const help = await studyPower(["--help"]);
+  assert.equal(help.code, 0);
+  for (const flag of ["--grid", "--from", "--seeds", "--validation", "--samples", "--format"]) {
+    assert.ok(help.stdout.includes(flag), `--help names ${flag}`);
+  }
+  const json = await studyPower(["--format", "json", "--seeds", "10", "--validation", "64"]);
+  assert.equal(json.code, 0, json.stderr);
+  const doc = JSON.parse(json.stdout);
+  assert.equal(doc.kind, "study-power");
+  assert.equal(doc.seeds, 10);
+  assert.equal(doc.claims.length, 17);
+  // The JSON's numbers are the planner's, at the planned seeds and validation size.
+  const grid = await loadGrid(GRID);
+  const rows = planPower(grid, await readStudyResults(V1_JSON), { seeds: 10, problems: 64 });
+  assert.deepEqual(doc.claims, JSON.parse(JSON.stringify(rows)));
+  const avg = doc.claims[0];
+  assert.equal(avg.metric, "avg@k");
+  assert.equal(avg.power.seeds, 10);
+  assert.ok(
+    avg.power.spread[0].planned.problems === 64 && avg.power.spread[0].observed.problems === 16,
+  );
+  assert.ok(avg.power.mde < 0.0595 / 1.5, "10 seeds and 64 problems detect far less than v1");
+  const csv = await studyPower(["--format", "csv"]);
+  assert.equal(csv.code, 0, csv.stderr);
+  const lines = csv.stdout.trim().split("\n");
+  assert.ok(lines[0].startsWith("comparison,cell,against,agent,metric,expect,seeds,alpha,power,"));
+  assert.equal(lines.length, 18);
+  const table = await studyPower([]);
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(
+    table.stdout,
+    /avg@k refine-drmas higher vs refine-grpo .*\| 5\.95 .*\| \+1\.47 .*\| 10\.8% .*\| 64 /,
+  );
+});
+
+Deno.test("study power CLI: bad usage exits 2, a missing, corrupt or foreign study.json is named", async () => {
+  for (
+    const [args, pattern] of [
+      [["--format", "xml"], /--format must be one of/],
+      [["--seeds", "1"], /--seeds must be an integer >= 2/],
+      [["--validation", "ten"], /--validation must be an integer >= 1/],
+      [["--from", "/nonexistent/study.json"], /no such file; give the study\.json/],
+      [["--grid", "/nonexistent/grid.json"], /readable grid file/],
+      [["stray"], /./],
+    ] as const
+  ) {
+    const r = await studyPower([...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+  }
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-power-" });
+  try {
+    const corrupt = join(dir, "corrupt.json");
+    await Deno.writeTextFile(corrupt, '{"kind": "study-results", "cells": [');
+    const r1 = await studyPower(["--from", corrupt]);
+    assert.equal(r1.code, 1);
+    assert.match(r1.stderr, /corrupt\.json is not JSON .*regenerate it/);
+    const foreign = join(dir, "foreign.json");
+    await Deno.writeTextFile(foreign, JSON.stringify({ kind: "report", cells: [] }));
+    const r2 = await studyPower(["--from", foreign]);
+    assert.equal(r2.code, 1);
+    assert.match(r2.stderr, /foreign\.json is not a study's results: at kind/);
+    const v1 = JSON.parse(await Deno.readTextFile(V1_JSON));
+    v1.cells[0].accuracy.avg.samples = "0.3";
+    const wrong = join(dir, "wrong.json");
+    await Deno.writeTextFile(wrong, JSON.stringify(v1));
+    const r3 = await studyPower(["--from", wrong]);
+    assert.equal(r3.code, 1);
+    assert.match(r3.stderr, /at cells\.0\.accuracy\.avg\.samples/);
+    // A results file without some of the grid's cells: those claims say so, the rest are planned.
+    const partial = JSON.parse(await Deno.readTextFile(V1_JSON));
+    partial.cells = partial.cells.filter((c: { id: string }) => c.id !== "debate-mada-r3");
+    const part = join(dir, "partial.json");
+    await Deno.writeTextFile(part, JSON.stringify(partial));
+    const r4 = await studyPower(["--from", part, "--format", "json"]);
+    assert.equal(r4.code, 0, r4.stderr);
+    const r3row = JSON.parse(r4.stdout).claims.find((c: { cell: string }) =>
+      c.cell === "debate-mada-r3"
+    );
+    assert.match(r3row.power.note, /no earlier runs of debate-mada-r3/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
