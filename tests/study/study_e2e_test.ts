@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
-import { tQuantileAt, twoSidedP } from "../../analysis/stats/mod.ts";
+import { tQuantileAt, twoSidedP, welchMde } from "../../analysis/stats/mod.ts";
 import { runStates } from "../../study/run-state.ts";
 import type { StudyResults } from "../../study/study-results.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
@@ -190,6 +190,14 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
       close(claim.test!.p, twoSidedP(tStat, df), "welch p");
       assert.notEqual(claim.verdict, "not testable");
     }
+    // Its power: the minimum detectable difference at the study's 2 seeds, from these spreads.
+    if (a.variance > 0 || b.variance > 0) {
+      const design = { sd1: Math.sqrt(a.variance), n1: 2, sd2: Math.sqrt(b.variance), n2: 2 };
+      close(claim.power.mde!, welchMde(design, results.alpha, results.power), "mde");
+      assert.equal(claim.power.seeds, 2);
+      assert.ok(results.cells.every((c) => typeof c.problems === "number" && c.problems > 0));
+      assert.ok(readme.includes("## Power"));
+    } else assert.match(claim.power.note!, /no spread/);
   });
 
   await t.step("per-agent gradient norms, recomputed from gradient steps", async () => {
