@@ -3,7 +3,8 @@
  * noncentral t under the alternative), as statsmodels' TTestIndPower and G*Power compute it.
  *
  * No pinned, well-kept npm library computes it: @stdlib has only the central t, and jStat's
- * `noncentralt.cdf` sums a fixed series without an error bound. This follows Lenth's algorithm
+ * `noncentralt.cdf` stops when two successive terms fall below 1e-14 (a rule on term size, not a
+ * bound on the remaining sum) over its own incomplete beta. This follows Lenth's algorithm
  * AS 243 as R's nmath/pnt.c implements it (R 2.4+; read for this file): the twin Poisson-weighted
  * series of regularized incomplete beta functions (Guenther 1978), stopped when the bound
  * `2 s (xodd - godd)` on the remaining terms is below 1e-12, with Φ(-δ) added at the end, the
