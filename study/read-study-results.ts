@@ -9,6 +9,11 @@ import type { Grid } from "./load-grid.ts";
 import { StudyError } from "./study-error.ts";
 import { type CellResult, powerOfClaim, type StudyResults } from "./study-results.ts";
 
+/** The results file cannot be read (absent, a folder, no permission): the invocation must change. */
+export class MissingResultsError extends StudyError {
+  override name = "MissingResultsError";
+}
+
 const finiteList = z.array(z.number());
 const stat = z.looseObject({ samples: finiteList });
 const agent = z.looseObject({
@@ -71,7 +76,7 @@ export async function readStudyResults(file: string): Promise<StudyResults> {
   try {
     text = await Deno.readTextFile(file);
   } catch (e) {
-    throw new StudyError(
+    throw new MissingResultsError(
       `cannot read the study results ${file} (${(e as Error).message}); run the study first ` +
         `(deno task study), or name an existing study.json with --from FILE`,
     );

@@ -71,21 +71,34 @@ export async function writeStudyReport(
         }); run the study first, or give the --seeds/--steps/--device it ran with`,
     );
   }
+  return { results, files: await writeReportFiles(results, options.out) };
+}
+
+/**
+ * Writes the report pages of `results` into `out` (README.md, study.json, one SVG per figure,
+ * removing figures no longer produced); returns the files written.
+ *
+ * @example
+ * ```ts
+ * await writeReportFiles(withPower(await readStudyResults("old/study.json"), grid), "/tmp/re");
+ * ```
+ */
+export async function writeReportFiles(results: StudyResults, out: string): Promise<string[]> {
   const charts = studyCharts(results);
-  await Deno.mkdir(options.out, { recursive: true });
-  const files = [join(options.out, "README.md"), join(options.out, "study.json")];
-  await Deno.writeTextFile(files[0], renderStudy(results, charts, options.out));
+  await Deno.mkdir(out, { recursive: true });
+  const files = [join(out, "README.md"), join(out, "study.json")];
+  await Deno.writeTextFile(files[0], renderStudy(results, charts, out));
   await Deno.writeTextFile(files[1], JSON.stringify(results, null, 2) + "\n");
   const current = new Set(charts.map((c) => c.file));
-  for await (const entry of Deno.readDir(options.out)) {
+  for await (const entry of Deno.readDir(out)) {
     if (entry.isFile && entry.name.endsWith(".svg") && !current.has(entry.name)) {
-      await Deno.remove(join(options.out, entry.name));
+      await Deno.remove(join(out, entry.name));
     }
   }
   for (const chart of charts) {
-    const file = join(options.out, chart.file);
+    const file = join(out, chart.file);
     await Deno.writeTextFile(file, chart.svg);
     files.push(file);
   }
-  return { results, files };
+  return files;
 }

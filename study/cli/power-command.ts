@@ -19,7 +19,7 @@ import { GridError } from "../grid-error.ts";
 import type { ClaimMetric } from "../grid-schema.ts";
 import { loadGrid } from "../load-grid.ts";
 import { planPower, type PowerRow } from "../plan-power.ts";
-import { readStudyResults } from "../read-study-results.ts";
+import { MissingResultsError, readStudyResults } from "../read-study-results.ts";
 import { SEED_CAP } from "../claim-power.ts";
 
 const USAGE = "deno task study power [--grid FILE] [--from FILE] [--seeds N] [--validation N] " +
@@ -170,6 +170,16 @@ function csvRow(r: PowerRow): unknown[] {
   ];
 }
 
+/** Reads a study.json named on the command line: an unreadable file is a usage error (exit 2). */
+export async function readResults(file: string) {
+  try {
+    return await readStudyResults(file);
+  } catch (err) {
+    if (err instanceof MissingResultsError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 /** Runs `deno task study power` with `args` (the arguments after `power`); exits. */
 export async function powerCommand(args: readonly string[]): Promise<never> {
   return await runCommand(USAGE, async () => {
@@ -187,15 +197,7 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
       if (err instanceof GridError) throw new UsageError(err.message);
       throw err;
     }
-    try {
-      await Deno.stat(values.from);
-    } catch {
-      throw new UsageError(
-        `--from ${values.from}: no such file; give the study.json of an earlier study ` +
-          `(deno task study writes docs/study/study.json)`,
-      );
-    }
-    const rows = planPower(grid, await readStudyResults(values.from), plan);
+    const rows = planPower(grid, await readResults(values.from), plan);
     if (format === "json") {
       console.log(JSON.stringify(
         {

@@ -7,14 +7,17 @@
 import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
 import { GridError, runStudy } from "../mod.ts";
-import { powerCommand } from "./power-command.ts";
+import { loadGrid } from "../load-grid.ts";
+import { withPower } from "../read-study-results.ts";
+import { writeReportFiles } from "../write-report.ts";
+import { powerCommand, readResults } from "./power-command.ts";
 
 if (Deno.args[0] === "power") await powerCommand(Deno.args.slice(1));
 
 const USAGE =
   "deno task study power [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
   "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
-  "[--report-only]";
+  "[--report-only [--from STUDY.JSON]]";
 
 const cli = defineCommand({
   name: "study",
@@ -65,11 +68,19 @@ const cli = defineCommand({
       default: false,
       help: "rebuild the report from the store without running anything",
     },
+    from: {
+      type: "string",
+      value: "FILE",
+      path: true,
+      help: "with --report-only: rebuild the report from this study.json instead of the store " +
+        "(each claim's power recomputed with the grid's paper effects)",
+    },
   },
   allowPositionals: false,
   examples: [
     "deno task study --only refine-grpo,refine-drmas --seeds 2 --steps 4 --out /tmp/study",
     "deno task study --report-only",
+    "deno task study --report-only --from docs/study/study.json --out /tmp/study-v1",
     "deno task study power --seeds 10 --validation 64   (power of the grid's claims; --help)",
   ],
 });
@@ -92,6 +103,24 @@ await runCommand(USAGE, async () => {
   const reportOnly = values["report-only"] === true;
   if (reportOnly && values.only !== undefined) {
     throw new UsageError("--only selects cells to run; the report always covers the whole grid");
+  }
+  if (values.from !== undefined) {
+    if (!reportOnly) {
+      throw new UsageError("--from rebuilds the report from a study.json; add --report-only");
+    }
+    let grid;
+    try {
+      grid = await loadGrid(values.grid);
+    } catch (err) {
+      if (err instanceof GridError) throw new UsageError(err.message);
+      throw err;
+    }
+    const files = await writeReportFiles(
+      withPower(await readResults(values.from), grid),
+      values.out,
+    );
+    console.log(`report: ${files.join(", ")}`);
+    return ExitCode.ok;
   }
   const interrupt = new AbortController();
   Deno.addSignalListener("SIGINT", () => {

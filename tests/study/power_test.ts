@@ -232,7 +232,7 @@ Deno.test("study power CLI: bad usage exits 2, a missing, corrupt or foreign stu
       [["--format", "xml"], /--format must be one of/],
       [["--seeds", "1"], /--seeds must be an integer >= 2/],
       [["--validation", "ten"], /--validation must be an integer >= 1/],
-      [["--from", "/nonexistent/study.json"], /no such file; give the study\.json/],
+      [["--from", "/nonexistent/study.json"], /cannot read the study results/],
       [["--grid", "/nonexistent/grid.json"], /readable grid file/],
       [["stray"], /./],
     ] as const
@@ -271,6 +271,45 @@ Deno.test("study power CLI: bad usage exits 2, a missing, corrupt or foreign stu
       c.cell === "debate-mada-r3"
     );
     assert.match(r3row.power.note, /no earlier runs of debate-mada-r3/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("study --report-only --from: the committed v1 report rebuilt from its study.json, with power", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-v1-report-" });
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, ...args],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  };
+  try {
+    const r = await run(["--report-only", "--from", V1_JSON, "--out", dir]);
+    assert.equal(r.code, 0, r.stderr);
+    const page = await Deno.readTextFile(join(dir, "README.md"));
+    assert.match(page, /\n## Power\n/);
+    assert.match(page, /\| claim \| paper \| this study \| verdict \| power \(5 seeds\) \|/);
+    const rebuilt = JSON.parse(await Deno.readTextFile(join(dir, "study.json")));
+    const claims = rebuilt.comparisons.flatMap((c: { claims: unknown[] }) => c.claims);
+    assert.equal(claims.length, 17);
+    assert.equal(claims[0].power.seedsNeeded, 64);
+    assert.equal(rebuilt.power, 0.8);
+    const svgs = async (folder: string) => {
+      const names: string[] = [];
+      for await (const e of Deno.readDir(folder)) if (e.name.endsWith(".svg")) names.push(e.name);
+      return names.sort();
+    };
+    assert.deepEqual(await svgs(dir), await svgs(join(ROOT, "docs/study")));
+    const without = await run(["--from", V1_JSON, "--out", dir]);
+    assert.equal(without.code, 2);
+    assert.match(without.stderr, /add --report-only/);
+    const absent = await run(["--report-only", "--from", join(dir, "none.json"), "--out", dir]);
+    assert.equal(absent.code, 2);
+    assert.match(absent.stderr, /cannot read the study results .*none\.json/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
