@@ -4,6 +4,7 @@
  * checked when the workflow is built (engine/workflows/roles.ts), so custom workflows are checked
  * like the built-in ones.
  */
+import { isPostgresUrl } from "../../events/mod.ts";
 import { MAX_ROLLOUT_EPISODES } from "./bounds.ts";
 import type { ConfigIssue } from "./errors.ts";
 import type { ExperimentConfig } from "./schema.ts";
@@ -112,6 +113,14 @@ function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
  */
 function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
   const r = config.rollout;
+  if (r?.dispatch === "workers" && r.backend !== "openai") {
+    return [{
+      key: "rollout.dispatch",
+      value: "workers",
+      allowed: 'workers with rollout.backend "openai": workers play episodes against the ' +
+        "servers the trainer publishes adapters to (workers sampling locally are not built)",
+    }];
+  }
   if (r?.backend !== "openai") return [];
   const issues: ConfigIssue[] = [];
   if (r.endpoints.length === 0) {
@@ -145,6 +154,14 @@ function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
       value: undefined,
       allowed: "a folder every server reads (deno task serve: under its --lora-dir), where each " +
         "LoRA group's adapter is written after its updates",
+    });
+  }
+  if (r.dispatch === "workers" && !isPostgresUrl(config.store)) {
+    issues.push({
+      key: "store",
+      value: config.store,
+      allowed: 'a postgres:// URL with rollout.dispatch "workers": the workers take episodes ' +
+        "from a queue in the run's Postgres database (e.g. --store postgres://host/db)",
     });
   }
   if (r.tis_cap > 0 && config.updates.old_logprobs !== "recompute") {

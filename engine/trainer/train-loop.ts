@@ -28,7 +28,8 @@ import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
 import { endpointPool } from "./endpoint-pool.ts";
 import type { RecordedTurns, ReplayRollouts } from "./recorded-turns.ts";
-import { workflowRollouts } from "./rollouts.ts";
+import { type RolloutFn, workflowRollouts } from "./rollouts.ts";
+import { workerRollouts } from "../workers/mod.ts";
 import { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
 import { rolloutEvents } from "./run-events.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
@@ -150,6 +151,7 @@ export async function runTraining(
   const lease = sink.store ? await holdRunLease(sink.store, runId) : undefined;
   let step = resume?.step ?? 0;
   let stage: TrainProgress["stage"] = "rollout";
+  let workers: AsyncDisposable | undefined;
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
     let served: ServedAdapters | undefined;
@@ -160,11 +162,22 @@ export async function runTraining(
       served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups, options.embedded);
       servers = { endpoints, served };
     }
-    const rollout = workflowRollouts(config, workflow, pool.groups, {
-      continuous: options.continuousBatching,
-      servers,
-      replay: options.replayRollouts,
-    });
+    let rollout: RolloutFn;
+    if (config.rollout?.dispatch === "workers" && served) {
+      // Rollout workers play the episodes (engine/workers); the trainer publishes their adapters.
+      const dispatched = await workerRollouts(config, workflow, pool.groups, runId, served, {
+        signal: options.signal,
+        warn: (line) => console.error(`warning: ${line}`),
+      });
+      workers = dispatched;
+      rollout = dispatched.rollout;
+    } else {
+      rollout = workflowRollouts(config, workflow, pool.groups, {
+        continuous: options.continuousBatching,
+        servers,
+        replay: options.replayRollouts,
+      });
+    }
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
@@ -257,6 +270,7 @@ export async function runTraining(
     }]).catch(() => {});
     throw err;
   } finally {
+    await workers?.[Symbol.asyncDispose]();
     await lease?.release();
     await pool.release();
   }
