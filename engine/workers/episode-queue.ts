@@ -26,6 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { PgBoss } from "pg-boss";
+import { postgresOpenError, redactUrl } from "../../events/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import type { Phase } from "../trainer/run-events.ts";
 
@@ -108,7 +109,10 @@ export async function openEpisodeQueue(
     connectionString,
     schema,
     supervise: options.supervise,
+    // The queue's expiry pass runs at the longer of the two intervals (pg-boss boss.js,
+    // #onSupervise): both at 1 s, a dead worker's episode is free again a second after its lease.
     superviseIntervalSeconds: 1,
+    monitorIntervalSeconds: 1,
     schedule: false,
     // Its own errors (a lost connection while polling) are retried by pg-boss; keep them visible.
     max: 4,
@@ -117,7 +121,11 @@ export async function openEpisodeQueue(
   boss.on("error", (err: Error) => {
     lastError = err;
   });
-  await boss.start();
+  try {
+    await boss.start();
+  } catch (err) {
+    throw postgresOpenError(redactUrl(storeUrl), new URL(storeUrl), schema, err);
+  }
   if (!(await boss.getQueue(QUEUE))) {
     await boss.createQueue(QUEUE, {
       heartbeatSeconds: HEARTBEAT_SECONDS,

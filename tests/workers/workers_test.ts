@@ -105,3 +105,161 @@ Deno.test({
     assert.equal((await w2.status).code, 0, w2.stderr());
   },
 });
+
+/** A proxy in front of `target` that holds each completion `delayMs` before passing it on. */
+function slowProxy(target: string, delayMs: number) {
+  let inFlight = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    const body = req.method === "POST" ? await req.text() : undefined;
+    if (path !== "/v1/completions") {
+      return fetch(target + path, { method: req.method, headers: req.headers, body });
+    }
+    inFlight++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const res = await fetch(target + path, { method: "POST", headers: req.headers, body });
+      return new Response(await res.text(), { status: res.status, headers: res.headers });
+    } finally {
+      inFlight--;
+    }
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    get inFlight() {
+      return inFlight;
+    },
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+const schemaOf = (url: string) => new URL(url).searchParams.get("schema")!;
+
+Deno.test({
+  name: "a worker SIGKILLed in the middle of a step: another plays its episodes, nothing twice",
+  ignore,
+  async fn() {
+    await using tmp = await tempFolder();
+    await using pgStore = postgresStore();
+    await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+    await using slow = slowProxy(server.url, 1500);
+    const config = await smokeConfigFile(tmp.root, {
+      backend: "openai",
+      dispatch: "workers",
+      endpoints: [slow.url],
+      adapter_dir: tmp.adapters,
+    });
+    await using doomed = await startWorker(pgStore.url, "--concurrency", "2");
+    await using trainer = spawn(
+      "engine/cli/train.ts",
+      "--config",
+      config,
+      "--run-id",
+      "killed",
+      "--store",
+      pgStore.url,
+    );
+    // The doomed worker holds step 0's episodes: its first turns are at the server.
+    while (slow.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    doomed.kill("SIGKILL");
+    assert.equal((await doomed.status).signal, "SIGKILL");
+    assert.doesNotMatch(doomed.stdout(), /^played/m, "the doomed worker finished an episode");
+    const killedAt = Date.now();
+    await using rescuer = await startWorker(pgStore.url, "--concurrency", "2");
+    await rescuer.waitFor(/^played killed rollout step 0/m);
+    console.log(`step 0 played again ${(Date.now() - killedAt) / 1000} s after the kill`);
+    const status = await trainer.status;
+    assert.equal(status.code, 0, trainer.stderr());
+    rescuer.kill();
+    await rescuer.status;
+
+    // The rescuer played step 0's episodes, each job on its second attempt.
+    assert.match(rescuer.stdout(), /played killed rollout step 0 prompt 0 sample 0/);
+    assert.match(rescuer.stdout(), /played killed rollout step 0 prompt 0 sample 1/);
+    const jobs = await query<{ sample: number; retry_count: number; state: string }>(
+      `SELECT (data->>'sample')::int AS sample, retry_count, state FROM ${schemaOf(pgStore.url)}` +
+        `_rollouts.job WHERE data->>'phase' = 'rollout' AND (data->>'step')::int = 0 ORDER BY 1`,
+    );
+    assert.deepEqual(jobs.map((j) => [j.sample, j.state]), [[0, "completed"], [1, "completed"]]);
+    assert.ok(jobs.every((j) => j.retry_count >= 1), JSON.stringify(jobs));
+
+    const logged = await events(pgStore.url, "killed");
+    assert.equal(new Set(logged.map((e) => e.id)).size, logged.length);
+    const trajectories = logged.flatMap((e) =>
+      e.type === "trajectory.completed" && e.data.phase === "rollout" ? [e.data.trajectory] : []
+    );
+    assert.deepEqual(trajectories, [
+      "rollout-s0-p0-k0",
+      "rollout-s0-p0-k1",
+      "rollout-s1-p0-k0",
+      "rollout-s1-p0-k1",
+    ]);
+    assert.equal(logged.at(-1)?.type, "run.completed");
+    const verify = await runCli("events/cli/verify.ts", "--store", pgStore.url);
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  },
+});
+
+Deno.test({
+  name:
+    "a worker's server that is down or refuses the adapter fails the run naming it; resume ends it",
+  ignore,
+  async fn() {
+    await using tmp = await tempFolder();
+    await using pgStore = postgresStore();
+    await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+    // A second server the trainer never publishes to: it has no adapter of the run.
+    await using other = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+    const config = await smokeConfigFile(tmp.root, {
+      backend: "openai",
+      dispatch: "workers",
+      endpoints: [server.url],
+      adapter_dir: tmp.adapters,
+    });
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const down = `http://127.0.0.1:${(closed.addr as Deno.NetAddr).port}`;
+    closed.close();
+
+    await using w1 = await startWorker(pgStore.url, "--endpoints", down);
+    const first = await train("--config", config, "--run-id", "flaky", "--store", pgStore.url);
+    assert.equal(first.code, 1, first.stderr);
+    assert.match(
+      first.stderr,
+      new RegExp(
+        `rollout step 0 prompt 0 sample \\d failed on rollout workers after 3 attempts: ` +
+          `rollout endpoint ${down}/v1/completions: cannot be reached`,
+      ),
+    );
+    assert.match(w1.stderr(), new RegExp(`failed flaky rollout step 0 .*${down}`));
+    w1.kill();
+    await w1.status;
+
+    await using w2 = await startWorker(pgStore.url, "--endpoints", other.url);
+    const second = await train("--resume", "flaky", "--store", pgStore.url);
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(
+      second.stderr,
+      new RegExp(`rollout endpoint ${other.url}/v1/completions: HTTP 404`),
+    );
+    assert.match(second.stderr, /solver-v0/);
+    w2.kill();
+    await w2.status;
+
+    await using w3 = await startWorker(pgStore.url);
+    const third = await train("--resume", "flaky", "--store", pgStore.url);
+    assert.equal(third.code, 0, third.stderr);
+    for (const r of [first, second]) console.log(r.stderr.match(/^error: .*$/m)?.[0]);
+    w3.kill();
+    await w3.status;
+    const logged = await events(pgStore.url, "flaky");
+    // run.failed is keyed by its step: the second failure at step 0 is not logged again.
+    const failed = logged.flatMap((e) => e.type === "run.failed" ? [e.data] : []);
+    assert.deepEqual(failed.map((f) => [f.step, f.stage, f.error.name]), [
+      [0, "rollout", "RolloutWorkerError"],
+    ]);
+    assert.match(failed[0].error.message, new RegExp(`rollout endpoint ${down}/v1/completions`));
+    assert.equal(logged.at(-1)?.type, "run.completed");
+    const verify = await runCli("events/cli/verify.ts", "--store", pgStore.url);
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  },
+});

@@ -1,0 +1,90 @@
+/**
+ * `deno task worker`'s command line, and the config checks of rollout.dispatch: help, usage
+ * mistakes (exit 2), a store it cannot reach (exit 1), and configs refused before a run starts.
+ */
+import assert from "node:assert/strict";
+import { ConfigError, mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
+import { runCli } from "../support/run-cli.ts";
+
+const worker = (...args: string[]) => runCli("engine/cli/worker.ts", ...args);
+
+Deno.test("worker --help lists every flag and exits 0", async () => {
+  const r = await worker("--help");
+  assert.equal(r.code, 0);
+  for (const flag of ["--store postgres://URL", "--endpoints URL", "--concurrency N", "--help"]) {
+    assert.ok(r.stdout.includes(flag), flag);
+  }
+});
+
+Deno.test("worker usage mistakes exit 2 naming the fix", async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /--store is required/],
+    [["--store", "runs.sqlite"], /workers need a postgres:\/\/ URL/],
+    [
+      ["--store", "postgres://127.0.0.1/x", "--concurrency", "0"],
+      /--concurrency 0: expected a whole number from 1 to 256/,
+    ],
+    [
+      ["--store", "postgres://127.0.0.1/x", "--endpoints", "ftp://h"],
+      /--endpoints ftp:\/\/h: expected an http/,
+    ],
+    [["--store", "postgres://127.0.0.1/x", "extra"], /unexpected argument extra/],
+    [["--store", "postgres://127.0.0.1/x", "--bogus"], /bogus/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await worker(...args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.match(r.stderr, /^usage: deno task worker/m);
+  }
+});
+
+Deno.test("a worker whose Postgres cannot be reached exits 1 saying why, password hidden", async () => {
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (closed.addr as Deno.NetAddr).port;
+  closed.close();
+  const r = await worker("--store", `postgres://postgres:secret@127.0.0.1:${port}/lab`);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`connection refused at 127.0.0.1:${port}`));
+  assert.doesNotMatch(r.stderr, /secret/);
+});
+
+Deno.test("rollout.dispatch workers is refused without the openai backend or a Postgres store", () => {
+  const refused = (rollout: Record<string, unknown>, store: string) => {
+    try {
+      parseConfig(mergeConfig(presetInput("smoke"), { rollout, store }));
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, String(err));
+      return err.message;
+    }
+    assert.fail("accepted");
+  };
+  assert.match(
+    refused({ dispatch: "workers" }, "postgres://127.0.0.1/lab"),
+    /rollout.dispatch.*workers with rollout.backend "openai"/s,
+  );
+  assert.match(
+    refused({
+      backend: "openai",
+      dispatch: "workers",
+      endpoints: ["http://127.0.0.1:8000"],
+      adapter_dir: "/tmp/a",
+    }, "runs.sqlite"),
+    /store.*a postgres:\/\/ URL with rollout.dispatch "workers"/s,
+  );
+  // Accepted with both; absent, configs hash as before (no dispatch key is added).
+  const ok = parseConfig(mergeConfig(presetInput("smoke"), {
+    rollout: {
+      backend: "openai",
+      dispatch: "workers",
+      endpoints: ["http://127.0.0.1:8000"],
+      adapter_dir: "/tmp/a",
+    },
+    store: "postgres://127.0.0.1/lab",
+  }));
+  assert.equal(ok.rollout?.dispatch, "workers");
+  const plain = parseConfig(mergeConfig(presetInput("smoke"), {
+    rollout: { backend: "openai", endpoints: ["http://127.0.0.1:8000"], adapter_dir: "/tmp/a" },
+  }));
+  assert.ok(!("dispatch" in plain.rollout!));
+});
