@@ -27,6 +27,8 @@ async function events(url: string, runId: string): Promise<StoredEvent<NewEvent>
   return out;
 }
 
+const schemaOf = (url: string) => new URL(url).searchParams.get("schema")!;
+
 /** `deno task train` in a subprocess; its exit code and output. */
 const train = (...args: string[]) => runCli("engine/cli/train.ts", ...args);
 
@@ -88,8 +90,8 @@ Deno.test({
     assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
     // Both workers played; every episode once.
     const played = await query<{ worker: string; n: string }>(
-      `SELECT worker, count(*) AS n FROM ${new URL(pgStore.url).searchParams.get("schema")}` +
-        "_rollouts.played_episodes GROUP BY worker",
+      `SELECT worker, count(*) AS n FROM ${schemaOf(pgStore.url)}_rollouts.played_episodes ` +
+        "GROUP BY worker",
     );
     console.log(played);
     assert.equal(played.length, 2, `episodes by worker: ${JSON.stringify(played)}`);
@@ -132,8 +134,6 @@ function slowProxy(target: string, delayMs: number) {
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
-
-const schemaOf = (url: string) => new URL(url).searchParams.get("schema")!;
 
 Deno.test({
   name: "a worker SIGKILLed in the middle of a step: another plays its episodes, nothing twice",
