@@ -166,7 +166,6 @@ export async function runTraining(
     if (config.rollout?.dispatch === "workers" && served) {
       // Rollout workers play the episodes (engine/workers); the trainer publishes their adapters.
       const dispatched = await workerRollouts(config, workflow, pool.groups, runId, served, {
-        signal: options.signal,
         warn: (line) => console.error(`warning: ${line}`),
       });
       workers = dispatched;

@@ -33,7 +33,8 @@ export class PlayedEpisodeMismatch extends Error {
 
 /**
  * The rollout function of a run whose episodes workers play, and its queue to close after the
- * run. `served` names each group's current adapter for the jobs.
+ * run. `served` names each group's current adapter for the jobs. Like a trainer-side rollout, a
+ * step being played is not cut short by the run's interrupt: it ends at the step boundary.
  *
  * @example
  * const workers = await workerRollouts(config, workflow, pool.groups, runId, served);
@@ -45,7 +46,7 @@ export async function workerRollouts(
   groups: ReadonlyMap<string, SpeakingPolicy>,
   runId: string,
   served: Pick<ServedAdapters, "modelOf">,
-  options: { readonly signal?: AbortSignal; readonly warn?: (line: string) => void } = {},
+  options: { readonly warn?: (line: string) => void } = {},
 ): Promise<{ rollout: RolloutFn } & AsyncDisposable> {
   const queue = await openEpisodeQueue(config.store, { supervise: true });
   const played = await openPlayedEpisodes(queue.connectionString, queue.schema).catch(
@@ -107,7 +108,7 @@ async function waitForStep(
   phase: Phase,
   step: number,
   count: number,
-  options: { readonly signal?: AbortSignal; readonly warn?: (line: string) => void },
+  options: { readonly warn?: (line: string) => void },
 ): Promise<PlayedEpisode[]> {
   const since = Date.now();
   let warned = false;
@@ -134,7 +135,6 @@ async function waitForStep(
         );
       }
     }
-    if (options.signal?.aborted) throw options.signal.reason;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
