@@ -84,6 +84,8 @@ export interface EpisodeQueue extends AsyncDisposable {
   enqueue(jobs: readonly EpisodeJob[]): Promise<void>;
   /** The step's jobs that failed for good. */
   failed(runId: string, phase: Phase, step: number): Promise<FailedEpisode[]>;
+  /** Cancels the run's jobs that are waiting or being played. */
+  cancelUnfinished(runId: string): Promise<void>;
   /** Whether any of the step's jobs was ever taken by a worker. */
   taken(runId: string, phase: Phase, step: number): Promise<boolean>;
   /**
@@ -173,6 +175,11 @@ export async function openEpisodeQueue(
           attempts: j.retryCount + 1,
           message: failureMessage(j.output),
         }));
+    },
+    async cancelUnfinished(runId) {
+      const open = (await boss.findJobs<EpisodeJob>(QUEUE, { data: { runId }, limit: 100_000 }))
+        .filter((j) => ["created", "retry", "active"].includes(j.state));
+      if (open.length > 0) await boss.cancel(QUEUE, open.map((j) => j.id));
     },
     async taken(runId, phase, step) {
       return (await stepJobs(runId, phase, step)).some((j) => j.startedOn !== null);

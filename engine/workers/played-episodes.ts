@@ -53,6 +53,8 @@ interface QueueDatabase {
 export interface PlayedEpisodes extends AsyncDisposable {
   /** Keeps an episode's turns unless the episode is already there; whether this copy was kept. */
   record(key: EpisodeKey, turns: readonly PlayedTurn[], worker: string): Promise<boolean>;
+  /** How many of the step's episodes are played (a cheap poll: no turns read). */
+  countOfStep(runId: string, phase: string, step: number): Promise<number>;
   /** The step's played episodes, in (prompt, sample) order. */
   ofStep(runId: string, phase: string, step: number): Promise<PlayedEpisode[]>;
   close(): Promise<void>;
@@ -135,6 +137,13 @@ export async function openPlayedEpisodes(
         .onConflict((c) => c.doNothing())
         .executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+    },
+    async countOfStep(runId, phase, step) {
+      const { n } = await db.selectFrom("played_episodes")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("run_id", "=", runId).where("phase", "=", phase).where("step", "=", step)
+        .executeTakeFirstOrThrow();
+      return Number(n);
     },
     async ofStep(runId, phase, step) {
       const rows = await db.selectFrom("played_episodes")

@@ -95,6 +95,9 @@ export async function workerRollouts(
 
   const close = async () => {
     await played.close();
+    // A run that stopped (failed, interrupted) leaves no work behind for the workers; a resume
+    // queues it again.
+    await queue.cancelUnfinished(runId);
     await queue.stop();
   };
   return { rollout, [Symbol.asyncDispose]: close };
@@ -113,8 +116,9 @@ async function waitForStep(
   const since = Date.now();
   let warned = false;
   for (let round = 0;; round++) {
-    const episodes = await played.ofStep(runId, phase, step);
-    if (episodes.length === count) return episodes;
+    if (await played.countOfStep(runId, phase, step) === count) {
+      return await played.ofStep(runId, phase, step);
+    }
     // Job states cost a query over the step's jobs: every tenth round (a second) is soon enough.
     if (round % 10 === 0) {
       const [failed] = await queue.failed(runId, phase, step);

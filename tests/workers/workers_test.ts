@@ -263,3 +263,61 @@ Deno.test({
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
   },
 });
+
+Deno.test({
+  name: "a trainer SIGKILLed after a step's rollouts resumes with the episodes the workers played",
+  ignore,
+  async fn() {
+    await using tmp = await tempFolder();
+    await using pgStore = postgresStore();
+    await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
+    const config = await smokeConfigFile(tmp.root, {
+      backend: "openai",
+      dispatch: "workers",
+      endpoints: [server.url],
+      adapter_dir: tmp.adapters,
+    });
+    await using w = await startWorker(pgStore.url, "--concurrency", "2");
+    const trainer = spawn(
+      "engine/cli/train.ts",
+      "--config",
+      config,
+      "--run-id",
+      "cut",
+      "--store",
+      pgStore.url,
+    );
+    // Killed once step 0's turns are in the log, before the run's first checkpoint.
+    for (;;) {
+      const logged = await events(pgStore.url, "cut").catch(() => []);
+      if (logged.some((e) => e.type === "turn.generated")) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    trainer.kill("SIGKILL");
+    await trainer.status;
+    const before = await events(pgStore.url, "cut");
+    assert.ok(!before.some((e) => e.type === "run.completed"));
+    const resumed = await train("--resume", "cut", "--store", pgStore.url);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    w.kill();
+    await w.status;
+
+    // The resumed steps took the turns already played: no episode was played twice, and the
+    // events logged before the kill are the resumed run's own, unchanged.
+    const plays = w.stdout().match(/^played cut .*$/gm) ?? [];
+    assert.equal(
+      new Set(plays.map((l) => l.replace(/:.*/, ""))).size,
+      plays.length,
+      plays.join("\n"),
+    );
+    assert.doesNotMatch(w.stdout(), /already played/);
+    const after = await events(pgStore.url, "cut");
+    assert.deepEqual(after.slice(0, before.length).map((e) => e.hash), before.map((e) => e.hash));
+    assert.equal(after.at(-1)?.type, "run.completed");
+    const verify = await runCli("events/cli/verify.ts", "--store", pgStore.url);
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    const replay = await runCli("engine/cli/replay.ts", "cut", "--store", pgStore.url);
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /identical through step 1/);
+  },
+});
