@@ -96,5 +96,6 @@ await runCommand(USAGE, async () => {
           (kept ? "" : " (already played by another attempt; this copy dropped)"),
       ),
     onFailed: (job, err) => console.error(`failed ${where(job)}: ${err.message}`),
+    onMalformed: (err) => console.error(`refused: ${err.message}`),
   });
 });

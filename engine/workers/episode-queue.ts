@@ -26,6 +26,7 @@
  */
 import { createHash } from "node:crypto";
 import { PgBoss } from "pg-boss";
+import { z } from "zod";
 import { postgresOpenError, redactUrl } from "../../events/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import type { Phase } from "../trainer/run-events.ts";
@@ -47,6 +48,27 @@ export interface EpisodeJob {
   readonly question: Question;
   /** Each worker group's `model` for this step (its adapter version, or the base's name). */
   readonly models: Readonly<Record<string, string>>;
+}
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * What a worker accepts as a job: the queue is a database table any client of it can write, so
+ * a job is checked before anything of it is used (a malformed one fails, the worker goes on).
+ */
+const episodeJobSchema = z.strictObject({
+  runId: z.string().min(1).max(200),
+  phase: z.enum(["rollout", "eval"]),
+  step: count,
+  prompt: count,
+  sample: count,
+  question: z.strictObject({ id: z.string(), problem: z.string(), answer: z.string() }),
+  models: z.record(z.string(), z.string().min(1).max(200)),
+});
+
+/** A job that is not one this queue makes. */
+export class MalformedJobError extends Error {
+  override name = "MalformedJobError";
 }
 
 /** A job's coordinates within its run, as the played-episodes table keys them. */
@@ -90,9 +112,14 @@ export interface EpisodeQueue extends AsyncDisposable {
   taken(runId: string, phase: Phase, step: number): Promise<boolean>;
   /**
    * Plays jobs with `play` as they come, `concurrency` at once, until `stop`: each job's lease is
-   * refreshed while `play` runs; a throw fails the attempt (retried while attempts are left).
+   * refreshed while `play` runs; a throw fails the attempt (retried while attempts are left). A
+   * job whose data is not an episode fails with MalformedJobError.
    */
-  work(concurrency: number, play: (job: EpisodeJob) => Promise<void>): Promise<void>;
+  work(
+    concurrency: number,
+    play: (job: EpisodeJob) => Promise<void>,
+    onMalformed: (err: MalformedJobError) => void,
+  ): Promise<void>;
   /** Stops taking jobs and waits for those being played (graceful), then disconnects. */
   stop(): Promise<void>;
 }
@@ -184,13 +211,23 @@ export async function openEpisodeQueue(
     async taken(runId, phase, step) {
       return (await stepJobs(runId, phase, step)).some((j) => j.startedOn !== null);
     },
-    async work(concurrency, play) {
+    async work(concurrency, play, onMalformed) {
       if (lastError) throw lastError;
       await boss.work<EpisodeJob>(
         QUEUE,
         { localConcurrency: concurrency, batchSize: 1, pollingIntervalSeconds: 0.5 },
         async ([job]) => {
-          await play(job.data);
+          const parsed = episodeJobSchema.safeParse(job.data);
+          if (!parsed.success) {
+            const err = new MalformedJobError(
+              `job ${job.id} is not an episode: ${
+                z.prettifyError(parsed.error).replace(/\n/g, "; ")
+              }`,
+            );
+            onMalformed(err);
+            throw err;
+          }
+          await play(parsed.data);
         },
       );
     },

@@ -55,6 +55,8 @@ export interface WorkerOptions {
   readonly signal: AbortSignal;
   readonly onPlayed?: (note: PlayedNote) => void;
   readonly onFailed?: (job: EpisodeJob, err: Error) => void;
+  /** A job in the queue that is not an episode (failed without being played). */
+  readonly onMalformed?: (err: Error) => void;
   /** Called once the worker listens for jobs. */
   readonly onReady?: () => void;
 }
@@ -117,7 +119,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         options.onFailed?.(job, err as Error);
         throw err;
       }
-    });
+    }, (err) => options.onMalformed?.(err));
     options.onReady?.();
     await new Promise<void>((resolve) => {
       if (options.signal.aborted) resolve();

@@ -66,6 +66,8 @@ export interface Child extends AsyncDisposable {
   stderr(): string;
   /** Resolves once stdout has a line matching `pattern` (rejects if the process exits first). */
   waitFor(pattern: RegExp): Promise<string>;
+  /** The same for stderr. */
+  waitForErr(pattern: RegExp): Promise<string>;
   kill(signal?: Deno.Signal): void;
   readonly status: Promise<Deno.CommandStatus>;
 }
@@ -96,6 +98,16 @@ export function spawn(script: string, ...args: string[]): Child {
     collect(child.stderr, (s) => void (err += s)),
   ]);
   let exited = false;
+  const waitIn = async (text: () => string, pattern: RegExp) => {
+    for (;;) {
+      const found = text().match(pattern);
+      if (found) return found[0];
+      if (exited) {
+        throw new Error(`${script} exited before printing ${pattern}:\n${out}\n${err}`);
+      }
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
   const status = child.status.then(async (s) => {
     await drained;
     exited = true;
@@ -106,16 +118,8 @@ export function spawn(script: string, ...args: string[]): Child {
     pid: child.pid,
     stdout: () => out,
     stderr: () => err,
-    async waitFor(pattern) {
-      for (;;) {
-        const found = out.match(pattern);
-        if (found) return found[0];
-        if (exited) {
-          throw new Error(`${script} exited before printing ${pattern}:\n${out}\n${err}`);
-        }
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
+    waitFor: (pattern) => waitIn(() => out, pattern),
+    waitForErr: (pattern) => waitIn(() => err, pattern),
     kill(signal = "SIGTERM") {
       if (!exited) child.kill(signal);
     },

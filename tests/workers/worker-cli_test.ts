@@ -4,7 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { ConfigError, mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
+import { PgBoss } from "pg-boss";
+import { queueLocation } from "../../engine/workers/episode-queue.ts";
 import { runCli } from "../support/run-cli.ts";
+import { POSTGRES_URL, postgresStore, startWorker } from "./support.ts";
 
 const worker = (...args: string[]) => runCli("engine/cli/worker.ts", ...args);
 
@@ -87,4 +90,35 @@ Deno.test("rollout.dispatch workers is refused without the openai backend or a P
     rollout: { backend: "openai", endpoints: ["http://127.0.0.1:8000"], adapter_dir: "/tmp/a" },
   }));
   assert.ok(!("dispatch" in plain.rollout!));
+});
+
+Deno.test({
+  name: "a worker refuses jobs that are not episodes or name no run, and goes on",
+  ignore: !POSTGRES_URL,
+  async fn() {
+    await using store = postgresStore();
+    await using worker = await startWorker(store.url);
+    // Anyone who can write the queue's table can put anything there.
+    const { connectionString, schema } = queueLocation(store.url);
+    const boss = new PgBoss({ connectionString, schema, supervise: false, schedule: false });
+    await boss.start();
+    try {
+      await boss.send("polyrl-episodes", { runId: "x", step: -1, extra: "<script>" });
+      await boss.send("polyrl-episodes", {
+        runId: "ghost",
+        phase: "rollout",
+        step: 0,
+        prompt: 0,
+        sample: 0,
+        question: { id: "q", problem: "1+1", answer: "2" },
+        models: {},
+      });
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    await worker.waitForErr(/^refused: job \S+ is not an episode: .*phase.*$/m);
+    await worker.waitForErr(/^failed ghost rollout step 0 prompt 0 sample 0: .*no event store/m);
+    worker.kill("SIGTERM");
+    assert.equal((await worker.status).code, 0, worker.stderr());
+  },
 });
