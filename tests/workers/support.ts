@@ -59,6 +59,21 @@ export async function smokeConfigFile(
   return path;
 }
 
+/** The smoke preset's config file for a run on workers: the openai backend on `endpoints`. */
+export function workersConfigFile(
+  tmp: { root: string; adapters: string },
+  endpoints: readonly string[],
+  rollout: Record<string, unknown> = {},
+): Promise<string> {
+  return smokeConfigFile(tmp.root, {
+    backend: "openai",
+    dispatch: "workers",
+    endpoints,
+    adapter_dir: tmp.adapters,
+    ...rollout,
+  });
+}
+
 /** A child process whose output is collected as it comes. */
 export interface Child extends AsyncDisposable {
   readonly pid: number;

@@ -13,9 +13,9 @@ import {
   POSTGRES_URL,
   postgresStore,
   query,
-  smokeConfigFile,
   spawn,
   startWorker,
+  workersConfigFile,
 } from "./support.ts";
 
 const ignore = !POSTGRES_URL;
@@ -41,14 +41,7 @@ Deno.test({
     await using a = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
     await using b = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
     // tis_cap 0: the updates use the trainer's own logprobs alone, as a local run's do.
-    const rollout = {
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: [a.url, b.url],
-      adapter_dir: tmp.adapters,
-      tis_cap: 0,
-    };
-    const config = await smokeConfigFile(tmp.root, rollout);
+    const config = await workersConfigFile(tmp, [a.url, b.url], { tis_cap: 0 });
     await using w1 = await startWorker(pgStore.url, "--concurrency", "2");
     await using w2 = await startWorker(pgStore.url, "--concurrency", "2");
     const trained = await train("--config", config, "--run-id", "workers", "--store", pgStore.url);
@@ -143,12 +136,7 @@ Deno.test({
     await using pgStore = postgresStore();
     await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
     await using slow = slowProxy(server.url, 1500);
-    const config = await smokeConfigFile(tmp.root, {
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: [slow.url],
-      adapter_dir: tmp.adapters,
-    });
+    const config = await workersConfigFile(tmp, [slow.url]);
     await using doomed = await startWorker(pgStore.url, "--concurrency", "2");
     await using trainer = spawn(
       "engine/cli/train.ts",
@@ -210,12 +198,7 @@ Deno.test({
     await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
     // A second server the trainer never publishes to: it has no adapter of the run.
     await using other = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
-    const config = await smokeConfigFile(tmp.root, {
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: [server.url],
-      adapter_dir: tmp.adapters,
-    });
+    const config = await workersConfigFile(tmp, [server.url]);
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const down = `http://127.0.0.1:${(closed.addr as Deno.NetAddr).port}`;
     closed.close();
@@ -271,12 +254,7 @@ Deno.test({
     await using tmp = await tempFolder();
     await using pgStore = postgresStore();
     await using server = await startServe("--model", "embedded", "--lora-dir", tmp.adapters);
-    const config = await smokeConfigFile(tmp.root, {
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: [server.url],
-      adapter_dir: tmp.adapters,
-    });
+    const config = await workersConfigFile(tmp, [server.url]);
     await using w = await startWorker(pgStore.url, "--concurrency", "2");
     const trainer = spawn(
       "engine/cli/train.ts",
