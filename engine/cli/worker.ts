@@ -1,8 +1,8 @@
 /**
  * `deno task worker --store postgres://URL [--endpoints URL,...] [--concurrency N]`: a rollout
  * worker (engine/workers/, docs/SCALE-OUT.md). It takes the episodes that trainers with
- * `rollout.dispatch: "workers"` queue in the store's database, plays each against the inference
- * servers, and keeps its turns for the trainer. It prints `worker HOST:PID ready` once it waits
+ * `rollout.dispatch: "workers"` queue in the store's database, plays each (against the inference
+ * servers, or with the run's weights), and keeps its turns for the trainer. It prints `worker HOST:PID ready` once it waits
  * for work, a line per episode, and stops on SIGINT or SIGTERM after the episodes it holds.
  */
 import { isPostgresUrl } from "../../events/mod.ts";
@@ -17,9 +17,11 @@ const cli = defineCommand({
   usage: USAGE,
   summary: "Plays the rollout episodes that trainers queue in a Postgres store (runs with " +
     'rollout.dispatch: "workers"): each is one prompt x sample of a step, played with its ' +
-    "run's workflow against OpenAI-compatible servers, with the adapter version the trainer " +
-    "published; the turns go back to the trainer, which logs them as a trainer-side rollout " +
-    "would. An episode whose worker dies is played again by another (docs/SCALE-OUT.md).",
+    "run's workflow against OpenAI-compatible servers with the adapter version the trainer " +
+    "published (backend openai), or sampled here with the weights the trainer put in the " +
+    "store (backend local, on the run's device); the turns go back to the trainer, which logs " +
+    "them as a trainer-side rollout would. An episode whose worker dies is played again by " +
+    "another (docs/SCALE-OUT.md).",
   options: {
     store: {
       type: "string",

@@ -113,16 +113,16 @@ function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
  */
 function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
   const r = config.rollout;
-  if (r?.dispatch === "workers" && r.backend !== "openai") {
-    return [{
-      key: "rollout.dispatch",
-      value: "workers",
-      allowed: 'workers with rollout.backend "openai": workers play episodes against the ' +
-        "servers the trainer publishes adapters to (workers sampling locally are not built)",
-    }];
-  }
-  if (r?.backend !== "openai") return [];
   const issues: ConfigIssue[] = [];
+  if (r?.dispatch === "workers" && !isPostgresUrl(config.store)) {
+    issues.push({
+      key: "store",
+      value: config.store,
+      allowed: 'a postgres:// URL with rollout.dispatch "workers": the workers take episodes ' +
+        "from a queue in the run's Postgres database (e.g. --store postgres://host/db)",
+    });
+  }
+  if (r?.backend !== "openai") return issues;
   if (r.endpoints.length === 0) {
     issues.push({
       key: "rollout.endpoints",
@@ -154,14 +154,6 @@ function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
       value: undefined,
       allowed: "a folder every server reads (deno task serve: under its --lora-dir), where each " +
         "LoRA group's adapter is written after its updates",
-    });
-  }
-  if (r.dispatch === "workers" && !isPostgresUrl(config.store)) {
-    issues.push({
-      key: "store",
-      value: config.store,
-      allowed: 'a postgres:// URL with rollout.dispatch "workers": the workers take episodes ' +
-        "from a queue in the run's Postgres database (e.g. --store postgres://host/db)",
     });
   }
   if (r.tis_cap > 0 && config.updates.old_logprobs !== "recompute") {

@@ -214,7 +214,8 @@ export const rolloutSchema = z.strictObject({
   // Optional without a default, so that configs (and hashes) of runs before it stay the same.
   dispatch: z.enum(ROLLOUT_DISPATCH).optional().describe(
     "who plays a step's episodes: trainer (absent: the training process) or workers (deno " +
-      "task worker processes taking them from a queue in the run's Postgres store)",
+      "task worker processes taking them from a queue in the run's Postgres store; with the " +
+      "local backend they sample with the weights the trainer puts in the store's blobs)",
   ),
   tis_cap: z.number().min(0).lte(1000).default(2).describe(
     "truncated importance sampling: each token's policy loss is weighted by " +

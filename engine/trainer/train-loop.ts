@@ -163,9 +163,14 @@ export async function runTraining(
       servers = { endpoints, served };
     }
     let rollout: RolloutFn;
-    if (config.rollout?.dispatch === "workers" && served) {
-      // Rollout workers play the episodes (engine/workers); the trainer publishes their adapters.
-      const dispatched = await workerRollouts(config, workflow, pool.groups, runId, served, {
+    // Workers need the run's store (replay's comparer has none: it samples in-process).
+    if (config.rollout?.dispatch === "workers" && !options.replayRollouts && sink.store) {
+      // Rollout workers play the episodes (engine/workers), with the adapters the trainer
+      // publishes to the servers, or with its weights put in the store's blobs.
+      const weights = served
+        ? { kind: "served" as const, served }
+        : { kind: "blobs" as const, putBlob: (bytes: Uint8Array) => sink.putBlob(bytes) };
+      const dispatched = await workerRollouts(config, workflow, pool.groups, runId, weights, {
         warn: (line) => console.error(`warning: ${line}`),
       });
       workers = dispatched;

@@ -48,6 +48,11 @@ export interface EpisodeJob {
   readonly question: Question;
   /** Each worker group's `model` for this step (its adapter version, or the base's name). */
   readonly models: Readonly<Record<string, string>>;
+  /**
+   * The local backend's weights for this step: each trainable group's parameters and optimizer
+   * state as blob hashes of the run's store (the state `restore` takes); empty with servers.
+   */
+  readonly weights: Readonly<Record<string, { parameters: string; optimizer: string }>>;
 }
 
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -64,6 +69,13 @@ const episodeJobSchema = z.strictObject({
   sample: count,
   question: z.strictObject({ id: z.string(), problem: z.string(), answer: z.string() }),
   models: z.record(z.string(), z.string().min(1).max(200)),
+  weights: z.record(
+    z.string(),
+    z.strictObject({
+      parameters: z.string().regex(/^[0-9a-f]{64}$/),
+      optimizer: z.string().regex(/^[0-9a-f]{64}$/),
+    }),
+  ),
 });
 
 /** A job that is not one this queue makes. */

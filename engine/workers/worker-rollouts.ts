@@ -11,8 +11,8 @@ import type { Workflow } from "../workflows/mod.ts";
 import { recordedSpeaker, type RecordedTurns } from "../trainer/recorded-turns.ts";
 import type { Rollout, RolloutFn } from "../trainer/rollouts.ts";
 import type { Phase } from "../trainer/run-events.ts";
+import type { GroupPolicy } from "../trainer/policy-pool.ts";
 import type { ServedAdapters } from "../trainer/served-adapters.ts";
-import type { SpeakingPolicy } from "../trainer/speaker.ts";
 import { type EpisodeJob, type EpisodeQueue, openEpisodeQueue } from "./episode-queue.ts";
 import { openPlayedEpisodes, type PlayedEpisode } from "./played-episodes.ts";
 
@@ -32,8 +32,17 @@ export class PlayedEpisodeMismatch extends Error {
 }
 
 /**
+ * Where a step's jobs tell the workers to find the weights that sample it: the adapter names the
+ * servers hold (the openai backend), or the trainable groups' parameters and optimizer state as
+ * blobs in the run's store (the local backend: each worker restores them into its own copy).
+ */
+export type StepWeights =
+  | { readonly kind: "served"; readonly served: Pick<ServedAdapters, "modelOf"> }
+  | { readonly kind: "blobs"; readonly putBlob: (bytes: Uint8Array) => Promise<string> };
+
+/**
  * The rollout function of a run whose episodes workers play, and its queue to close after the
- * run. `served` names each group's current adapter for the jobs. Like a trainer-side rollout, a
+ * run. `weights` says where the jobs point the workers for each step's weights. Like a trainer-side rollout, a
  * step being played is not cut short by the run's interrupt: it ends at the step boundary.
  *
  * @example
@@ -43,9 +52,9 @@ export class PlayedEpisodeMismatch extends Error {
 export async function workerRollouts(
   config: Pick<NormalizedConfig, "store" | "sampling" | "agent_to_wg">,
   workflow: Workflow,
-  groups: ReadonlyMap<string, SpeakingPolicy>,
+  groups: ReadonlyMap<string, GroupPolicy>,
   runId: string,
-  served: Pick<ServedAdapters, "modelOf">,
+  weights: StepWeights,
   options: { readonly warn?: (line: string) => void } = {},
 ): Promise<{ rollout: RolloutFn } & AsyncDisposable> {
   const queue = await openEpisodeQueue(config.store, { supervise: true });
@@ -58,7 +67,10 @@ export async function workerRollouts(
   const settings = { maxTokens: config.sampling.max_tokens };
 
   const rollout: RolloutFn = async (phase, at, questions, n) => {
-    const models = Object.fromEntries([...groups.keys()].map((wg) => [wg, served.modelOf(wg)]));
+    const models = weights.kind === "served"
+      ? Object.fromEntries([...groups.keys()].map((wg) => [wg, weights.served.modelOf(wg)]))
+      : {};
+    const blobs = weights.kind === "blobs" ? await weightBlobs(groups, weights.putBlob) : {};
     const jobs: EpisodeJob[] = questions.flatMap((question, prompt) =>
       Array.from({ length: n }, (_, sample) => ({
         runId,
@@ -68,6 +80,7 @@ export async function workerRollouts(
         sample,
         question,
         models,
+        weights: blobs,
       }))
     );
     await queue.enqueue(jobs);
@@ -101,6 +114,23 @@ export async function workerRollouts(
     await queue.stop();
   };
   return { rollout, [Symbol.asyncDispose]: close };
+}
+
+/** Each trainable group's current parameters and optimizer state, stored as blobs. */
+async function weightBlobs(
+  groups: ReadonlyMap<string, GroupPolicy>,
+  putBlob: (bytes: Uint8Array) => Promise<string>,
+): Promise<EpisodeJob["weights"]> {
+  const out: Record<string, { parameters: string; optimizer: string }> = {};
+  for (const policy of groups.values()) {
+    const optimizer = await policy.optimizerCheckpoint();
+    if (optimizer === null) continue;
+    out[policy.id] = {
+      parameters: await putBlob(await policy.checkpoint()),
+      optimizer: await putBlob(optimizer),
+    };
+  }
+  return out;
 }
 
 /** Polls until the step's `count` episodes are played; throws on a job that failed for good. */

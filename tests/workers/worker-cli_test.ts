@@ -52,44 +52,25 @@ Deno.test("a worker whose Postgres cannot be reached exits 1 saying why, passwor
   assert.doesNotMatch(r.stderr, /secret/);
 });
 
-Deno.test("rollout.dispatch workers is refused without the openai backend or a Postgres store", () => {
-  const refused = (rollout: Record<string, unknown>, store: string) => {
-    try {
-      parseConfig(mergeConfig(presetInput("smoke"), { rollout, store }));
-    } catch (err) {
-      assert.ok(err instanceof ConfigError, String(err));
-      return err.message;
-    }
-    assert.fail("accepted");
+Deno.test("rollout.dispatch workers is refused without a Postgres store", () => {
+  const parse = (rollout: Record<string, unknown>, store: string) =>
+    parseConfig(mergeConfig(presetInput("smoke"), { rollout, store }));
+  const served = {
+    backend: "openai",
+    endpoints: ["http://127.0.0.1:8000"],
+    adapter_dir: "/tmp/a",
   };
-  assert.match(
-    refused({ dispatch: "workers" }, "postgres://127.0.0.1/lab"),
-    /rollout.dispatch.*workers with rollout.backend "openai"/s,
-  );
-  assert.match(
-    refused({
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: ["http://127.0.0.1:8000"],
-      adapter_dir: "/tmp/a",
-    }, "runs.sqlite"),
-    /store.*a postgres:\/\/ URL with rollout.dispatch "workers"/s,
-  );
-  // Accepted with both; absent, configs hash as before (no dispatch key is added).
-  const ok = parseConfig(mergeConfig(presetInput("smoke"), {
-    rollout: {
-      backend: "openai",
-      dispatch: "workers",
-      endpoints: ["http://127.0.0.1:8000"],
-      adapter_dir: "/tmp/a",
-    },
-    store: "postgres://127.0.0.1/lab",
-  }));
-  assert.equal(ok.rollout?.dispatch, "workers");
-  const plain = parseConfig(mergeConfig(presetInput("smoke"), {
-    rollout: { backend: "openai", endpoints: ["http://127.0.0.1:8000"], adapter_dir: "/tmp/a" },
-  }));
-  assert.ok(!("dispatch" in plain.rollout!));
+  for (const rollout of [{ dispatch: "workers" }, { ...served, dispatch: "workers" }]) {
+    assert.throws(
+      () => parse(rollout, "runs.sqlite"),
+      (err) =>
+        err instanceof ConfigError &&
+        /store.*a postgres:\/\/ URL with rollout.dispatch "workers"/s.test(err.message),
+    );
+    assert.equal(parse(rollout, "postgres://127.0.0.1/lab").rollout?.dispatch, "workers");
+  }
+  // Absent, configs hash as before: no dispatch key is added.
+  assert.ok(!("dispatch" in parse(served, "runs.sqlite").rollout!));
 });
 
 Deno.test({
@@ -112,6 +93,7 @@ Deno.test({
         sample: 0,
         question: { id: "q", problem: "1+1", answer: "2" },
         models: {},
+        weights: {},
       });
     } finally {
       await boss.stop({ graceful: false });

@@ -13,6 +13,7 @@ import {
   POSTGRES_URL,
   postgresStore,
   query,
+  smokeConfigFile,
   spawn,
   startWorker,
   workersConfigFile,
@@ -32,6 +33,52 @@ const schemaOf = (url: string) => new URL(url).searchParams.get("schema")!;
 /** `deno task train` in a subprocess; its exit code and output. */
 const train = (...args: string[]) => runCli("engine/cli/train.ts", ...args);
 
+/**
+ * A run on workers logged the local run's events: same ids, order and types; payloads equal but
+ * for the config, the rollout logprobs (float rounding of other batches: within 1e-3) and what
+ * compares them with the trainer's (`oldLogprobDrift`; with servers, `rolloutMismatch`): every
+ * update (losses, norms, parameter hashes) is the local run's bit for bit.
+ */
+function assertLocalRun(
+  logged: readonly StoredEvent<NewEvent>[],
+  local: readonly StoredEvent<NewEvent>[],
+  sampledBy: "servers" | "workers",
+): void {
+  assert.deepEqual(logged.map((e) => [e.version, e.type]), local.map((e) => [e.version, e.type]));
+  let largest = 0;
+  for (const [i, e] of logged.entries()) {
+    const l = local[i];
+    if (e.type === "run.started") continue;
+    if (e.type === "turn.generated" && l.type === "turn.generated") {
+      const { logprobs, ...rest } = e.data;
+      const { logprobs: localLogprobs, ...localRest } = l.data;
+      assert.deepEqual(rest, localRest, `turn event ${e.version}`);
+      logprobs.forEach((v, j) => largest = Math.max(largest, Math.abs(v - localLogprobs[j])));
+      continue;
+    }
+    if (e.type === "gradient_step.applied" && l.type === "gradient_step.applied") {
+      const { rolloutMismatch, oldLogprobDrift, ...rest } = e.data;
+      const { oldLogprobDrift: localDrift, ...localRest } = l.data;
+      assert.equal(rolloutMismatch !== undefined, sampledBy === "servers", "rolloutMismatch");
+      assert.ok(Math.abs(oldLogprobDrift! - localDrift!) < 1e-4, `${oldLogprobDrift}`);
+      assert.deepEqual(rest, localRest, `update event ${e.version}`);
+      continue;
+    }
+    assert.deepEqual(e.data, l.data, `${e.type} event ${e.version}`);
+  }
+  console.log(`${logged.length} events equal; largest logprob difference ${largest}`);
+  assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
+}
+
+/** Both workers played episodes, each episode once. */
+async function assertPlayedByTwo(url: string): Promise<void> {
+  const played = await query<{ worker: string; n: string }>(
+    `SELECT worker, count(*) AS n FROM ${schemaOf(url)}_rollouts.played_episodes GROUP BY worker`,
+  );
+  console.log(played);
+  assert.equal(played.length, 2, `episodes by worker: ${JSON.stringify(played)}`);
+}
+
 Deno.test({
   name: "a trainer, two workers and two servers log the local backend's run of the smoke preset",
   ignore,
@@ -49,45 +96,8 @@ Deno.test({
 
     const local = await runInto(smokeConfig(join(tmp.root, "local.sqlite")), "local");
     assert.equal(local.error, null);
-    const logged = await events(pgStore.url, "workers");
-    // Every event at the same place with the same id and type; payloads equal but for the
-    // config, the servers' logprobs (float rounding of other batches) and the mismatch record.
-    assert.deepEqual(
-      logged.map((e) => [e.version, e.type]),
-      local.events.map((e) => [e.version, e.type]),
-    );
-    let largest = 0;
-    for (const [i, e] of logged.entries()) {
-      const l = local.events[i];
-      if (e.type === "run.started") continue;
-      if (e.type === "turn.generated" && l.type === "turn.generated") {
-        const { logprobs, ...rest } = e.data;
-        const { logprobs: localLogprobs, ...localRest } = l.data;
-        assert.deepEqual(rest, localRest, `turn event ${e.version}`);
-        logprobs.forEach((v, j) => largest = Math.max(largest, Math.abs(v - localLogprobs[j])));
-        continue;
-      }
-      if (e.type === "gradient_step.applied" && l.type === "gradient_step.applied") {
-        // What measures the rollout logprobs against the trainer's differs; the update (its
-        // losses, norms and resulting parameter hash) is the local run's bit for bit.
-        const { rolloutMismatch, oldLogprobDrift, ...rest } = e.data;
-        const { oldLogprobDrift: localDrift, ...localRest } = l.data;
-        assert.ok(rolloutMismatch, "the servers' logprobs were compared with the trainer's");
-        assert.ok(Math.abs(oldLogprobDrift! - localDrift!) < 1e-4, `${oldLogprobDrift}`);
-        assert.deepEqual(rest, localRest, `update event ${e.version}`);
-        continue;
-      }
-      assert.deepEqual(e.data, l.data, `${e.type} event ${e.version}`);
-    }
-    console.log(`${logged.length} events equal; largest logprob difference ${largest}`);
-    assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
-    // Both workers played; every episode once.
-    const played = await query<{ worker: string; n: string }>(
-      `SELECT worker, count(*) AS n FROM ${schemaOf(pgStore.url)}_rollouts.played_episodes ` +
-        "GROUP BY worker",
-    );
-    console.log(played);
-    assert.equal(played.length, 2, `episodes by worker: ${JSON.stringify(played)}`);
+    assertLocalRun(await events(pgStore.url, "workers"), local.events, "servers");
+    await assertPlayedByTwo(pgStore.url);
 
     const verify = await runCli("events/cli/verify.ts", "--store", pgStore.url);
     assert.equal(verify.code, 0, verify.stdout + verify.stderr);
@@ -297,5 +307,41 @@ Deno.test({
     const replay = await runCli("engine/cli/replay.ts", "cut", "--store", pgStore.url);
     assert.equal(replay.code, 0, replay.stdout + replay.stderr);
     assert.match(replay.stdout, /identical through step 1/);
+  },
+});
+
+Deno.test({
+  name:
+    "two workers sampling locally with the trainer's weights log the local run of the smoke preset",
+  ignore,
+  async fn() {
+    await using tmp = await tempFolder();
+    await using pgStore = postgresStore();
+    const config = await smokeConfigFile(tmp.root, { backend: "local", dispatch: "workers" });
+    await using w1 = await startWorker(pgStore.url, "--concurrency", "2");
+    await using w2 = await startWorker(pgStore.url, "--concurrency", "2");
+    const trained = await train(
+      "--config",
+      config,
+      "--run-id",
+      "local-workers",
+      "--store",
+      pgStore.url,
+    );
+    assert.equal(trained.code, 0, trained.stderr);
+    const local = await runInto(smokeConfig(join(tmp.root, "local.sqlite")), "local");
+    assert.equal(local.error, null);
+    assertLocalRun(await events(pgStore.url, "local-workers"), local.events, "workers");
+    await assertPlayedByTwo(pgStore.url);
+    const verify = await runCli("events/cli/verify.ts", "--store", pgStore.url);
+    assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+    const replay = await runCli("engine/cli/replay.ts", "local-workers", "--store", pgStore.url);
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /rollouts: keyed/);
+    assert.match(replay.stdout, /identical through step 1/);
+    w1.kill();
+    w2.kill();
+    assert.equal((await w1.status).code, 0, w1.stderr());
+    assert.equal((await w2.status).code, 0, w2.stderr());
   },
 });
