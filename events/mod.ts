@@ -95,6 +95,8 @@ export type {
   SubscribeOptions,
 } from "./store/event-store.ts";
 export { isPostgresUrl, openStore, type OpenStoreOptions } from "./store/open-store.ts";
+export { postgresOpenError } from "./store/postgres-open-error.ts";
+export { redactUrl } from "./store/postgres-backend.ts";
 export { DEFAULT_STORE } from "./cli/command.ts";
 export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
 

@@ -4,6 +4,7 @@
  * checked when the workflow is built (engine/workflows/roles.ts), so custom workflows are checked
  * like the built-in ones.
  */
+import { isPostgresUrl } from "../../events/mod.ts";
 import { MAX_ROLLOUT_EPISODES } from "./bounds.ts";
 import type { ConfigIssue } from "./errors.ts";
 import type { ExperimentConfig } from "./schema.ts";
@@ -112,8 +113,16 @@ function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
  */
 function checkRolloutBackend(config: ExperimentConfig): ConfigIssue[] {
   const r = config.rollout;
-  if (r?.backend !== "openai") return [];
   const issues: ConfigIssue[] = [];
+  if (r?.dispatch === "workers" && !isPostgresUrl(config.store)) {
+    issues.push({
+      key: "store",
+      value: config.store,
+      allowed: 'a postgres:// URL with rollout.dispatch "workers": the workers take episodes ' +
+        "from a queue in the run's Postgres database (e.g. --store postgres://host/db)",
+    });
+  }
+  if (r?.backend !== "openai") return issues;
   if (r.endpoints.length === 0) {
     issues.push({
       key: "rollout.endpoints",

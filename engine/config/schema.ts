@@ -178,6 +178,9 @@ export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
 /** Where agent turns are generated (docs/SCALE-OUT.md, "The rollout backend"). */
 export const ROLLOUT_BACKENDS = ["local", "openai"] as const;
 
+/** Who plays a step's episodes (docs/SCALE-OUT.md, "Rollout workers over Postgres"). */
+export const ROLLOUT_DISPATCH = ["trainer", "workers"] as const;
+
 const endpointUrl = z.url({ protocol: /^https?$/, error: "an http:// or https:// URL" });
 
 /**
@@ -207,6 +210,12 @@ export const rolloutSchema = z.strictObject({
   adapter_dir: z.string().min(1).optional().describe(
     "a folder every server can read (vLLM: any path; deno task serve: under its --lora-dir) " +
       "where each LoRA group's adapter is written after each update, as <group>-v<update>",
+  ),
+  // Optional without a default, so that configs (and hashes) of runs before it stay the same.
+  dispatch: z.enum(ROLLOUT_DISPATCH).optional().describe(
+    "who plays a step's episodes: trainer (absent: the training process) or workers (deno " +
+      "task worker processes taking them from a queue in the run's Postgres store; with the " +
+      "local backend they sample with the weights the trainer puts in the store's blobs)",
   ),
   tis_cap: z.number().min(0).lte(1000).default(2).describe(
     "truncated importance sampling: each token's policy loss is weighted by " +

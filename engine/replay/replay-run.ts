@@ -75,7 +75,8 @@ export interface ReplayOptions {
   readonly onProgress?: (progress: TrainProgress) => void;
   /**
    * Where the replay's turns come from: `keyed` re-samples them in-process with the recorded
-   * keyed draws and compares tokens (the default for runs on deno task serve servers), `recorded`
+   * keyed draws and compares tokens (the default for runs on deno task serve servers or rollout
+   * workers), `recorded`
    * takes the log's turns as given and re-executes rewards, advantages and updates (servers that
    * are not bit-reproducible: vLLM, SGLang). Default for local runs: sampled as recorded.
    */
@@ -175,7 +176,10 @@ export async function replayRun(
     atol: options.atol ?? 1e-4,
   });
   const rolloutBackend = config.rollout?.backend ?? "local";
-  const rollouts = options.rollouts ?? (rolloutBackend === "openai" ? "keyed" : "sampled");
+  // Turns sampled outside this process (servers, or rollout workers in their own batches) carry
+  // other batches' float rounding: re-sampled with their keyed draws and compared token for token.
+  const elsewhere = rolloutBackend === "openai" || config.rollout?.dispatch === "workers";
+  const rollouts = options.rollouts ?? (elsewhere ? "keyed" : "sampled");
   // An older run keeps the embedded weights it was trained on (or says which are missing).
   const embedded = await recordedEmbedded(log.events, runId);
   let end = to;

@@ -90,6 +90,28 @@ export function replaySpeaker(
       if (!agrees) return out;
       return { text: out.text, extra: { ...out.extra, logprobs: recorded.extra.logprobs } };
     };
+  const given = recordedSpeaker(turns, groups, agentToWg, settings);
+  return {
+    episode<T>(at: EpisodeCoordinates, run: (speak: Speak<TurnRecord>) => Promise<T>): Promise<T> {
+      if (mode === "recorded") return given.episode(at, run);
+      return speaker.episode(at, (speak) => run(keyed(at, speak)));
+    },
+  };
+}
+
+/**
+ * A speaker that answers every request with the recorded turn at its coordinates, its prompt
+ * tokens re-derived from the request (so a prompt that differs from the record shows): a replay's
+ * `recorded` mode, and a trainer rebuilding the episodes its rollout workers played.
+ *
+ * @example const speaker = recordedSpeaker(turns, groups, config.agent_to_wg, settings);
+ */
+export function recordedSpeaker(
+  turns: RecordedTurns,
+  groups: ReadonlyMap<string, Pick<SpeakingPolicy, "spec" | "tokenizer">>,
+  agentToWg: Readonly<Record<string, string>>,
+  settings: Pick<SpeakerSettings, "maxTokens">,
+) {
   const given = (at: EpisodeCoordinates): Speak<TurnRecord> => (request) => {
     const recorded = turns.get(turnKey(at, request.turn));
     if (!recorded) {
@@ -109,8 +131,7 @@ export function replaySpeaker(
   };
   return {
     episode<T>(at: EpisodeCoordinates, run: (speak: Speak<TurnRecord>) => Promise<T>): Promise<T> {
-      if (mode === "recorded") return run(given(at));
-      return speaker.episode(at, (speak) => run(keyed(at, speak)));
+      return run(given(at));
     },
   };
 }

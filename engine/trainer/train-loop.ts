@@ -28,7 +28,8 @@ import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
 import { endpointPool } from "./endpoint-pool.ts";
 import type { RecordedTurns, ReplayRollouts } from "./recorded-turns.ts";
-import { workflowRollouts } from "./rollouts.ts";
+import { type RolloutFn, workflowRollouts } from "./rollouts.ts";
+import { workerRollouts } from "../workers/mod.ts";
 import { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
 import { rolloutEvents } from "./run-events.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
@@ -150,6 +151,7 @@ export async function runTraining(
   const lease = sink.store ? await holdRunLease(sink.store, runId) : undefined;
   let step = resume?.step ?? 0;
   let stage: TrainProgress["stage"] = "rollout";
+  let workers: AsyncDisposable | undefined;
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
     let served: ServedAdapters | undefined;
@@ -160,11 +162,26 @@ export async function runTraining(
       served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups, options.embedded);
       servers = { endpoints, served };
     }
-    const rollout = workflowRollouts(config, workflow, pool.groups, {
-      continuous: options.continuousBatching,
-      servers,
-      replay: options.replayRollouts,
-    });
+    let rollout: RolloutFn;
+    // Workers need the run's store (replay's comparer has none: it samples in-process).
+    if (config.rollout?.dispatch === "workers" && !options.replayRollouts && sink.store) {
+      // Rollout workers play the episodes (engine/workers), with the adapters the trainer
+      // publishes to the servers, or with its weights put in the store's blobs.
+      const weights = served
+        ? { kind: "served" as const, served }
+        : { kind: "blobs" as const, putBlob: (bytes: Uint8Array) => sink.putBlob(bytes) };
+      const dispatched = await workerRollouts(config, workflow, pool.groups, runId, weights, {
+        warn: (line) => console.error(`warning: ${line}`),
+      });
+      workers = dispatched;
+      rollout = dispatched.rollout;
+    } else {
+      rollout = workflowRollouts(config, workflow, pool.groups, {
+        continuous: options.continuousBatching,
+        servers,
+        replay: options.replayRollouts,
+      });
+    }
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
@@ -257,6 +274,7 @@ export async function runTraining(
     }]).catch(() => {});
     throw err;
   } finally {
+    await workers?.[Symbol.asyncDispose]();
     await lease?.release();
     await pool.release();
   }

@@ -32,6 +32,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   replay: () => import("../replay/replay-bench.ts"),
   serve: () => import("./serve-bench.ts"),
   web: () => import("../web/bench-web.ts"),
+  workers: () => import("./workers-bench.ts"),
 };
 
 const cli = defineCommand({
