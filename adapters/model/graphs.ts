@@ -185,6 +185,32 @@ export function buildDecodeGraph(spec: DecoderSpec): ModelGraph {
 }
 
 /**
+ * Append decode: like `buildDecodeGraph`, but the cache [batch, kvHeads, capacity, headDim] has
+ * room beyond its real positions (the mask [batch, capacity+1] marks them, then the new token)
+ * and the outputs are the logits and only the new token's keys/values [batch, kvHeads, 1,
+ * headDim], on the host: the caller writes them into its cache in place, so no run copies the
+ * cache (the concatenation `buildDecodeGraph` outputs costs a copy of it per token).
+ *
+ * @example const g = buildAppendDecodeGraph(spec); // outputs logits, present_key:i, present_value:i
+ */
+export function buildAppendDecodeGraph(spec: DecoderSpec): ModelGraph {
+  const c = spec.config;
+  const g = new Graph("append-decode");
+  const params = paramInputs(g, spec);
+  const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", 1]);
+  const cacheShape = ["batch", c.numKvHeads, "capacity", c.headDim];
+  const past = Array.from({ length: c.numLayers }, (_, i) => ({
+    key: g.input(MODEL_IO.pastKey(i), "float32", cacheShape),
+    value: g.input(MODEL_IO.pastValue(i), "float32", cacheShape),
+  }));
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "capacity+1"]);
+  const out = decoder(spec, { params, tokens, attentionMask, past }, "append");
+  g.output(out.logits, MODEL_IO.logits);
+  publishCache(g, out.present);
+  return finish(g);
+}
+
+/**
  * Cache rows: each layer's keys/values [batch, kvHeads, past, headDim] -> [rows, ...] with row r
  * a copy of cache row `cache_rows[r]`, on the device. Generation prefills each distinct prompt
  * once and copies its cache to every row that shares it.
