@@ -48,6 +48,7 @@ import {
   softmax,
   split,
   sqrt,
+  squeeze,
   sub,
   tensor,
   transpose,
@@ -197,22 +198,27 @@ function attention(
   const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
   let kh = transpose(k, [0, 2, 1, 3]);
   let vh = transpose(v, [0, 2, 1, 3]);
-  const scoresOf = (keys: Value) => matMul(qh, transpose(unsqueeze(keys, [2]), [0, 1, 2, 4, 3]));
-  const weigh = (weights: Value, values: Value) => matMul(weights, unsqueeze(values, [2]));
-  let mixed: Value;
   if (past && ctx.append) {
-    // The cached positions' scores, then the new token's; one softmax over both (the mask's last
-    // column is the new token), its weights split back: no copy of the cache.
-    const scores = add(concat([scoresOf(past.key), scoresOf(kh)], 4), ctx.maskBias);
-    const [cached, fresh] = split(softmax(scores, -1), 4, [past.key.shape[2], 1]);
-    mixed = add(weigh(cached, past.value), weigh(fresh, vh));
-  } else {
-    if (past) {
-      kh = concat([past.key, kh], 2);
-      vh = concat([past.value, vh], 2);
-    }
-    mixed = weigh(softmax(add(scoresOf(kh), ctx.maskBias), -1), vh);
+    // One query per row: fold the query heads of a kv head into the rows of one product, [batch,
+    // kvHeads, groups, headDim], so each cached key and value is read once per kv head, not once
+    // per query head. The cached positions' scores, then the new token's; one softmax over both
+    // (the mask's last column is the new token), its weights split back: no copy of the cache.
+    const queries = reshape(qh, [batch, c.numKvHeads, groups, c.headDim]);
+    const scoresOf = (keys: Value) => matMul(queries, transpose(keys, [0, 1, 3, 2]));
+    const bias = squeeze(ctx.maskBias, [3]);
+    const scores = add(concat([scoresOf(past.key), scoresOf(kh)], 3), bias);
+    const [cached, fresh] = split(softmax(scores, -1), 3, [past.key.shape[2], 1]);
+    const heads = add(matMul(cached, past.value), matMul(fresh, vh));
+    const merged = reshape(heads, [-1, c.numHeads * c.headDim]);
+    return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };
   }
+  if (past) {
+    kh = concat([past.key, kh], 2);
+    vh = concat([past.value, vh], 2);
+  }
+  const keysT = transpose(unsqueeze(kh, [2]), [0, 1, 2, 4, 3]);
+  const scores = add(matMul(qh, keysT), ctx.maskBias);
+  const mixed = matMul(softmax(scores, -1), unsqueeze(vh, [2]));
   const merged = reshape(transpose(mixed, [0, 3, 1, 2, 4]), [-1, c.numHeads * c.headDim]);
   return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };
 }
