@@ -24,7 +24,7 @@ import { hostTensor } from "../onnx/runtime/mod.ts";
 import { logprobTemperature } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
 import { MODEL_IO } from "./graphs.ts";
-import { type HostCacheRows, HostKvCache } from "./host-kv-cache.ts";
+import { HostKvCache } from "./host-kv-cache.ts";
 import type { DecoderSpec } from "./parameters.ts";
 import type { ParamFeeds } from "./weights.ts";
 
@@ -332,34 +332,59 @@ export function openContinuousBatch(
     return Object.freeze({ kind: "finished", sequence: r.sequence, row });
   }
 
-  /** Prefills the newcomers (each distinct prompt once) and picks their first tokens. */
+  /**
+   * Prefills the newcomers (each distinct prompt once) and picks their first tokens. With a host
+   * cache, prompts of unlike lengths prefill apart (`lengthBuckets`), each padded only to the
+   * longest of its own bucket, since the splice copies any number of caches; a device cache
+   * joins one prefill's cache.
+   */
   async function admit(newcomers: readonly Row[]) {
     const prompts = newcomers.map((r) => r.request.prompt);
     const shared = sharePrompts
       ? distinctPrompts(prompts)
       : { distinct: prompts, rowOf: prompts.map((_, i) => i) };
-    const rows = shared.distinct.length;
-    const joinWidth = Math.max(...shared.distinct.map((p) => p.length));
-    const tokens = new Int32Array(rows * joinWidth).fill(pad);
-    const mask = new Float32Array(rows * joinWidth);
-    shared.distinct.forEach((p, r) => {
-      tokens.set(p, (r + 1) * joinWidth - p.length);
-      mask.fill(1, (r + 1) * joinWidth - p.length, (r + 1) * joinWidth);
-    });
-    const result = await sessions.prefill.run({
-      ...params,
-      [MODEL_IO.tokens]: hostTensor("int32", [rows, joinWidth], tokens),
-      [MODEL_IO.attentionMask]: hostTensor("float32", [rows, joinWidth], mask),
-    });
-    const joinCache: Cache = sessions.kind === "host-cache"
-      ? HostKvCache.fromPrefill(spec, result.host)
-      : takeCache(result.device, layers);
-    const logits = result.host[MODEL_IO.logits].data as Float32Array;
-    newcomers.forEach((r, i) => {
-      const at = shared.rowOf[i];
-      pick(r, logits.subarray(at * vocab, (at + 1) * vocab));
-    });
-    return { cache: joinCache, width: joinWidth, rowOf: shared.rowOf, newcomers };
+    const buckets = sessions.kind === "host-cache"
+      ? lengthBuckets(shared.distinct)
+      : [shared.distinct.map((_, i) => i)];
+    const caches: Cache[] = [];
+    const widths: number[] = [];
+    // Where each distinct prompt's cache row and logits are.
+    const place: { part: number; row: number; logits: Float32Array }[] = [];
+    try {
+      for (const members of buckets) {
+        const rows = members.length;
+        const joinWidth = Math.max(...members.map((d) => shared.distinct[d].length));
+        const tokens = new Int32Array(rows * joinWidth).fill(pad);
+        const mask = new Float32Array(rows * joinWidth);
+        members.forEach((d, r) => {
+          const p = shared.distinct[d];
+          tokens.set(p, (r + 1) * joinWidth - p.length);
+          mask.fill(1, (r + 1) * joinWidth - p.length, (r + 1) * joinWidth);
+        });
+        const result = await sessions.prefill.run({
+          ...params,
+          [MODEL_IO.tokens]: hostTensor("int32", [rows, joinWidth], tokens),
+          [MODEL_IO.attentionMask]: hostTensor("float32", [rows, joinWidth], mask),
+        });
+        const part = caches.length;
+        caches.push(
+          sessions.kind === "host-cache"
+            ? HostKvCache.fromPrefill(spec, result.host)
+            : takeCache(result.device, layers),
+        );
+        widths.push(joinWidth);
+        const logits = result.host[MODEL_IO.logits].data as Float32Array;
+        members.forEach((d, row) => {
+          place[d] = { part, row, logits: logits.subarray(row * vocab, (row + 1) * vocab) };
+        });
+      }
+    } catch (error) {
+      caches.forEach(disposeCache);
+      throw error;
+    }
+    newcomers.forEach((r, i) => pick(r, place[shared.rowOf[i]].logits));
+    const from = newcomers.map((_, i) => place[shared.rowOf[i]]);
+    return { caches, widths, from, newcomers };
   }
 
   /**
@@ -373,9 +398,9 @@ export function openContinuousBatch(
     const kept = batch.filter((r) => !ended(r));
     const joining = join === null
       ? []
-      : join.newcomers.flatMap((r, i) => ended(r) ? [] : [{ row: r, from: join.rowOf[i] }]);
+      : join.newcomers.flatMap((r, i) => ended(r) ? [] : [{ row: r, from: join.from[i] }]);
     if (kept.length + joining.length === 0) {
-      disposeCache(join?.cache ?? null);
+      join?.caches.forEach(disposeCache);
       dropCache();
       return;
     }
@@ -395,12 +420,17 @@ export function openContinuousBatch(
       if (!leave && !trim) return;
     }
     const keptRows = kept.map((r) => batch.indexOf(r));
-    const joinRows = joining.map((j) => j.from);
     let next: Cache;
     if (sessions.kind === "host-cache") {
-      const parts: HostCacheRows[] = [];
+      const parts: { cache: HostKvCache; rows: number[] }[] = [];
       if (cache !== null) parts.push({ cache: cache as HostKvCache, rows: keptRows });
-      if (join !== null) parts.push({ cache: join.cache as HostKvCache, rows: joinRows });
+      // The newcomers in admission order, one part per run of rows from one prefill.
+      for (const { from } of joining) {
+        const source = join!.caches[from.part] as HostKvCache;
+        const last = parts.at(-1);
+        if (last?.cache === source) last.rows.push(from.row);
+        else parts.push({ cache: source, rows: [from.row] });
+      }
       // Room for every decode until all these rows end: each adds one column.
       const room = Math.max(
         ...[...kept, ...joining.map((j) => j.row)].map((r) =>
@@ -413,14 +443,16 @@ export function openContinuousBatch(
         sessions,
         layers,
         cache === null ? null : { cache: cache as DeviceCache, width, rows: keptRows },
-        joining.length === 0
-          ? null
-          : { cache: join!.cache as DeviceCache, width: join!.width, rows: joinRows },
+        joining.length === 0 ? null : {
+          cache: join!.caches[0] as DeviceCache,
+          width: join!.widths[0],
+          rows: joining.map((j) => j.from.row),
+        },
         target,
       );
     }
     if (next !== cache) disposeCache(cache);
-    if (join !== null && next !== join.cache) disposeCache(join.cache);
+    join?.caches.forEach((c) => c !== next && disposeCache(c));
     cache = next;
     batch = [...kept, ...joining.map((j) => j.row)];
     width = target;
@@ -472,18 +504,18 @@ export function openContinuousBatch(
       Math.min(queue.length, room) >= running.length;
     const newcomers = admitNow ? queue.splice(0, room) : [];
     admitting = newcomers;
-    // The newcomers' prefill cache until the splice takes it over (or frees it).
-    let joinCache: Cache | null = null;
+    // The newcomers' prefill caches until the splice takes them over (or frees them).
+    let joinCaches: readonly Cache[] = [];
     try {
       const join = newcomers.length > 0 ? await admit(newcomers) : null;
-      joinCache = join?.cache ?? null;
+      joinCaches = join?.caches ?? [];
       await splice(join);
-      joinCache = null;
+      joinCaches = [];
       if (batch.some((r) => !ended(r))) await decodeStep();
     } catch (error) {
       // A failed run leaves the cache unknown: every row in it or joining it fails.
       for (const r of [...batch, ...newcomers]) if (!ended(r)) r.failure = { error };
-      disposeCache(joinCache);
+      joinCaches.forEach(disposeCache);
       dropCache();
     }
     admitting = [];
@@ -605,6 +637,26 @@ async function spliceDevice(
 
 function cacheRowCount(cache: DeviceCache): number {
   return cache[MODEL_IO.pastKey(0)].dims[0];
+}
+
+/**
+ * Indices of `prompts` in groups to prefill together: longest first, a prompt joining the current
+ * group while it is at least three quarters of the group's longest (so no row is padded by more
+ * than a third of its length); ties keep submission order. A function of the lengths alone.
+ *
+ * @example lengthBuckets([[1, 2, 3, 4], [1], [5, 6, 7]]) // [[0, 2], [1]]
+ */
+export function lengthBuckets(prompts: readonly (readonly number[])[]): number[][] {
+  const order = prompts.map((_, i) => i).sort((a, b) =>
+    prompts[b].length - prompts[a].length || a - b
+  );
+  const buckets: number[][] = [];
+  for (const i of order) {
+    const current = buckets.at(-1);
+    if (current && prompts[i].length * 4 >= prompts[current[0]].length * 3) current.push(i);
+    else buckets.push([i]);
+  }
+  return buckets;
 }
 
 /** For each prompt, the index of its first occurrence among the distinct prompts. */

@@ -5,6 +5,7 @@ import {
   type Generator,
   type TokenChooser,
 } from "../../adapters/model/generate.ts";
+import { lengthBuckets } from "../../adapters/model/continuous-batch.ts";
 import { ModelError } from "../../adapters/model/errors.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
 import { type ParamFeeds, uploadBase } from "../../adapters/model/weights.ts";
@@ -16,6 +17,13 @@ const LOGPROB_TOLERANCE = 1e-5;
 
 // The KV cache in device tensors grown by the decode graph, and in host memory grown in place.
 const CACHES = ["host", "device"] as const;
+
+Deno.test("prompts prefill in buckets of like length, longest first, submission order within a length", () => {
+  const lengths = [120, 300, 131, 310, 240, 302, 131, 1];
+  const prompts = lengths.map((n) => Array.from({ length: n }, (_, i) => i % 7));
+  assert.deepEqual(lengthBuckets(prompts), [[3, 5, 1, 4], [2, 6, 0], [7]]);
+  assert.deepEqual(lengthBuckets([]), []);
+});
 
 Deno.test("host and device KV caches give the same tokens, logprobs to float32 rounding, through joins and leaves", async () => {
   const model = await tinyModel("Qwen2ForCausalLM");
