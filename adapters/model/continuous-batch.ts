@@ -9,7 +9,9 @@
  * each row's next token. It follows vLLM's iteration-level scheduler (vllm/v1/core/sched/
  * scheduler.py, `Scheduler.schedule`: the RUNNING requests first, then the WAITING queue in
  * arrival order while `len(self.running) < self.max_num_running_reqs`), without paging: here the
- * cache is one dense tensor per layer that the splice graph rebuilds when the rows change.
+ * cache is one dense tensor per layer, rebuilt when the rows change (by the splice graphs on a
+ * GPU; on the host, a `HostKvCache` copied once with room for the rows' remaining tokens, which
+ * decode then fills in place, one column per token).
  *
  * Every token is the request's own `choose(logits, index)`, so a sequence's tokens never depend
  * on which other rows share its batch; the batch only changes float32 rounding in the logits'
@@ -22,6 +24,7 @@ import { hostTensor } from "../onnx/runtime/mod.ts";
 import { logprobTemperature } from "../onnx/train-step-spec.ts";
 import { ModelError } from "./errors.ts";
 import { MODEL_IO } from "./graphs.ts";
+import { HostKvCache } from "./host-kv-cache.ts";
 import type { DecoderSpec } from "./parameters.ts";
 import type { ParamFeeds } from "./weights.ts";
 
@@ -150,8 +153,17 @@ export interface ContinuousBatch {
   close(): Promise<void>;
 }
 
-/** The loaded graphs a batch runs. */
-export interface BatchSessions {
+/**
+ * The loaded graphs a batch runs. `device-cache`: the cache stays in the runtime's memory (a GPU)
+ * and graphs copy it (decode outputs the grown cache, splice graphs gather rows and columns).
+ * `host-cache`: where device memory is the host's (cpu, wasm), the cache is a `HostKvCache`
+ * that decode extends in place and splices copy in JS, so no run copies the whole cache.
+ */
+export type BatchSessions = DeviceCacheSessions | HostCacheSessions;
+
+/** Sessions of a cache kept on the device. */
+export interface DeviceCacheSessions {
+  readonly kind: "device-cache";
   readonly prefill: Session;
   readonly decode: Session;
   /** Row gather of the cache (`buildCacheRowsGraph`). */
@@ -162,7 +174,17 @@ export interface BatchSessions {
   readonly cacheJoin: Session;
 }
 
-type Cache = Record<string, DeviceTensor>;
+/** Sessions of a host cache. */
+export interface HostCacheSessions {
+  readonly kind: "host-cache";
+  /** `buildPrefillGraph` loaded with every output on the host. */
+  readonly prefill: Session;
+  /** `buildAppendDecodeGraph`. */
+  readonly decode: Session;
+}
+
+type DeviceCache = Record<string, DeviceTensor>;
+type Cache = DeviceCache | HostKvCache;
 
 /** A sequence's state while it is queued or running. */
 interface Row {
@@ -310,32 +332,59 @@ export function openContinuousBatch(
     return Object.freeze({ kind: "finished", sequence: r.sequence, row });
   }
 
-  /** Prefills the newcomers (each distinct prompt once) and picks their first tokens. */
+  /**
+   * Prefills the newcomers (each distinct prompt once) and picks their first tokens. With a host
+   * cache, prompts of unlike lengths prefill apart (`lengthBuckets`), each padded only to the
+   * longest of its own bucket, since the splice copies any number of caches; a device cache
+   * joins one prefill's cache.
+   */
   async function admit(newcomers: readonly Row[]) {
     const prompts = newcomers.map((r) => r.request.prompt);
     const shared = sharePrompts
       ? distinctPrompts(prompts)
       : { distinct: prompts, rowOf: prompts.map((_, i) => i) };
-    const rows = shared.distinct.length;
-    const joinWidth = Math.max(...shared.distinct.map((p) => p.length));
-    const tokens = new Int32Array(rows * joinWidth).fill(pad);
-    const mask = new Float32Array(rows * joinWidth);
-    shared.distinct.forEach((p, r) => {
-      tokens.set(p, (r + 1) * joinWidth - p.length);
-      mask.fill(1, (r + 1) * joinWidth - p.length, (r + 1) * joinWidth);
-    });
-    const result = await sessions.prefill.run({
-      ...params,
-      [MODEL_IO.tokens]: hostTensor("int32", [rows, joinWidth], tokens),
-      [MODEL_IO.attentionMask]: hostTensor("float32", [rows, joinWidth], mask),
-    });
-    const joinCache = takeCache(result.device, layers);
-    const logits = result.host[MODEL_IO.logits].data as Float32Array;
-    newcomers.forEach((r, i) => {
-      const at = shared.rowOf[i];
-      pick(r, logits.subarray(at * vocab, (at + 1) * vocab));
-    });
-    return { cache: joinCache, width: joinWidth, rowOf: shared.rowOf, newcomers };
+    const buckets = sessions.kind === "host-cache"
+      ? lengthBuckets(shared.distinct)
+      : [shared.distinct.map((_, i) => i)];
+    const caches: Cache[] = [];
+    const widths: number[] = [];
+    // Where each distinct prompt's cache row and logits are.
+    const place: { part: number; row: number; logits: Float32Array }[] = [];
+    try {
+      for (const members of buckets) {
+        const rows = members.length;
+        const joinWidth = Math.max(...members.map((d) => shared.distinct[d].length));
+        const tokens = new Int32Array(rows * joinWidth).fill(pad);
+        const mask = new Float32Array(rows * joinWidth);
+        members.forEach((d, r) => {
+          const p = shared.distinct[d];
+          tokens.set(p, (r + 1) * joinWidth - p.length);
+          mask.fill(1, (r + 1) * joinWidth - p.length, (r + 1) * joinWidth);
+        });
+        const result = await sessions.prefill.run({
+          ...params,
+          [MODEL_IO.tokens]: hostTensor("int32", [rows, joinWidth], tokens),
+          [MODEL_IO.attentionMask]: hostTensor("float32", [rows, joinWidth], mask),
+        });
+        const part = caches.length;
+        caches.push(
+          sessions.kind === "host-cache"
+            ? HostKvCache.fromPrefill(spec, result.host)
+            : takeCache(result.device, layers),
+        );
+        widths.push(joinWidth);
+        const logits = result.host[MODEL_IO.logits].data as Float32Array;
+        members.forEach((d, row) => {
+          place[d] = { part, row, logits: logits.subarray(row * vocab, (row + 1) * vocab) };
+        });
+      }
+    } catch (error) {
+      caches.forEach(disposeCache);
+      throw error;
+    }
+    newcomers.forEach((r, i) => pick(r, place[shared.rowOf[i]].logits));
+    const from = newcomers.map((_, i) => place[shared.rowOf[i]]);
+    return { caches, widths, from, newcomers };
   }
 
   /**
@@ -349,9 +398,9 @@ export function openContinuousBatch(
     const kept = batch.filter((r) => !ended(r));
     const joining = join === null
       ? []
-      : join.newcomers.flatMap((r, i) => ended(r) ? [] : [{ row: r, from: join.rowOf[i] }]);
+      : join.newcomers.flatMap((r, i) => ended(r) ? [] : [{ row: r, from: join.from[i] }]);
     if (kept.length + joining.length === 0) {
-      disposeCache(join?.cache ?? null);
+      join?.caches.forEach(disposeCache);
       dropCache();
       return;
     }
@@ -370,46 +419,40 @@ export function openContinuousBatch(
       const trim = dropFinished && (width - target) * 4 >= width;
       if (!leave && !trim) return;
     }
-    // Output column c copies source column c - (target - sourceWidth), clamped to 0: padding on
-    // the left when the source is narrower, leading columns dropped when it is wider.
-    const columns = (sourceWidth: number) =>
-      Int32Array.from({ length: target }, (_, c) => Math.max(0, c - (target - sourceWidth)));
-    const index = (xs: ArrayLike<number>) => hostTensor("int32", [xs.length], Int32Array.from(xs));
     const keptRows = kept.map((r) => batch.indexOf(r));
     let next: Cache;
-    if (cache !== null && joining.length > 0) {
-      const result = await sessions.cacheJoin.run({
-        ...cacheFeeds(cache, layers, MODEL_IO.pastKey, MODEL_IO.pastValue),
-        ...cacheFeeds(join!.cache, layers, MODEL_IO.joinKey, MODEL_IO.joinValue),
-        [MODEL_IO.cacheRows]: index(keptRows),
-        [MODEL_IO.cacheColumns]: index(columns(width)),
-        [MODEL_IO.joinRows]: index(joining.map((j) => j.from)),
-        [MODEL_IO.joinColumns]: index(columns(join!.width)),
-      });
-      next = takeCache(result.device, layers);
-    } else {
-      const [source, sourceWidth, rows] = cache !== null
-        ? [cache, width, keptRows]
-        : [join!.cache, join!.width, joining.map((j) => j.from)];
-      const identity = rows.length === cacheRowCount(source) && rows.every((from, i) => from === i);
-      if (identity && sourceWidth === target) {
-        next = source;
-      } else {
-        const feeds = {
-          ...cacheFeeds(source, layers, MODEL_IO.pastKey, MODEL_IO.pastValue),
-          [MODEL_IO.cacheRows]: index(rows),
-        };
-        const result = sourceWidth === target
-          ? await sessions.cacheRows.run(feeds)
-          : await sessions.cacheSelect.run({
-            ...feeds,
-            [MODEL_IO.cacheColumns]: index(columns(sourceWidth)),
-          });
-        next = takeCache(result.device, layers);
+    if (sessions.kind === "host-cache") {
+      const parts: { cache: HostKvCache; rows: number[] }[] = [];
+      if (cache !== null) parts.push({ cache: cache as HostKvCache, rows: keptRows });
+      // The newcomers in admission order, one part per run of rows from one prefill.
+      for (const { from } of joining) {
+        const source = join!.caches[from.part] as HostKvCache;
+        const last = parts.at(-1);
+        if (last?.cache === source) last.rows.push(from.row);
+        else parts.push({ cache: source, rows: [from.row] });
       }
+      // Room for every decode until all these rows end: each adds one column.
+      const room = Math.max(
+        ...[...kept, ...joining.map((j) => j.row)].map((r) =>
+          r.request.maxTokens - r.tokens.length
+        ),
+      );
+      next = HostKvCache.splice(spec, parts, target, room);
+    } else {
+      next = await spliceDevice(
+        sessions,
+        layers,
+        cache === null ? null : { cache: cache as DeviceCache, width, rows: keptRows },
+        joining.length === 0 ? null : {
+          cache: join!.caches[0] as DeviceCache,
+          width: join!.widths[0],
+          rows: joining.map((j) => j.from.row),
+        },
+        target,
+      );
     }
     if (next !== cache) disposeCache(cache);
-    if (join !== null && next !== join.cache) disposeCache(join.cache);
+    join?.caches.forEach((c) => c !== next && disposeCache(c));
     cache = next;
     batch = [...kept, ...joining.map((j) => j.row)];
     width = target;
@@ -418,23 +461,31 @@ export function openContinuousBatch(
   async function decodeStep(): Promise<void> {
     const rows = batch.length;
     const next = Int32Array.from(batch, (r) => ended(r) ? pad : r.tokens.at(-1)!);
-    // Row b's real positions are its last pastLength columns, then the token fed now. A finished
-    // row still in the batch keeps a stale span; its outputs are never read.
-    const span = width + 1;
+    const host = sessions.kind === "host-cache" ? cache as HostKvCache : null;
+    // Row b's real positions are its last pastLength columns before `width`, then (the mask's
+    // last column) the token fed now; a host cache's columns from `width` on are room, masked. A
+    // finished row still in the batch keeps a stale span; its outputs are never read.
+    const span = (host?.capacity ?? width) + 1;
     const mask = new Float32Array(rows * span);
-    batch.forEach((r, b) =>
-      mask.fill(1, (b + 1) * span - 1 - Math.min(pastLength(r), width), (b + 1) * span)
-    );
+    batch.forEach((r, b) => {
+      mask.fill(1, b * span + width - Math.min(pastLength(r), width), b * span + width);
+      mask[(b + 1) * span - 1] = 1;
+    });
     const result = await sessions.decode.run({
       ...params,
-      ...cacheFeeds(cache!, layers, MODEL_IO.pastKey, MODEL_IO.pastValue),
+      ...(host?.feeds() ??
+        cacheFeeds(cache as DeviceCache, layers, MODEL_IO.pastKey, MODEL_IO.pastValue)),
       [MODEL_IO.tokens]: hostTensor("int32", [rows, 1], next),
       [MODEL_IO.attentionMask]: hostTensor("float32", [rows, span], mask),
     });
-    const grown = takeCache(result.device, layers);
-    disposeCache(cache);
-    cache = grown;
-    width = span;
+    if (host !== null) {
+      host.append(result.host);
+    } else {
+      const grown = takeCache(result.device, layers);
+      disposeCache(cache);
+      cache = grown;
+    }
+    width++;
     const logits = result.host[MODEL_IO.logits].data as Float32Array;
     batch.forEach((r, b) => {
       if (!ended(r)) pick(r, logits.subarray(b * vocab, (b + 1) * vocab));
@@ -453,18 +504,18 @@ export function openContinuousBatch(
       Math.min(queue.length, room) >= running.length;
     const newcomers = admitNow ? queue.splice(0, room) : [];
     admitting = newcomers;
-    // The newcomers' prefill cache until the splice takes it over (or frees it).
-    let joinCache: Cache | null = null;
+    // The newcomers' prefill caches until the splice takes them over (or frees them).
+    let joinCaches: readonly Cache[] = [];
     try {
       const join = newcomers.length > 0 ? await admit(newcomers) : null;
-      joinCache = join?.cache ?? null;
+      joinCaches = join?.caches ?? [];
       await splice(join);
-      joinCache = null;
+      joinCaches = [];
       if (batch.some((r) => !ended(r))) await decodeStep();
     } catch (error) {
       // A failed run leaves the cache unknown: every row in it or joining it fails.
       for (const r of [...batch, ...newcomers]) if (!ended(r)) r.failure = { error };
-      disposeCache(joinCache);
+      joinCaches.forEach(disposeCache);
       dropCache();
     }
     admitting = [];
@@ -534,8 +585,78 @@ export function openContinuousBatch(
   });
 }
 
-function cacheRowCount(cache: Cache): number {
+/** Rows of a device cache of `width` columns to splice. */
+interface DeviceCacheRows {
+  readonly cache: DeviceCache;
+  readonly width: number;
+  readonly rows: readonly number[];
+}
+
+/**
+ * The device splice: `running`'s rows then `join`'s (at least one of them), right-aligned to
+ * `target` columns by the splice graphs; the source itself when nothing moves.
+ */
+async function spliceDevice(
+  sessions: DeviceCacheSessions,
+  layers: number,
+  running: DeviceCacheRows | null,
+  join: DeviceCacheRows | null,
+  target: number,
+): Promise<DeviceCache> {
+  // Output column c copies source column c - (target - sourceWidth), clamped to 0: padding on
+  // the left when the source is narrower, leading columns dropped when it is wider.
+  const columns = (sourceWidth: number) =>
+    Int32Array.from({ length: target }, (_, c) => Math.max(0, c - (target - sourceWidth)));
+  const index = (xs: ArrayLike<number>) => hostTensor("int32", [xs.length], Int32Array.from(xs));
+  if (running !== null && join !== null) {
+    const result = await sessions.cacheJoin.run({
+      ...cacheFeeds(running.cache, layers, MODEL_IO.pastKey, MODEL_IO.pastValue),
+      ...cacheFeeds(join.cache, layers, MODEL_IO.joinKey, MODEL_IO.joinValue),
+      [MODEL_IO.cacheRows]: index(running.rows),
+      [MODEL_IO.cacheColumns]: index(columns(running.width)),
+      [MODEL_IO.joinRows]: index(join.rows),
+      [MODEL_IO.joinColumns]: index(columns(join.width)),
+    });
+    return takeCache(result.device, layers);
+  }
+  const { cache: source, width: sourceWidth, rows } = (running ?? join)!;
+  const identity = rows.length === cacheRowCount(source) && rows.every((from, i) => from === i);
+  if (identity && sourceWidth === target) return source;
+  const feeds = {
+    ...cacheFeeds(source, layers, MODEL_IO.pastKey, MODEL_IO.pastValue),
+    [MODEL_IO.cacheRows]: index(rows),
+  };
+  const result = sourceWidth === target
+    ? await sessions.cacheRows.run(feeds)
+    : await sessions.cacheSelect.run({
+      ...feeds,
+      [MODEL_IO.cacheColumns]: index(columns(sourceWidth)),
+    });
+  return takeCache(result.device, layers);
+}
+
+function cacheRowCount(cache: DeviceCache): number {
   return cache[MODEL_IO.pastKey(0)].dims[0];
+}
+
+/**
+ * Indices of `prompts` in groups to prefill together: longest first, a prompt joining the current
+ * group while it is at least three quarters of the group's longest (so no row is padded by more
+ * than a third of its length); ties keep submission order. A function of the lengths alone.
+ *
+ * @example lengthBuckets([[1, 2, 3, 4], [1], [5, 6, 7]]) // [[0, 2], [1]]
+ */
+export function lengthBuckets(prompts: readonly (readonly number[])[]): number[][] {
+  const order = prompts.map((_, i) => i).sort((a, b) =>
+    prompts[b].length - prompts[a].length || a - b
+  );
+  const buckets: number[][] = [];
+  for (const i of order) {
+    const current = buckets.at(-1);
+    if (current && prompts[i].length * 4 >= prompts[current[0]].length * 3) current.push(i);
+    else buckets.push([i]);
+  }
+  return buckets;
 }
 
 /** For each prompt, the index of its first occurrence among the distinct prompts. */
@@ -556,8 +677,8 @@ function distinctPrompts(prompts: readonly (readonly number[])[]) {
 }
 
 /** A run's present keys/values as the next run's past. */
-function takeCache(device: Readonly<Record<string, DeviceTensor>>, layers: number): Cache {
-  const next: Cache = {};
+function takeCache(device: Readonly<Record<string, DeviceTensor>>, layers: number): DeviceCache {
+  const next: DeviceCache = {};
   for (let i = 0; i < layers; i++) {
     next[MODEL_IO.pastKey(i)] = device[MODEL_IO.presentKey(i)];
     next[MODEL_IO.pastValue(i)] = device[MODEL_IO.presentValue(i)];
@@ -565,12 +686,15 @@ function takeCache(device: Readonly<Record<string, DeviceTensor>>, layers: numbe
   return next;
 }
 
+/** Frees a device cache's tensors (a host cache is garbage collected). */
 function disposeCache(cache: Cache | null) {
-  if (cache !== null) Object.values(cache).forEach((t) => t.dispose());
+  if (cache !== null && !(cache instanceof HostKvCache)) {
+    Object.values(cache).forEach((t) => t.dispose());
+  }
 }
 
 function cacheFeeds(
-  cache: Cache,
+  cache: DeviceCache,
   layers: number,
   keyName: (layer: number) => string,
   valueName: (layer: number) => string,

@@ -20,7 +20,11 @@
  * Three modes share this one code path:
  * - `full`:   logits at every position [batch, seq, vocab] (train step, logprob graph);
  * - `prefill`: logits at the last position [batch, vocab] and every layer's keys/values;
- * - `decode`: one new token per row attending to cached keys/values; logits [batch, vocab].
+ * - `decode`: one new token per row attending to cached keys/values; logits [batch, vocab] and
+ *   the grown cache (past and new keys/values concatenated: a copy of the whole cache per token);
+ * - `append`: the same attention, the new token's keys/values kept apart from the cache (scores
+ *   over both, weights split back), and only the new token's keys/values as output, for a caller
+ *   that writes them into a cache it keeps with room to grow (the host cache of the cpu backend).
  */
 import { type ModelConfig, ropeInverseFrequencies } from "../hf/mod.ts";
 import {
@@ -44,6 +48,7 @@ import {
   softmax,
   split,
   sqrt,
+  squeeze,
   sub,
   tensor,
   transpose,
@@ -75,7 +80,10 @@ export interface DecoderInputs {
    * cached positions then the new token).
    */
   readonly attentionMask: Value;
-  /** Decode only: each layer's cache from the previous run. */
+  /**
+   * Decode and append: each layer's cache from the previous run; in append mode its positions
+   * are the cache's capacity, the mask marking which hold real tokens.
+   */
   readonly past?: readonly KvPair[];
   /**
    * Train step only: LoRA dropout masks by module name (HF, without `.weight`), float32
@@ -88,12 +96,15 @@ export interface DecoderInputs {
 export interface DecoderOutputs {
   /** float32 [batch, seq, vocab] in `full` mode, [batch, vocab] otherwise. */
   readonly logits: Value;
-  /** Each layer's keys/values including this run's tokens (prefill and decode). */
+  /**
+   * Each layer's keys/values including this run's tokens (prefill and decode); in append mode,
+   * this run's token's only, [batch, kvHeads, 1, headDim].
+   */
   readonly present: readonly KvPair[];
 }
 
-/** Which of the three forms of the decoder to build. */
-export type DecoderMode = "full" | "prefill" | "decode";
+/** Which of the four forms of the decoder to build. */
+export type DecoderMode = "full" | "prefill" | "decode" | "append";
 
 /**
  * Builds the decoder on the graph that owns `inputs.tokens`.
@@ -114,14 +125,19 @@ export function decoder(
   const p = paramReader(inputs.params);
   const linear = linearLayer(spec, inputs.params, inputs.loraDropoutMasks ?? {});
   const [batch, seq] = tokens.shape;
-  if (mode === "decode" && (seq !== 1 || inputs.past?.length !== c.numLayers)) {
-    throw new ModelError("decoder", `decode takes tokens [batch, 1] and ${c.numLayers} past pairs`);
+  const decoding = mode === "decode" || mode === "append";
+  if (decoding && (seq !== 1 || inputs.past?.length !== c.numLayers)) {
+    throw new ModelError(
+      "decoder",
+      `${mode} takes tokens [batch, 1] and ${c.numLayers} past pairs`,
+    );
   }
-  const order = mode === "decode" ? null : positionOrder(c, tokens);
+  const order = decoding ? null : positionOrder(c, tokens);
   const { cosine, sine } = rotaryTables(c, attentionMask, order);
   const maskBias = attentionBias(attentionMask, order);
 
-  const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p };
+  const append = mode === "append";
+  const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p, append };
   const eps = c.rmsNormEps;
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
   const present: KvPair[] = [];
@@ -153,6 +169,8 @@ interface AttentionContext {
   readonly maskBias: Value;
   readonly linear: (x: Value, module: string) => Value;
   readonly p: (name: string) => Value;
+  /** Append mode: the cache is not concatenated with the new keys/values. */
+  readonly append: boolean;
 }
 
 /** Grouped-query attention of layer `i` on h [batch*seq, hidden]. */
@@ -180,6 +198,20 @@ function attention(
   const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
   let kh = transpose(k, [0, 2, 1, 3]);
   let vh = transpose(v, [0, 2, 1, 3]);
+  if (past && ctx.append) {
+    // One query per row: fold the query heads of a kv head into the rows of one product, [batch,
+    // kvHeads, groups, headDim], so each cached key and value is read once per kv head, not once
+    // per query head. The cached positions' scores, then the new token's; one softmax over both
+    // (the mask's last column is the new token), its weights split back: no copy of the cache.
+    const queries = reshape(qh, [batch, c.numKvHeads, groups, c.headDim]);
+    const scoresOf = (keys: Value) => matMul(queries, transpose(keys, [0, 1, 3, 2]));
+    const bias = squeeze(ctx.maskBias, [3]);
+    const scores = add(concat([scoresOf(past.key), scoresOf(kh)], 3), bias);
+    const [cached, fresh] = split(softmax(scores, -1), 3, [past.key.shape[2], 1]);
+    const heads = add(matMul(cached, past.value), matMul(fresh, vh));
+    const merged = reshape(heads, [-1, c.numHeads * c.headDim]);
+    return { out: ctx.linear(merged, `${at}.o_proj`), kv: { key: kh, value: vh } };
+  }
   if (past) {
     kh = concat([past.key, kh], 2);
     vh = concat([past.value, vh], 2);

@@ -2,8 +2,9 @@
  * Batched generation with a KV cache, on the continuous batch (continuous-batch.ts): one prefill
  * over the left-padded distinct prompts (rows with the same prompt, a group's samples, share one
  * prefill and copy its cache rows), then one decode run per new token, the cache staying on the
- * device between runs; finished rows leave the decode batch (their cache rows are gathered out
- * once they are a quarter of it), so they stop costing compute. The host picks each token from
+ * device between runs (on the cpu and wasm backends in host memory, grown in place: each decode
+ * returns only the new token's keys and values); finished rows leave the decode batch (their
+ * cache rows are gathered out once they are a quarter of it), so they stop costing compute. The host picks each token from
  * the logits through a caller-given `TokenChooser` (the engine passes temperature / top-p
  * sampling over Philox keyed draws, so every token is a pure function of its coordinates), and
  * records the token's log-probability under the policy that sampled it: log softmax(logits / T)
@@ -21,6 +22,7 @@ import {
 } from "./continuous-batch.ts";
 import { ModelError } from "./errors.ts";
 import {
+  buildAppendDecodeGraph,
   buildCacheRowsGraph,
   buildCacheSpliceGraph,
   buildDecodeGraph,
@@ -87,6 +89,16 @@ export interface Generator {
   release(): Promise<void>;
 }
 
+/** Where a generator keeps the KV cache. */
+export interface GeneratorOptions {
+  /**
+   * `device`: in the runtime's device tensors, grown by the decode graph (a copy per token) and
+   * spliced by graphs; `host`: in host memory, grown in place (host-kv-cache.ts). Default: `device`
+   * on webgpu (the cache stays on the GPU), `host` elsewhere (device memory is the host's).
+   */
+  readonly cache?: "device" | "host";
+}
+
 /**
  * Builds and loads the prefill, decode and cache graphs of `spec`.
  *
@@ -94,16 +106,28 @@ export interface Generator {
  * const gen = await createGenerator(runtime, spec);
  * const rows = await gen.generate({ ...base.feeds, ...adapter }, { prompts, maxTokens: 32, choose });
  */
-export async function createGenerator(runtime: Runtime, spec: DecoderSpec): Promise<Generator> {
+export async function createGenerator(
+  runtime: Runtime,
+  spec: DecoderSpec,
+  options: GeneratorOptions = {},
+): Promise<Generator> {
   const load = (g: ModelGraph, name: string) =>
     runtime.load(g.model, { keepOnDevice: g.keepOnDevice, name });
-  const sessions: BatchSessions = {
-    prefill: await load(buildPrefillGraph(spec), "prefill"),
-    decode: await load(buildDecodeGraph(spec), "decode"),
-    cacheRows: await load(buildCacheRowsGraph(spec), "cache-rows"),
-    cacheSelect: await load(buildCacheSpliceGraph(spec, { join: false }), "cache-select"),
-    cacheJoin: await load(buildCacheSpliceGraph(spec, { join: true }), "cache-join"),
-  };
+  const cache = options.cache ?? (runtime.info.backend === "webgpu" ? "device" : "host");
+  const sessions: BatchSessions = cache === "device"
+    ? {
+      kind: "device-cache",
+      prefill: await load(buildPrefillGraph(spec), "prefill"),
+      decode: await load(buildDecodeGraph(spec), "decode"),
+      cacheRows: await load(buildCacheRowsGraph(spec), "cache-rows"),
+      cacheSelect: await load(buildCacheSpliceGraph(spec, { join: false }), "cache-select"),
+      cacheJoin: await load(buildCacheSpliceGraph(spec, { join: true }), "cache-join"),
+    }
+    : {
+      kind: "host-cache",
+      prefill: await runtime.load(buildPrefillGraph(spec).model, { name: "prefill" }),
+      decode: await load(buildAppendDecodeGraph(spec), "append-decode"),
+    };
   return Object.freeze({
     kind: "generator",
     spec,
@@ -120,7 +144,8 @@ export async function createGenerator(runtime: Runtime, spec: DecoderSpec): Prom
     openBatch: (params: ParamFeeds, options?: BatchOptions) =>
       openContinuousBatch(spec, sessions, params, options),
     release: async () => {
-      for (const s of Object.values(sessions)) await s.release();
+      const { kind: _, ...loaded } = sessions;
+      for (const s of Object.values(loaded)) await s.release();
     },
   });
 }

@@ -169,19 +169,39 @@ export function buildPrefillGraph(spec: DecoderSpec): ModelGraph {
  * and the grown cache (kept on the device).
  */
 export function buildDecodeGraph(spec: DecoderSpec): ModelGraph {
+  return decodeGraph(spec, "decode");
+}
+
+/**
+ * Append decode: like `buildDecodeGraph`, but the cache [batch, kvHeads, capacity, headDim] has
+ * room beyond its real positions (the mask [batch, capacity+1] marks them, then the new token)
+ * and the outputs are the logits and only the new token's keys/values [batch, kvHeads, 1,
+ * headDim], on the host: the caller writes them into its cache in place, so no run copies the
+ * cache (the concatenation `buildDecodeGraph` outputs costs a copy of it per token).
+ *
+ * @example const g = buildAppendDecodeGraph(spec); // outputs logits, present_key:i, present_value:i
+ */
+export function buildAppendDecodeGraph(spec: DecoderSpec): ModelGraph {
+  return decodeGraph(spec, "append");
+}
+
+function decodeGraph(spec: DecoderSpec, mode: "decode" | "append"): ModelGraph {
   const c = spec.config;
-  const g = new Graph("decode");
+  const g = new Graph(mode === "decode" ? "decode" : "append-decode");
+  const positions = mode === "decode" ? "past" : "capacity";
   const params = paramInputs(g, spec);
   const tokens = g.input(MODEL_IO.tokens, "int32", ["batch", 1]);
-  const cacheShape = ["batch", c.numKvHeads, "past", c.headDim];
+  const cacheShape = ["batch", c.numKvHeads, positions, c.headDim];
   const past = Array.from({ length: c.numLayers }, (_, i) => ({
     key: g.input(MODEL_IO.pastKey(i), "float32", cacheShape),
     value: g.input(MODEL_IO.pastValue(i), "float32", cacheShape),
   }));
-  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", "past+1"]);
-  const out = decoder(spec, { params, tokens, attentionMask, past }, "decode");
+  const attentionMask = g.input(MODEL_IO.attentionMask, "float32", ["batch", `${positions}+1`]);
+  const out = decoder(spec, { params, tokens, attentionMask, past }, mode);
   g.output(out.logits, MODEL_IO.logits);
-  return finish(g, publishCache(g, out.present));
+  const cache = publishCache(g, out.present);
+  // The grown cache stays on the device; appended keys/values go to the host cache.
+  return finish(g, mode === "decode" ? cache : []);
 }
 
 /**

@@ -43,6 +43,7 @@ export {
   trainableParams,
 } from "./parameters.ts";
 export {
+  buildAppendDecodeGraph,
   buildCacheRowsGraph,
   buildCacheSpliceGraph,
   buildDecodeGraph,
@@ -79,6 +80,7 @@ export {
   createGenerator,
   type GenerationRequest,
   type Generator,
+  type GeneratorOptions,
   type TokenChooser,
 } from "./generate.ts";
 export {

@@ -22,6 +22,7 @@ import {
 import type { BatchOptions, Sequence } from "../../adapters/model/continuous-batch.ts";
 import type { ParamFeeds } from "../../adapters/model/weights.ts";
 import {
+  buildAppendDecodeGraph,
   buildDecodeGraph,
   buildPrefillGraph,
   MODEL_IO,
@@ -64,7 +65,10 @@ async function load(rt: Runtime, g: ModelGraph) {
 /** Seconds per next token at `context` cached tokens: decode run vs full prefill recompute. */
 async function nextToken(rt: Runtime, params: Record<string, Feed>, context: number) {
   const prefill = await load(rt, buildPrefillGraph(spec));
-  const decode = await load(rt, buildDecodeGraph(spec));
+  // The decode the generator runs on this backend: on cpu and wasm the append graph over a host
+  // cache (no copy of the cache per token), on webgpu the decode graph over device tensors.
+  const hostCache = rt.info.backend !== "webgpu";
+  const decode = await load(rt, hostCache ? buildAppendDecodeGraph(spec) : buildDecodeGraph(spec));
   const mask = (n: number) => hostTensor("float32", [1, n], new Float32Array(n).fill(1));
   const cached = await prefill.run({
     ...params,
@@ -73,8 +77,14 @@ async function nextToken(rt: Runtime, params: Record<string, Feed>, context: num
   });
   const past: Record<string, Feed> = {};
   for (let i = 0; i < c.numLayers; i++) {
-    past[MODEL_IO.pastKey(i)] = cached.device[MODEL_IO.presentKey(i)];
-    past[MODEL_IO.pastValue(i)] = cached.device[MODEL_IO.presentValue(i)];
+    const pairs = [
+      [MODEL_IO.pastKey(i), MODEL_IO.presentKey(i)],
+      [MODEL_IO.pastValue(i), MODEL_IO.presentValue(i)],
+    ];
+    for (const [pastName, presentName] of pairs) {
+      const present = cached.device[presentName];
+      past[pastName] = hostCache ? await present.read() : present;
+    }
   }
   const decodeOnce = async () => {
     const out = await decode.run({

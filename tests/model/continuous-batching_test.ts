@@ -5,6 +5,7 @@ import {
   type Generator,
   type TokenChooser,
 } from "../../adapters/model/generate.ts";
+import { lengthBuckets } from "../../adapters/model/continuous-batch.ts";
 import { ModelError } from "../../adapters/model/errors.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
 import { type ParamFeeds, uploadBase } from "../../adapters/model/weights.ts";
@@ -13,6 +14,53 @@ import { keyedChooser, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 // Rows leaving the decode batch change the batch a row's matmuls run in, so its float32 sums may
 // round differently; logprobs are O(1) values, so a few ulps of them sit far below this.
 const LOGPROB_TOLERANCE = 1e-5;
+
+// The KV cache in device tensors grown by the decode graph, and in host memory grown in place.
+const CACHES = ["host", "device"] as const;
+
+Deno.test("prompts prefill in buckets of like length, longest first, submission order within a length", () => {
+  const lengths = [120, 300, 131, 310, 240, 302, 131, 1];
+  const prompts = lengths.map((n) => Array.from({ length: n }, (_, i) => i % 7));
+  assert.deepEqual(lengthBuckets(prompts), [[3, 5, 1, 4], [2, 6, 0], [7]]);
+  assert.deepEqual(lengthBuckets([]), []);
+});
+
+Deno.test("host and device KV caches give the same tokens, logprobs to float32 rounding, through joins and leaves", async () => {
+  const model = await tinyModel("Qwen2ForCausalLM");
+  const spec = decoderSpec(model.config, null);
+  const stop = 3;
+  const prompts = [[5, 9, 2, 77, 31], [12, 200], [40, 41, 42], [7], [12, 200], [8, 8, 8, 8], [90]];
+  await withCpu(async (rt) => {
+    const base = uploadBase(rt, spec, model.tensors);
+    const rows: GeneratedRow[][] = [];
+    for (const cache of CACHES) {
+      const gen = await createGenerator(rt, spec, { cache });
+      const batch = gen.openBatch(base.feeds, { maxRows: 4 });
+      // Rows end at different tokens (row r at its token r + 1), so rows leave while queued ones
+      // join: the cache is spliced both ways.
+      const sequences = prompts.map((prompt, r) =>
+        batch.submit({
+          prompt,
+          maxTokens: 8,
+          temperature: 0.9,
+          stopTokenIds: [stop],
+          choose: (l, i) => i === r + 1 ? stop : sampler(r)(l, i) % 250 + 4,
+        })
+      );
+      while (batch.running + batch.queued > 0) await batch.step();
+      rows.push(await Promise.all(sequences.map((s) => s.result)));
+      await batch.close();
+      await gen.release();
+    }
+    const [host, device] = rows;
+    assert.deepEqual(host.map((r) => r.tokens), device.map((r) => r.tokens));
+    assert.deepEqual(host.map((r) => r.tokens.length), [2, 3, 4, 5, 6, 7, 8]);
+    host.forEach((r, i) =>
+      assert.ok(maxAbsDiff(r.logprobs, device[i].logprobs) < LOGPROB_TOLERANCE, `row ${i}`)
+    );
+    base.release();
+  });
+});
 
 Deno.test("finished rows leave the decode batch: same tokens and finish reasons, logprobs to float32 rounding", async () => {
   const model = await tinyModel("Qwen2ForCausalLM");
@@ -83,85 +131,89 @@ function assertSameRow(got: GeneratedRow, want: GeneratedRow, what: string) {
   assert.ok(maxAbsDiff(got.logprobs, want.logprobs) < LOGPROB_TOLERANCE, `${what} logprobs`);
 }
 
-Deno.test("sequences joining a running batch mid-decode, shorter and longer than it, give the tokens they give alone", async () => {
-  const model = await tinyModel("Qwen2ForCausalLM");
-  const spec = decoderSpec(model.config, null);
-  await withCpu(async (rt) => {
-    const base = uploadBase(rt, spec, model.tensors);
-    const gen = await createGenerator(rt, spec);
-    const prompts = [
-      [5, 9, 2, 77, 31, 6], // running from the start
-      [12, 200], // joins after 2 steps: shorter than the batch's past (padded to it)
-      [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51], // joins after 2 steps: longer (pads the batch)
-      [12, 200], // the same prompt as row 1 in the same admission: one shared prefill
-      [7], // joins after 4 steps, alone among newcomers
-    ];
-    const batch = gen.openBatch(base.feeds);
-    const submit = (r: number) =>
-      batch.submit({ prompt: prompts[r], maxTokens: 7, temperature: 0.8, choose: sampler(r) });
-    const sequences = [submit(0)];
-    const widths: number[] = [];
-    for (let step = 0; batch.running + batch.queued > 0 || step < 5; step++) {
-      if (step === 2) sequences.push(submit(1), submit(2), submit(3));
-      if (step === 4) sequences.push(submit(4));
-      await batch.step();
-      widths.push(batch.width);
-    }
-    // Row 0 has 6 + 2 positions when the 12-token prompt joins: the batch is padded to 12, then
-    // grows by one per decode.
-    assert.deepEqual(widths.slice(0, 3), [6 + 1, 6 + 2, 12 + 1]);
-    for (const [r, s] of sequences.entries()) {
-      assertSameRow(await s.result, await alone(gen, base.feeds, prompts[r], r), `sequence ${r}`);
-    }
-    await batch.close();
-    await gen.release();
-    base.release();
+for (const cache of CACHES) {
+  Deno.test(`sequences joining a running batch mid-decode, shorter and longer than it, give the tokens they give alone (${cache} cache)`, async () => {
+    const model = await tinyModel("Qwen2ForCausalLM");
+    const spec = decoderSpec(model.config, null);
+    await withCpu(async (rt) => {
+      const base = uploadBase(rt, spec, model.tensors);
+      const gen = await createGenerator(rt, spec, { cache });
+      const prompts = [
+        [5, 9, 2, 77, 31, 6], // running from the start
+        [12, 200], // joins after 2 steps: shorter than the batch's past (padded to it)
+        [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51], // joins after 2 steps: longer (pads the batch)
+        [12, 200], // the same prompt as row 1 in the same admission: one shared prefill
+        [7], // joins after 4 steps, alone among newcomers
+      ];
+      const batch = gen.openBatch(base.feeds);
+      const submit = (r: number) =>
+        batch.submit({ prompt: prompts[r], maxTokens: 7, temperature: 0.8, choose: sampler(r) });
+      const sequences = [submit(0)];
+      const widths: number[] = [];
+      for (let step = 0; batch.running + batch.queued > 0 || step < 5; step++) {
+        if (step === 2) sequences.push(submit(1), submit(2), submit(3));
+        if (step === 4) sequences.push(submit(4));
+        await batch.step();
+        widths.push(batch.width);
+      }
+      // Row 0 has 6 + 2 positions when the 12-token prompt joins: the batch is padded to 12, then
+      // grows by one per decode.
+      assert.deepEqual(widths.slice(0, 3), [6 + 1, 6 + 2, 12 + 1]);
+      for (const [r, s] of sequences.entries()) {
+        assertSameRow(await s.result, await alone(gen, base.feeds, prompts[r], r), `sequence ${r}`);
+      }
+      await batch.close();
+      await gen.release();
+      base.release();
+    });
   });
-});
+}
 
-Deno.test("when the longest rows leave, the cache drops the columns that are padding for every row left", async () => {
-  const model = await tinyModel("Qwen2ForCausalLM");
-  const spec = decoderSpec(model.config, null);
-  await withCpu(async (rt) => {
-    const base = uploadBase(rt, spec, model.tensors);
-    const gen = await createGenerator(rt, spec);
-    const long = Array.from({ length: 30 }, (_, i) => (i * 11) % 250);
-    const prompts = [long, [3, 4], [8, 9, 10]];
-    const stop = 250;
-    const batch = gen.openBatch(base.feeds);
-    const sequences = prompts.map((prompt, r) =>
-      batch.submit({
-        prompt,
-        maxTokens: 6,
-        temperature: 0.8,
-        stopTokenIds: [stop],
-        // The long row ends at its second token, the others run to the length limit.
-        choose: (l, i) => r === 0 && i === 1 ? stop : sampler(r)(l, i) % stop,
-      })
-    );
-    const widths: number[] = [];
-    while (batch.running + batch.queued > 0) {
-      await batch.step();
-      widths.push(batch.width);
-    }
-    // Step 1 decodes the first tokens at 30 + 1 positions; the long row then leaves, and the cache
-    // keeps only the 3-token row's prompt and fed token (the decode adds one more).
-    assert.deepEqual(widths.slice(0, 3), [31, 3 + 1 + 1, 3 + 2 + 1]);
-    assert.deepEqual((await sequences[0].result).tokens.length, 2);
-    for (const r of [1, 2]) {
-      const want = await gen.generate(base.feeds, {
-        prompts: [prompts[r]],
-        maxTokens: 6,
-        temperature: 0.8,
-        choose: (l, _row, i) => sampler(r)(l, i) % stop,
-      });
-      assertSameRow(await sequences[r].result, want[0], `sequence ${r}`);
-    }
-    await batch.close();
-    await gen.release();
-    base.release();
+for (const cache of CACHES) {
+  Deno.test(`when the longest rows leave, the cache drops the columns that are padding for every row left (${cache} cache)`, async () => {
+    const model = await tinyModel("Qwen2ForCausalLM");
+    const spec = decoderSpec(model.config, null);
+    await withCpu(async (rt) => {
+      const base = uploadBase(rt, spec, model.tensors);
+      const gen = await createGenerator(rt, spec, { cache });
+      const long = Array.from({ length: 30 }, (_, i) => (i * 11) % 250);
+      const prompts = [long, [3, 4], [8, 9, 10]];
+      const stop = 250;
+      const batch = gen.openBatch(base.feeds);
+      const sequences = prompts.map((prompt, r) =>
+        batch.submit({
+          prompt,
+          maxTokens: 6,
+          temperature: 0.8,
+          stopTokenIds: [stop],
+          // The long row ends at its second token, the others run to the length limit.
+          choose: (l, i) => r === 0 && i === 1 ? stop : sampler(r)(l, i) % stop,
+        })
+      );
+      const widths: number[] = [];
+      while (batch.running + batch.queued > 0) {
+        await batch.step();
+        widths.push(batch.width);
+      }
+      // Step 1 decodes the first tokens at 30 + 1 positions; the long row then leaves, and the cache
+      // keeps only the 3-token row's prompt and fed token (the decode adds one more).
+      assert.deepEqual(widths.slice(0, 3), [31, 3 + 1 + 1, 3 + 2 + 1]);
+      assert.deepEqual((await sequences[0].result).tokens.length, 2);
+      for (const r of [1, 2]) {
+        const want = await gen.generate(base.feeds, {
+          prompts: [prompts[r]],
+          maxTokens: 6,
+          temperature: 0.8,
+          choose: (l, _row, i) => sampler(r)(l, i) % stop,
+        });
+        assertSameRow(await sequences[r].result, want[0], `sequence ${r}`);
+      }
+      await batch.close();
+      await gen.release();
+      base.release();
+    });
   });
-});
+}
 
 Deno.test("per-token callbacks stream each token as chosen; a throwing callback or an abort ends only its own sequence", async () => {
   const model = await tinyModel("Qwen2ForCausalLM");
