@@ -54,6 +54,7 @@ import {
 import {
   episodeStates,
   heldOutSearchTasks,
+  SEARCH_REPLY_TOKENS,
   searchPrompt,
   searchWorldPool,
 } from "../pretrain/search-corpus.ts";
@@ -311,20 +312,20 @@ async function evaluateSearch(
   const cases = tasks.slice(0, count).flatMap((task) =>
     episodeStates(playground, task, []).map((state) => ({ task, state }))
   );
-  const reply = (kind: "route" | "query" | "answer", of: typeof cases, maxTokens: number) =>
+  const reply = (kind: "route" | "query" | "answer", of: typeof cases) =>
     greedyReplies(
       runtime,
       spec,
       trainer,
       tokenizer,
       of.map((c) => searchPrompt(kind, c.task.problem, c.state.evidence)),
-      maxTokens,
+      SEARCH_REPLY_TOKENS,
     );
-  const routes = await reply("route", cases, 128);
+  const routes = await reply("route", cases);
   const asking = cases.filter((c) => c.state.query !== null);
-  const queries = await reply("query", asking, 96);
+  const queries = await reply("query", asking);
   const complete = cases.filter((c) => c.state.route === "answer");
-  const answers = await reply("answer", complete, 128);
+  const answers = await reply("answer", complete);
   const share = (hits: number, of: number) => of === 0 ? 0 : hits / of;
   return {
     router_search: share(

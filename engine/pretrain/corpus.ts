@@ -30,6 +30,7 @@ import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arit
 import { renderPrompt } from "../workflows/template.ts";
 import {
   episodeStates,
+  lookupDrillText,
   SEARCH_WORLDS,
   type SearchItemKind,
   searchItemText,
@@ -40,8 +41,8 @@ import {
 /** The arithmetic turns an item teaches (the refine and debate presets' formats, and drills). */
 export type ArithmeticKind = "solve" | "revise" | "verify" | "critique" | "drill";
 
-/** What an item teaches. */
-export type ItemKind = ArithmeticKind | SearchItemKind;
+/** What an item teaches (`lookup`: the search turns' copying as drills, search-corpus.ts). */
+export type ItemKind = ArithmeticKind | SearchItemKind | "lookup";
 
 /** Relative frequency of each kind among drawn items (their token shares differ by length). */
 export type Mixture = Readonly<Record<ItemKind, number>>;
@@ -59,12 +60,15 @@ export const ARITHMETIC_MIXTURE: Mixture = Object.freeze({
   route: 0,
   query: 0,
   answer: 0,
+  lookup: 0,
 });
 
 /**
  * The second phase, continued from the first: the search turns join at about half of the
- * tokens (a search prompt is ~250 tokens for a ~30-token reply), and the arithmetic items keep
- * their proportions so the refine and debate turns are rehearsed, not forgotten.
+ * tokens (a search prompt is ~250 tokens for a ~30-token reply; a lookup drill ~110 for ~40),
+ * and the arithmetic items keep their proportions so the refine and debate turns are rehearsed,
+ * not forgotten. Lookup drills are most of the search items: without them (route 8, query 7,
+ * answer 5) 350 steps learned the formats but never copied a name (searcher and answerer 0%).
  */
 export const SEARCH_MIXTURE: Mixture = Object.freeze({
   drill: 39,
@@ -72,9 +76,10 @@ export const SEARCH_MIXTURE: Mixture = Object.freeze({
   revise: 2,
   verify: 3,
   critique: 2,
-  route: 8,
-  query: 7,
+  route: 5,
+  query: 5,
   answer: 5,
+  lookup: 15,
 });
 
 /** The corpora `deno task pretrain --corpus` names. */
@@ -217,6 +222,7 @@ const KINDS: readonly ItemKind[] = [
   "route",
   "query",
   "answer",
+  "lookup",
 ];
 
 /** Item `index` of the corpus: its kind, task and wrong answer all keyed by (seed, index). */
@@ -232,6 +238,7 @@ export function corpusItem(source: CorpusSource, index: number): CorpusItem {
   const wrong = wrongAnswer(task.answer, draw, other);
   const acceptRight = draw(0, 1) === 0;
   const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
+  if (kind === "lookup") return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw));
   if (kind === "route" || kind === "query" || kind === "answer") {
     return searchItem(source, kind, draw);
   }
