@@ -29,6 +29,7 @@ import { randomStream, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arithmetic/mod.ts";
 import { renderPrompt } from "../workflows/template.ts";
 import {
+  copyDrillText,
   episodeStates,
   lookupDrillText,
   SEARCH_WORLDS,
@@ -41,8 +42,8 @@ import {
 /** The arithmetic turns an item teaches (the refine and debate presets' formats, and drills). */
 export type ArithmeticKind = "solve" | "revise" | "verify" | "critique" | "drill";
 
-/** What an item teaches (`lookup`: the search turns' copying as drills, search-corpus.ts). */
-export type ItemKind = ArithmeticKind | SearchItemKind | "lookup";
+/** What an item teaches (`lookup`, `copy`: the search turns' copying as drills, search-corpus.ts). */
+export type ItemKind = ArithmeticKind | SearchItemKind | "lookup" | "copy";
 
 /** Relative frequency of each kind among drawn items (their token shares differ by length). */
 export type Mixture = Readonly<Record<ItemKind, number>>;
@@ -61,6 +62,7 @@ export const ARITHMETIC_MIXTURE: Mixture = Object.freeze({
   query: 0,
   answer: 0,
   lookup: 0,
+  copy: 0,
 });
 
 /**
@@ -76,10 +78,11 @@ export const SEARCH_MIXTURE: Mixture = Object.freeze({
   revise: 2,
   verify: 3,
   critique: 2,
-  route: 5,
-  query: 5,
-  answer: 5,
+  route: 3,
+  query: 4,
+  answer: 4,
   lookup: 15,
+  copy: 25,
 });
 
 /** The corpora `deno task pretrain --corpus` names. */
@@ -223,6 +226,7 @@ const KINDS: readonly ItemKind[] = [
   "query",
   "answer",
   "lookup",
+  "copy",
 ];
 
 /** Item `index` of the corpus: its kind, task and wrong answer all keyed by (seed, index). */
@@ -239,6 +243,7 @@ export function corpusItem(source: CorpusSource, index: number): CorpusItem {
   const acceptRight = draw(0, 1) === 0;
   const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
   if (kind === "lookup") return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw));
+  if (kind === "copy") return tokenizeItem(source.tokenizer, kind, copyDrillText(draw));
   if (kind === "route" || kind === "query" || kind === "answer") {
     return searchItem(source, kind, draw);
   }

@@ -196,6 +196,40 @@ export function searchWorldPool(): (k: number) => {
   };
 }
 
+/** Distinct invented names of two or three syllables, drawn per call (as the worlds' names). */
+function freshNames(draw: (min: number, max: number) => number): () => string {
+  const used = new Set<string>();
+  return () => {
+    for (;;) {
+      const word = Array.from(
+        { length: draw(2, 3) },
+        () => NAME_SYLLABLES[draw(0, NAME_SYLLABLES.length - 1)],
+      ).join("");
+      const cap = word[0].toUpperCase() + word.slice(1);
+      if (!used.has(cap)) {
+        used.add(cap);
+        return cap;
+      }
+    }
+  };
+}
+
+/**
+ * A copy drill: `copy: <names>` -> the same names. Every reply token but the first is predicted
+ * by the prompt token after the previous one's earlier occurrence, the induction pattern the
+ * lookups are built on; on the search turns alone 150 steps did not form it (the replies named
+ * people of their own).
+ *
+ * @example copyDrillText(draw) // { prompt: "copy: Kalo Mizu Tordo\n", reply: "Kalo Mizu Tordo\n" }
+ */
+export function copyDrillText(
+  draw: (min: number, max: number) => number,
+): { prompt: string; reply: string; chat: false } {
+  const name = freshNames(draw);
+  const names = Array.from({ length: draw(2, 6) }, name).join(" ");
+  return { prompt: `copy: ${names}\n`, reply: `${names}\n`, chat: false };
+}
+
 /**
  * A lookup drill: one line `Question: ...\n\nEvidence:\n[1] ...` over a mini world of fresh
  * invented names -> what the searcher or answerer replies in that state (the facts found, then
@@ -210,20 +244,7 @@ export function searchWorldPool(): (k: number) => {
 export function lookupDrillText(
   draw: (min: number, max: number) => number,
 ): { prompt: string; reply: string; chat: false } {
-  const used = new Set<string>();
-  const name = (): string => {
-    for (;;) {
-      const word = Array.from(
-        { length: draw(2, 3) },
-        () => NAME_SYLLABLES[draw(0, NAME_SYLLABLES.length - 1)],
-      ).join("");
-      const cap = word[0].toUpperCase() + word.slice(1);
-      if (!used.has(cap)) {
-        used.add(cap);
-        return cap;
-      }
-    }
-  };
+  const name = freshNames(draw);
   const hops = draw(1, 2);
   const [first, last, city, country] = [name(), name(), name(), name()];
   const person = `${first} ${last}`;

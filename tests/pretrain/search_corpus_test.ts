@@ -3,6 +3,7 @@ import { EMBEDDED_TOKENIZER_DIR, loadTokenizer } from "../../adapters/hf/mod.ts"
 import { parseConfig, presetInput } from "../../engine/config/mod.ts";
 import { corpusItem, type CorpusSource, SEARCH_MIXTURE } from "../../engine/pretrain/corpus.ts";
 import {
+  copyDrillText,
   episodeStates,
   heldOutSearchTasks,
   lookupDrillText,
@@ -208,6 +209,23 @@ Deno.test("lookup drills: fresh names, distractors sharing them, replies a reade
   assert.ok(names.size > 390, `${names.size} distinct people in 400 drills`);
   assert.ok(sharing > 40, `${sharing} drills with a namesake`);
   assert.ok(replies.query > 100 && replies.answer > 100, JSON.stringify(replies));
+});
+
+Deno.test("copy drills: the reply is the prompt's names, drawn fresh per item", () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const stream = randomStream({ seed: 4, purpose: "copy-test", sample: i });
+    let n = 0;
+    const { prompt, reply, chat } = copyDrillText((a, b) => uniformInt(stream, n++, a, b));
+    assert.equal(chat, false);
+    assert.equal(prompt, `copy: ${reply}`);
+    const names = reply.trimEnd().split(" ");
+    assert.ok(names.length >= 2 && names.length <= 6, reply);
+    assert.equal(new Set(names).size, names.length, reply);
+    assert.ok(names.every((w) => /^[A-Z][a-z]{3,8}$/.test(w)), reply);
+    seen.add(reply);
+  }
+  assert.equal(seen.size, 200);
 });
 
 Deno.test("every search reply of the corpus fits the preset's reply budget", () => {
