@@ -69,8 +69,9 @@ export const ARITHMETIC_MIXTURE: Mixture = Object.freeze({
  * The second phase, continued from the first: the search turns join at about half of the
  * tokens (a search prompt is ~250 tokens for a ~30-token reply; a lookup drill ~110 for ~40),
  * and the arithmetic items keep their proportions so the refine and debate turns are rehearsed,
- * not forgotten. Lookup drills are most of the search items: without them (route 8, query 7,
- * answer 5) 350 steps learned the formats but never copied a name (searcher and answerer 0%).
+ * not forgotten. Lookup and copy drills are most of the search items: without them (route 8,
+ * query 7, answer 5) 350 steps learned the formats but never copied a name; with them 400 steps
+ * have not either (searcher 0%, answerer 1.6%; README, "The embedded model").
  */
 export const SEARCH_MIXTURE: Mixture = Object.freeze({
   drill: 39,
