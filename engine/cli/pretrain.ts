@@ -65,7 +65,8 @@ import { isCorrectAnswer } from "../trainer/group-rewards.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/actions.ts";
 
-const USAGE = "deno task pretrain [--size base|small] [--corpus arithmetic|search] [--init DIR] " +
+const USAGE =
+  "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
   "[--steps N] [--rows N] [--row-length N] [--seed N] [--out DIR] [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
 
@@ -78,9 +79,9 @@ const cli = defineCommand({
     corpus: {
       type: "string",
       default: "arithmetic",
-      value: "arithmetic|search",
-      help: "arithmetic only (the first phase), or with the search preset's turns (default " +
-        "arithmetic)",
+      value: "arithmetic|search|copy",
+      help: "arithmetic only (the first phase), with the search preset's turns, or copy drills " +
+        "only (a warm-up before search) (default arithmetic)",
     },
     init: {
       type: "string",

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { EMBEDDED_TOKENIZER_DIR, loadTokenizer } from "../../adapters/hf/mod.ts";
 import { parseConfig, presetInput } from "../../engine/config/mod.ts";
-import { corpusItem, type CorpusSource, SEARCH_MIXTURE } from "../../engine/pretrain/corpus.ts";
+import {
+  corpusItem,
+  type CorpusSource,
+  MIXTURES,
+  SEARCH_MIXTURE,
+} from "../../engine/pretrain/corpus.ts";
 import {
   copyDrillText,
   episodeStates,
@@ -226,6 +231,23 @@ Deno.test("copy drills: the reply is the prompt's names, drawn fresh per item", 
     seen.add(reply);
   }
   assert.equal(seen.size, 200);
+});
+
+Deno.test("the copy corpus is copy drills only, and needs no search worlds", () => {
+  const source: CorpusSource = {
+    seed: 1,
+    tokenizer,
+    tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 10 }),
+    mixture: MIXTURES.copy,
+  };
+  for (let i = 0; i < 50; i++) {
+    const item = corpusItem(source, i);
+    assert.equal(item.kind, "copy");
+    const text = tokenizer.decode([...item.tokens]);
+    const [from, to] = item.lossSpans[0];
+    const reply = tokenizer.decode(item.tokens.slice(from, to) as number[]);
+    assert.equal(text, `copy: ${reply}${reply}`);
+  }
 });
 
 Deno.test("every search reply of the corpus fits the preset's reply budget", () => {
