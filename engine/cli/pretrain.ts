@@ -54,6 +54,7 @@ import {
 import {
   episodeStates,
   heldOutSearchTasks,
+  SEARCH_REPLY_TOKENS,
   searchPrompt,
   searchWorldPool,
 } from "../pretrain/search-corpus.ts";
@@ -64,7 +65,8 @@ import { isCorrectAnswer } from "../trainer/group-rewards.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/actions.ts";
 
-const USAGE = "deno task pretrain [--size base|small] [--corpus arithmetic|search] [--init DIR] " +
+const USAGE =
+  "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
   "[--steps N] [--rows N] [--row-length N] [--seed N] [--out DIR] [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
 
@@ -77,9 +79,9 @@ const cli = defineCommand({
     corpus: {
       type: "string",
       default: "arithmetic",
-      value: "arithmetic|search",
-      help: "arithmetic only (the first phase), or with the search preset's turns (default " +
-        "arithmetic)",
+      value: "arithmetic|search|copy",
+      help: "arithmetic only (the first phase), with the search preset's turns, or copy drills " +
+        "only (a warm-up before search) (default arithmetic)",
     },
     init: {
       type: "string",
@@ -311,20 +313,20 @@ async function evaluateSearch(
   const cases = tasks.slice(0, count).flatMap((task) =>
     episodeStates(playground, task, []).map((state) => ({ task, state }))
   );
-  const reply = (kind: "route" | "query" | "answer", of: typeof cases, maxTokens: number) =>
+  const reply = (kind: "route" | "query" | "answer", of: typeof cases) =>
     greedyReplies(
       runtime,
       spec,
       trainer,
       tokenizer,
       of.map((c) => searchPrompt(kind, c.task.problem, c.state.evidence)),
-      maxTokens,
+      SEARCH_REPLY_TOKENS,
     );
-  const routes = await reply("route", cases, 128);
+  const routes = await reply("route", cases);
   const asking = cases.filter((c) => c.state.query !== null);
-  const queries = await reply("query", asking, 96);
+  const queries = await reply("query", asking);
   const complete = cases.filter((c) => c.state.route === "answer");
-  const answers = await reply("answer", complete, 128);
+  const answers = await reply("answer", complete);
   const share = (hits: number, of: number) => of === 0 ? 0 : hits / of;
   return {
     router_search: share(

@@ -128,7 +128,9 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     group_size: 4,
     batch_size: 4,
     steps: 20,
-    sampling: { temperature: 1, top_p: 1, max_tokens: 64, stop: ["</search>", "</answer>"] },
+    // 128 tokens (bytes): the pretrained replies copy the facts found before their verdict,
+    // query or answer, up to ~110 bytes for a two-hop answer (engine/pretrain/search-corpus.ts).
+    sampling: { temperature: 1, top_p: 1, max_tokens: 128, stop: ["</search>", "</answer>"] },
     // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean.
     loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean" },
     updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute" },

@@ -18,7 +18,12 @@
  */
 import { bm25Retriever } from "../../adapters/search/mod.ts";
 import { parseConfig, PRESET_PROMPTS, presetInput } from "../config/mod.ts";
-import { generateSearchWorld, type SearchTask, type SearchWorld } from "../tasks/search/mod.ts";
+import {
+  generateSearchWorld,
+  NAME_SYLLABLES,
+  type SearchTask,
+  type SearchWorld,
+} from "../tasks/search/mod.ts";
 import type { Retriever } from "../workflows/mod.ts";
 import { renderPrompt } from "../workflows/template.ts";
 
@@ -33,6 +38,9 @@ export const SEARCH_WORLDS = 64;
 
 /** The preset whose world, prompts and retrieval depth the items reproduce. */
 const PRESET = parseConfig(presetInput("search-drmas"));
+
+/** The preset's reply budget: the pretraining evaluation generates what a rollout may. */
+export const SEARCH_REPLY_TOKENS = PRESET.sampling.max_tokens;
 
 /** One world with its retriever and questions: what an episode needs. */
 export interface SearchPlayground {
@@ -185,5 +193,90 @@ export function searchWorldPool(): (k: number) => {
       cache.set(k, entry);
     }
     return entry;
+  };
+}
+
+/** Distinct invented names of two or three syllables, drawn per call (as the worlds' names). */
+function freshNames(draw: (min: number, max: number) => number): () => string {
+  const used = new Set<string>();
+  return () => {
+    for (;;) {
+      const word = Array.from(
+        { length: draw(2, 3) },
+        () => NAME_SYLLABLES[draw(0, NAME_SYLLABLES.length - 1)],
+      ).join("");
+      const cap = word[0].toUpperCase() + word.slice(1);
+      if (!used.has(cap)) {
+        used.add(cap);
+        return cap;
+      }
+    }
+  };
+}
+
+/**
+ * A copy drill: `copy: <names>` -> the same names. Every reply token but the first is predicted
+ * by the prompt token after the previous one's earlier occurrence, the induction pattern the
+ * lookups are built on; on the search turns alone 150 steps did not form it (the replies named
+ * people of their own).
+ *
+ * @example copyDrillText(draw) // { prompt: "copy: Kalo Mizu Tordo\n", reply: "Kalo Mizu Tordo\n" }
+ */
+export function copyDrillText(
+  draw: (min: number, max: number) => number,
+): { prompt: string; reply: string; chat: false } {
+  const name = freshNames(draw);
+  const names = Array.from({ length: draw(2, 6) }, name).join(" ");
+  return { prompt: `copy: ${names}\n`, reply: `${names}\n`, chat: false };
+}
+
+/**
+ * A lookup drill: one line `Question: ...\n\nEvidence:\n[1] ...` over a mini world of fresh
+ * invented names -> what the searcher or answerer replies in that state (the facts found, then
+ * `query: <first missing fact>` or the boxed answer). Chat items spend ~150 tokens of
+ * instructions and template per reply; a drill carries the same lookup in ~100, and its names
+ * are drawn per item, so the only way to the reply is to copy it from the question and evidence.
+ * The evidence holds the chain's facts found so far beside distractors as BM25 retrieves them:
+ * people sharing the asked person's first or last name, and other cities' countries.
+ *
+ * @example lookupDrillText(draw).reply // "Kalo Mizu was born in Tordo. query: Tordo\n"
+ */
+export function lookupDrillText(
+  draw: (min: number, max: number) => number,
+): { prompt: string; reply: string; chat: false } {
+  const name = freshNames(draw);
+  const hops = draw(1, 2);
+  const [first, last, city, country] = [name(), name(), name(), name()];
+  const person = `${first} ${last}`;
+  const chain = [`${person} was born in ${city}.`, `${city} is a city in ${country}.`]
+    .slice(0, hops);
+  const distractors = Array.from({ length: draw(1, 3) }, () => {
+    const shared = draw(0, 2);
+    const other = shared === 0
+      ? `${first} ${name()}`
+      : shared === 1
+      ? `${name()} ${last}`
+      : `${name()} ${name()}`;
+    return draw(0, 1) === 0
+      ? `${other} was born in ${draw(0, 3) === 0 ? city : name()}.`
+      : `${name()} is a city in ${draw(0, 3) === 0 ? country : name()}.`;
+  });
+  const found = chain.slice(0, draw(0, hops));
+  const evidence = [...found, ...distractors];
+  for (let i = evidence.length - 1; i > 0; i--) {
+    const j = draw(0, i);
+    [evidence[i], evidence[j]] = [evidence[j], evidence[i]];
+  }
+  const question = `In which ${hops === 1 ? "city" : "country"} was ${person} born?`;
+  const lead = found.length === 0 ? "" : `${found.join(" ")} `;
+  const reply = found.length < hops
+    ? `${lead}query: ${found.length === 0 ? person : city}`
+    : `${lead}The final answer is \\boxed{${hops === 1 ? city : country}}.`;
+  return {
+    prompt: `Question: ${question}\n\nEvidence:\n${
+      evidence.map((d, i) => `[${i + 1}] ${d}`).join("\n")
+    }\n`,
+    reply: `${reply}\n`,
+    chat: false,
   };
 }

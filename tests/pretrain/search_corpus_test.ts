@@ -1,10 +1,18 @@
 import assert from "node:assert/strict";
 import { EMBEDDED_TOKENIZER_DIR, loadTokenizer } from "../../adapters/hf/mod.ts";
 import { parseConfig, presetInput } from "../../engine/config/mod.ts";
-import { corpusItem, type CorpusSource, SEARCH_MIXTURE } from "../../engine/pretrain/corpus.ts";
 import {
+  corpusItem,
+  type CorpusSource,
+  MIXTURES,
+  SEARCH_MIXTURE,
+} from "../../engine/pretrain/corpus.ts";
+import {
+  copyDrillText,
   episodeStates,
   heldOutSearchTasks,
+  lookupDrillText,
+  SEARCH_REPLY_TOKENS,
   SEARCH_WORLD_SEED_OFFSET,
   SEARCH_WORLDS,
   searchItemText,
@@ -12,6 +20,7 @@ import {
   searchPrompt,
   searchWorldPool,
 } from "../../engine/pretrain/search-corpus.ts";
+import { randomStream, uniformInt } from "../../engine/random/mod.ts";
 import { generateArithmeticTasks } from "../../engine/tasks/mod.ts";
 import { isCorrectAnswer } from "../../engine/trainer/group-rewards.ts";
 import type { SearchTask } from "../../engine/tasks/search/mod.ts";
@@ -162,4 +171,98 @@ Deno.test("the mixed corpus draws every kind, deterministically, within a 512-to
     },
     /no searchWorlds/,
   );
+});
+
+/** What a reader of the drill's question and evidence should reply: the facts, then the next step. */
+function expectedLookupReply(prompt: string): string {
+  const [, hop, person] = /^Question: In which (city|country) was (.+) born\?\n/.exec(prompt)!;
+  const evidence = [...prompt.matchAll(/^\[\d+\] (.+)$/gm)].map((m) => m[1]);
+  const birth = evidence.find((d) => d.startsWith(`${person} was born in `));
+  if (birth === undefined) return `query: ${person}\n`;
+  const city = birth.slice(`${person} was born in `.length, -1);
+  if (hop === "city") return `${birth} The final answer is \\boxed{${city}}.\n`;
+  const country = evidence.find((d) => d.startsWith(`${city} is a city in `));
+  if (country === undefined) return `${birth} query: ${city}\n`;
+  return `${birth} ${country} The final answer is \\boxed{${
+    country.slice(`${city} is a city in `.length, -1)
+  }}.\n`;
+}
+
+Deno.test("lookup drills: fresh names, distractors sharing them, replies a reader of the evidence gives", () => {
+  const names = new Set<string>();
+  const replies = { query: 0, answer: 0 };
+  let sharing = 0;
+  for (let i = 0; i < 400; i++) {
+    const stream = randomStream({ seed: 3, purpose: "lookup-test", sample: i });
+    let n = 0;
+    const { prompt, reply, chat } = lookupDrillText((a, b) => uniformInt(stream, n++, a, b));
+    assert.equal(chat, false);
+    assert.equal(reply, expectedLookupReply(prompt), prompt);
+    const person = /was (.+) born\?/.exec(prompt)![1];
+    names.add(person);
+    const [first, last] = person.split(" ");
+    if (
+      [...prompt.matchAll(/^\[\d+\] (.+) was born in/gm)].some((m) =>
+        m[1] !== person && (m[1].startsWith(`${first} `) || m[1].endsWith(` ${last}`))
+      )
+    ) sharing++;
+    replies[parseQuery(reply) === null ? "answer" : "query"]++;
+    if (parseQuery(reply) === null) assert.ok(parseAnswerText(reply) !== null, reply);
+    assert.ok(reply.length <= SEARCH_REPLY_TOKENS, reply);
+  }
+  // Names are drawn per item: nearly every drill asks about someone new.
+  assert.ok(names.size > 390, `${names.size} distinct people in 400 drills`);
+  assert.ok(sharing > 40, `${sharing} drills with a namesake`);
+  assert.ok(replies.query > 100 && replies.answer > 100, JSON.stringify(replies));
+});
+
+Deno.test("copy drills: the reply is the prompt's names, drawn fresh per item", () => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const stream = randomStream({ seed: 4, purpose: "copy-test", sample: i });
+    let n = 0;
+    const { prompt, reply, chat } = copyDrillText((a, b) => uniformInt(stream, n++, a, b));
+    assert.equal(chat, false);
+    assert.equal(prompt, `copy: ${reply}`);
+    const names = reply.trimEnd().split(" ");
+    assert.ok(names.length >= 2 && names.length <= 6, reply);
+    assert.equal(new Set(names).size, names.length, reply);
+    assert.ok(names.every((w) => /^[A-Z][a-z]{3,8}$/.test(w)), reply);
+    seen.add(reply);
+  }
+  assert.equal(seen.size, 200);
+});
+
+Deno.test("the copy corpus is copy drills only, and needs no search worlds", () => {
+  const source: CorpusSource = {
+    seed: 1,
+    tokenizer,
+    tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 10 }),
+    mixture: MIXTURES.copy,
+  };
+  for (let i = 0; i < 50; i++) {
+    const item = corpusItem(source, i);
+    assert.equal(item.kind, "copy");
+    const text = tokenizer.decode([...item.tokens]);
+    const [from, to] = item.lossSpans[0];
+    const reply = tokenizer.decode(item.tokens.slice(from, to) as number[]);
+    assert.equal(text, `copy: ${reply}${reply}`);
+  }
+});
+
+Deno.test("every search reply of the corpus fits the preset's reply budget", () => {
+  const source: CorpusSource = {
+    seed: 2,
+    tokenizer,
+    tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 50 }),
+    mixture: { ...SEARCH_MIXTURE, drill: 0, solve: 0, revise: 0, verify: 0, critique: 0 },
+    searchWorlds: pool,
+  };
+  assert.equal(SEARCH_REPLY_TOKENS, preset.sampling.max_tokens);
+  for (let i = 0; i < 300; i++) {
+    const item = corpusItem(source, i);
+    const [from, to] = item.lossSpans[0];
+    // The reply and its <|im_end|> (or a drill's newline), as the rollout would generate them.
+    assert.ok(to - from <= SEARCH_REPLY_TOKENS, `${item.kind} item ${i}: ${to - from} tokens`);
+  }
 });

@@ -24,7 +24,21 @@ export interface SearchWorld {
   readonly tasks: readonly SearchTask[];
 }
 
-const SYLLABLES = ["ka", "lo", "mi", "ren", "sa", "tor", "vel", "zu", "an", "bri", "do", "fen"];
+/** The syllables invented names are made of (pretraining drills draw names from them too). */
+export const NAME_SYLLABLES: readonly string[] = [
+  "ka",
+  "lo",
+  "mi",
+  "ren",
+  "sa",
+  "tor",
+  "vel",
+  "zu",
+  "an",
+  "bri",
+  "do",
+  "fen",
+];
 
 /** An invalid generator option. */
 export class SearchTaskOptionError extends Error {
@@ -69,7 +83,7 @@ export function generateSearchWorld(options: SearchWorldOptions): SearchWorld {
       const length = parts + Math.floor(attempt / 16);
       const word = Array.from(
         { length },
-        (_, i) => SYLLABLES[uniformInt(s, i, 0, SYLLABLES.length - 1)],
+        (_, i) => NAME_SYLLABLES[uniformInt(s, i, 0, NAME_SYLLABLES.length - 1)],
       ).join("");
       const cap = word[0].toUpperCase() + word.slice(1);
       if (!used.has(cap)) {

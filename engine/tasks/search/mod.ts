@@ -1,6 +1,7 @@
 /** Synthetic multi-hop search tasks for the search workflow. */
 export {
   generateSearchWorld,
+  NAME_SYLLABLES,
   type SearchTask,
   SearchTaskOptionError,
   type SearchWorld,
