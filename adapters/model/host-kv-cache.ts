@@ -3,9 +3,11 @@
  * host's (cpu, wasm). Each layer's keys and values are one Float32Array [rows, kvHeads, capacity,
  * headDim]; the first `width` columns hold positions (left-padded, as the device cache), the rest
  * is room that decode fills one column per token (`buildAppendDecodeGraph` returns only the new
- * token's keys/values). A splice (rows leaving or joining) copies the kept rows once into a new
- * cache sized for the rows' remaining tokens, so the cache is never copied per token, where the
- * device form (`buildDecodeGraph`) outputs the whole grown cache at every token.
+ * token's keys/values). A splice (rows leaving or joining) copies the kept rows once into a cache
+ * sized for the rows' remaining tokens, so the cache is never copied per token, where the device
+ * form (`buildDecodeGraph`) outputs the whole grown cache at every token. When rows only leave or
+ * columns are trimmed, the splice moves the kept rows down within the old cache's arrays instead
+ * of allocating new ones (bit-identical contents, no garbage left for V8's GC).
  */
 import { type HostTensor, hostTensor } from "../onnx/runtime/mod.ts";
 import { ModelError } from "./errors.ts";
@@ -41,6 +43,8 @@ export class HostKvCache {
     /** Keys then values of each layer. */
     readonly keys: readonly Float32Array[],
     readonly values: readonly Float32Array[],
+    /** Whether `keys`/`values` own their buffers (a splice's), so a later splice may reuse them. */
+    readonly owned: boolean,
   ) {
     this.width = width;
   }
@@ -59,6 +63,7 @@ export class HostKvCache {
       seq,
       layer(MODEL_IO.presentKey),
       layer(MODEL_IO.presentValue),
+      false,
     );
   }
 
@@ -77,26 +82,52 @@ export class HostKvCache {
     const c = spec.config;
     const rows = parts.reduce((n, p) => n + p.rows.length, 0);
     const capacity = width + room;
-    const fresh = () =>
-      Array.from(
-        { length: c.numLayers },
-        () => new Float32Array(rows * c.numKvHeads * capacity * c.headDim),
-      );
-    const out = new HostKvCache(rows, c.numKvHeads, capacity, c.headDim, width, fresh(), fresh());
+    const size = rows * c.numKvHeads * capacity * c.headDim;
+    const inPlace = parts.length > 0 && fitsInPlace(parts, width, capacity, size);
+    const views = (arrays: readonly Float32Array[]) =>
+      arrays.map((a) => new Float32Array(a.buffer, a.byteOffset, size));
+    const fresh = () => Array.from({ length: c.numLayers }, () => new Float32Array(size));
+    const out = inPlace
+      ? new HostKvCache(
+        rows,
+        c.numKvHeads,
+        capacity,
+        c.headDim,
+        width,
+        views(parts[0].cache.keys),
+        views(parts[0].cache.values),
+        true,
+      )
+      : new HostKvCache(rows, c.numKvHeads, capacity, c.headDim, width, fresh(), fresh(), true);
+    const block = capacity * c.headDim;
     let at = 0;
-    for (const { cache, rows: from } of parts) {
+    for (const [index, { cache, rows: from }] of parts.entries()) {
       // Output column j holds source column j - shift.
       const shift = width - cache.width;
       const first = Math.max(0, -shift);
       const count = cache.width - first;
+      const n = count * c.headDim;
+      // In place, the first part's rows move down within its own arrays (see `fitsInPlace`);
+      // every other output block still holds stale floats, zeroed so that the padding and the
+      // room read exactly as in a fresh cache.
+      const moving = inPlace && index === 0;
       for (const source of from) {
         for (let h = 0; h < c.numKvHeads; h++) {
           const src = ((source * c.numKvHeads + h) * cache.capacity + first) * c.headDim;
-          const dst = ((at * c.numKvHeads + h) * capacity + first + shift) * c.headDim;
+          const base = (at * c.numKvHeads + h) * block;
+          const dst = base + (first + shift) * c.headDim;
           for (let l = 0; l < c.numLayers; l++) {
-            const n = count * c.headDim;
-            out.keys[l].set(cache.keys[l].subarray(src, src + n), dst);
-            out.values[l].set(cache.values[l].subarray(src, src + n), dst);
+            for (
+              const [into, data] of [[out.keys[l], cache.keys[l]], [out.values[l], cache.values[l]]]
+            ) {
+              if (moving) {
+                data.copyWithin(dst, src, src + n);
+                into.fill(0, dst + n, base + block);
+              } else {
+                if (inPlace) into.fill(0, base, base + block);
+                into.set(data.subarray(src, src + n), dst);
+              }
+            }
           }
         }
         at++;
@@ -135,4 +166,26 @@ export class HostKvCache {
     this.values.forEach((v, i) => write(v, host[MODEL_IO.presentValue(i)].data as Float32Array));
     this.width++;
   }
+}
+
+/**
+ * Whether a splice can build its cache in the first part's own arrays (no allocation, nothing
+ * left for the GC): when rows leave or columns are trimmed, the kept rows keep their order and
+ * move down, each into a block no larger than before (`width` and `capacity` at most the
+ * source's), so copying them in order never overwrites a source block not yet copied; the
+ * other parts' rows (newcomers) then fill the blocks after them, which must fit in the arrays
+ * (a splice's own, never a prefill's, whose buffers onnxruntime may share).
+ */
+function fitsInPlace(
+  parts: readonly HostCacheRows[],
+  width: number,
+  capacity: number,
+  size: number,
+): boolean {
+  const { cache, rows } = parts[0];
+  const fits = (a: Float32Array) => a.buffer.byteLength - a.byteOffset >= size * 4;
+  return cache.owned && width <= cache.width && capacity <= cache.capacity &&
+    rows.every((source, at) => source >= at && (at === 0 || source > rows[at - 1])) &&
+    parts.slice(1).every((p) => p.cache !== cache) &&
+    cache.keys.every(fits) && cache.values.every(fits);
 }
