@@ -138,8 +138,8 @@ export const unloadAdapterRequest = z.object({
  */
 export const generateRequest = z.object({
   input_ids: tokenIds,
-  text: z.undefined({ error: "is not supported by this server; send the prompt as input_ids" })
-    .or(z.null()),
+  text: z.never({ error: "is not supported by this server; send the prompt as input_ids" })
+    .optional().nullable(),
   sampling_params: z.strictObject({
     max_new_tokens: z.number().int().min(1).optional().nullable(),
     temperature: z.number().min(0).max(2).optional().nullable(),
