@@ -94,9 +94,8 @@ export function servedAdapters(
         if (current.get(policy.id) === version) continue;
         const dir = resolve(join(adapterDir!, name));
         await write(policy, dir);
-        // A resumed run's servers may still hold this name from the interrupted run (vLLM and
-        // SGLang refuse to load a name twice): drop it first; an endpoint that is down fails the
-        // load below.
+        // A resumed run's servers may still hold this name from the interrupted run (vLLM refuses
+        // to load a name twice): drop it first; an endpoint that is down fails the load below.
         await Promise.all(
           pool.endpoints.map((endpoint) =>
             pool.postTo(endpoint, unloadPath, { lora_name: name }).catch(() => {})
