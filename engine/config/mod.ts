@@ -39,6 +39,7 @@ export {
   experimentConfigSchema,
   LOSS_AGGREGATIONS,
   REWARD_COMPONENTS,
+  ROLLOUT_ENGINES,
 } from "./schema.ts";
 export { type NormalizedConfig, parseConfig } from "./normalize.ts";
 export { type WorkerGroup } from "./worker-groups.ts";

@@ -178,6 +178,12 @@ export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
 /** Where agent turns are generated (docs/SCALE-OUT.md, "The rollout backend"). */
 export const ROLLOUT_BACKENDS = ["local", "openai"] as const;
 
+/**
+ * The inference engine the openai backend's servers run, which names their routes
+ * (docs/SCALE-OUT.md, "vLLM and SGLang"): vllm (and deno task serve) or sglang.
+ */
+export const ROLLOUT_ENGINES = ["vllm", "sglang"] as const;
+
 /** Who plays a step's episodes (docs/SCALE-OUT.md, "Rollout workers over Postgres"). */
 export const ROLLOUT_DISPATCH = ["trainer", "workers"] as const;
 
@@ -212,6 +218,13 @@ export const rolloutSchema = z.strictObject({
       "where each LoRA group's adapter is written after each update, as <group>-v<update>",
   ),
   // Optional without a default, so that configs (and hashes) of runs before it stay the same.
+  engine: z.enum(ROLLOUT_ENGINES).optional().describe(
+    "the servers' engine, which names the routes a turn and an adapter load use: vllm (absent: " +
+      "POST /v1/completions with return_token_ids, /v1/load_lora_adapter; also deno task " +
+      "serve) or sglang (POST /generate with input_ids, return_logprob and lora_path, " +
+      "/load_lora_adapter)",
+  ),
+  // Optional without a default, as engine is.
   dispatch: z.enum(ROLLOUT_DISPATCH).optional().describe(
     "who plays a step's episodes: trainer (absent: the training process) or workers (deno " +
       "task worker processes taking them from a queue in the run's Postgres store; with the " +

@@ -1,16 +1,17 @@
 /**
  * The model server's routes on Hono: OpenAI's `/v1/models`, `/v1/completions` and
- * `/v1/chat/completions`, vLLM's `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`, and
- * `/health`. Every request passes the Host guard (DNS rebinding) and a body size limit; every
+ * `/v1/chat/completions`, vLLM's `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`, SGLang's
+ * `/generate`, `/load_lora_adapter` and `/unload_lora_adapter`, and `/health`. Every request passes the Host guard (DNS rebinding) and a body size limit; every
  * refusal is OpenAI's error JSON with its status, and an unexpected failure is a 500 of the same
  * shape: the server stays up.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type AllowedHosts, hostGuard } from "../../events/http/mod.ts";
 import { ApiError } from "./api-error.ts";
 import { chatCompletions } from "./chat-completions.ts";
 import { completions } from "./completions.ts";
+import { generate } from "./generate.ts";
 import { loadAdapterRequest, parseBody, unloadAdapterRequest } from "./request-fields.ts";
 import type { ServeContext } from "./request-context.ts";
 
@@ -101,13 +102,43 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
     return c.text(`Success: LoRA adapter '${body.lora_name}' removed successfully.`);
   });
 
+  // SGLang's routes (python/sglang/srt/entrypoints/http_server.py at 0025436e): /generate, and
+  // LoRA loads and unloads answered as LoadLoRAAdapterReqOutput, `{success, error_message,
+  // loaded_adapters}`, 200 on success and 400 otherwise. A body SGLang could not parse is its
+  // RequestValidationError, a 400 in the error envelope, as here.
+  app.post("/generate", (c) => generate(c, ctx));
+  const sglangAnswer = async (c: Context, change: () => Promise<unknown>) => {
+    let error: string | null = null;
+    try {
+      await change();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      error = err.message;
+    }
+    const loaded = Object.fromEntries(ctx.model.adapters().map((a) => [a.name, a.path]));
+    return c.json({ success: error === null, error_message: error, loaded_adapters: loaded }, {
+      status: error === null ? 200 : 400,
+    });
+  };
+  app.post("/load_lora_adapter", async (c) => {
+    const body = parseBody(loadAdapterRequest, await c.req.text());
+    return sglangAnswer(c, () => ctx.model.loadAdapter(body.lora_name, body.lora_path));
+  });
+  app.post("/unload_lora_adapter", async (c) => {
+    const body = parseBody(unloadAdapterRequest, await c.req.text());
+    return sglangAnswer(
+      c,
+      () => Promise.resolve().then(() => ctx.model.unloadAdapter(body.lora_name)),
+    );
+  });
+
   app.notFound((c) =>
     errorResponse(
       new ApiError(
         404,
         `no route ${c.req.method} ${new URL(c.req.url).pathname}; this server answers GET ` +
           "/v1/models, POST /v1/completions, /v1/chat/completions, /v1/load_lora_adapter, " +
-          "/v1/unload_lora_adapter",
+          "/v1/unload_lora_adapter, /generate, /load_lora_adapter, /unload_lora_adapter",
       ),
     )
   );

@@ -117,16 +117,44 @@ const adapterName = z.string().min(1).max(256).regex(
   "use letters, digits and . _ - : @ / + only",
 );
 
-/** vLLM's `POST /v1/load_lora_adapter` body. */
+/** vLLM's `POST /v1/load_lora_adapter` body; SGLang's `POST /load_lora_adapter` has the same. */
 export const loadAdapterRequest = z.object({
   lora_name: adapterName,
   lora_path: z.string().min(1),
 });
-/** vLLM's `POST /v1/unload_lora_adapter` body. */
+/** vLLM's `POST /v1/unload_lora_adapter` body; SGLang's `/unload_lora_adapter` sends lora_name. */
 export const unloadAdapterRequest = z.object({
   lora_name: adapterName,
   lora_int_id: z.number().int().optional().nullable(),
 });
+
+/**
+ * SGLang's native `POST /generate` body, only the fields the sglang rollout dialect sends
+ * (GenerateReqInput, python/sglang/srt/managers/io_struct.py at 001067ff): one prompt as
+ * `input_ids`, `sampling_params` (SamplingParams: `max_new_tokens` default 128, `temperature`,
+ * `top_p`, `sampling_seed`, `stop`, `ignore_eos`; SGLang refuses a sampling parameter it does
+ * not know, and so does this server), `return_logprob`, `lora_path` (a loaded adapter's name),
+ * and polyrl's `polyrl_draw`. Text prompts, batches and streaming are refused, not ignored.
+ */
+export const generateRequest = z.object({
+  input_ids: tokenIds,
+  text: z.never({ error: "is not supported by this server; send the prompt as input_ids" })
+    .optional().nullable(),
+  sampling_params: z.strictObject({
+    max_new_tokens: z.number().int().min(1).optional().nullable(),
+    temperature: z.number().min(0).max(2).optional().nullable(),
+    top_p: z.number().gt(0).max(1).optional().nullable(),
+    sampling_seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().nullable(),
+    stop: sampling.stop,
+    ignore_eos: z.boolean().optional().nullable(),
+  }).optional().nullable(),
+  return_logprob: z.boolean().optional().nullable(),
+  lora_path: z.string().min(1).max(256).optional().nullable(),
+  stream: z.literal(false, { error: "streaming is not supported by this server's /generate" })
+    .optional().nullable(),
+  polyrl_draw: drawPlace.optional().nullable(),
+});
+export type GenerateRequest = z.output<typeof generateRequest>;
 
 /**
  * Parses a JSON body against `schema`; a 400 naming the first bad field otherwise.

@@ -10,6 +10,7 @@ import type { EndpointPool } from "./endpoint-pool.ts";
 import { createOpenAISpeaker } from "./openai-speaker.ts";
 import type { ServedAdapters } from "./served-adapters.ts";
 import { type RecordedTurns, type ReplayRollouts, replaySpeaker } from "./recorded-turns.ts";
+import type { RolloutEngine } from "./engine-dialect.ts";
 import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
 
 /** The episodes sampled for one question. */
@@ -46,7 +47,11 @@ export function workflowRollouts(
     /** Continuous batching (default true); false batches whole waves of turns (comparison). */
     readonly continuous?: boolean;
     /** Turns are completion requests to these servers (the openai backend) instead. */
-    readonly servers?: { readonly endpoints: EndpointPool; readonly served: ServedAdapters };
+    readonly servers?: {
+      readonly endpoints: EndpointPool;
+      readonly served: ServedAdapters;
+      readonly engine: RolloutEngine | undefined;
+    };
     /** A replay's turns: re-sampled and checked against the log, or taken from it as given. */
     readonly replay?: { readonly mode: ReplayRollouts; readonly turns: RecordedTurns };
   } = {},
@@ -80,6 +85,7 @@ export function workflowRollouts(
       sampling,
       options.servers.endpoints,
       options.servers.served,
+      options.servers.engine,
     )
     : local();
   return (phase, at, questions, n) =>

@@ -2,8 +2,10 @@
  * The worker groups' weights on the inference servers of the openai rollout backend: each LoRA
  * group's adapter is written in PEFT's format (adapters/hf, as `deno task export-model --format
  * peft` writes it) to `rollout.adapter_dir/<group>-v<version>` and loaded on every endpoint
- * under that name with vLLM's `POST /v1/load_lora_adapter {lora_name, lora_path}`; the previous
- * version is then unloaded (`POST /v1/unload_lora_adapter {lora_name}`) and its folder removed.
+ * under that name with the engine's load route (engine-dialect.ts: vLLM's `POST
+ * /v1/load_lora_adapter {lora_name, lora_path}`, SGLang's `POST /load_lora_adapter`); the
+ * previous version is then unloaded (`/v1/unload_lora_adapter` or `/unload_lora_adapter`,
+ * `{lora_name}`) and its folder removed.
  * Version v is the weights a step-v rollout samples: v0 the initial adapter, v(s + 1) after the
  * updates of step s. A frozen group is served by the base model's own name (its `model`). An
  * adapter names as its base the weights the run trains on: for `"embedded"`, the version the run
@@ -13,7 +15,8 @@ import { join, resolve } from "node:path";
 import { saveLoraAdapter } from "../../adapters/hf/mod.ts";
 import { type EmbeddedVersion, loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
 import { modelDirectory } from "../evaluation/base-model.ts";
-import { EndpointError, type EndpointPool } from "./endpoint-pool.ts";
+import { EndpointError, type EndpointPool, type OpenAIRollout } from "./endpoint-pool.ts";
+import { engineDialect } from "./engine-dialect.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
 
 /** What publishing needs of a group. */
@@ -35,16 +38,18 @@ export function adapterName(wg: string, version: number): string {
  * The served names of `groups` and how to publish new versions of their adapters.
  *
  * @example
- * const served = servedAdapters(pool, config.rollout.adapter_dir, groups);
+ * const served = servedAdapters(pool, config.rollout, groups);
  * await served.publish(0); served.modelOf("solver") // "solver-v0"
  */
 export function servedAdapters(
   pool: EndpointPool,
-  adapterDir: string | undefined,
+  rollout: Pick<OpenAIRollout, "adapter_dir" | "engine">,
   groups: ReadonlyMap<string, PublishedPolicy>,
   /** The weights `"embedded"` stands for (TrainOptions.embedded); default the committed model. */
   embedded?: EmbeddedVersion,
 ) {
+  const adapterDir = rollout.adapter_dir;
+  const { loadPath, unloadPath } = engineDialect(rollout.engine);
   const current = new Map<string, number>();
   const lora = [...groups.values()].filter((p) => p.spec.lora !== null);
 
@@ -77,6 +82,10 @@ export function servedAdapters(
       const version = current.get(wg);
       return version === undefined ? policy.model : adapterName(wg, version);
     },
+    /** The base model's served name (`model`) of `wg`. */
+    baseOf(wg: string): string {
+      return groups.get(wg)!.model;
+    },
     /** Writes and loads every LoRA group's adapter as `version`, then unloads the previous. */
     async publish(version: number): Promise<void> {
       if (lora.length === 0) return;
@@ -89,11 +98,11 @@ export function servedAdapters(
         // to load a name twice): drop it first; an endpoint that is down fails the load below.
         await Promise.all(
           pool.endpoints.map((endpoint) =>
-            pool.postTo(endpoint, "/v1/unload_lora_adapter", { lora_name: name }).catch(() => {})
+            pool.postTo(endpoint, unloadPath, { lora_name: name }).catch(() => {})
           ),
         );
         await onEvery(
-          "/v1/load_lora_adapter",
+          loadPath,
           { lora_name: name, lora_path: dir },
           `could not load adapter ${name} (${dir})`,
         );
@@ -101,7 +110,7 @@ export function servedAdapters(
         current.set(policy.id, version);
         if (previous === undefined) continue;
         const old = adapterName(policy.id, previous);
-        await onEvery("/v1/unload_lora_adapter", { lora_name: old }, `could not unload ${old}`);
+        await onEvery(unloadPath, { lora_name: old }, `could not unload ${old}`);
         await Deno.remove(resolve(join(adapterDir!, old)), { recursive: true }).catch(() => {});
       }
     },

@@ -159,8 +159,8 @@ export async function runTraining(
     // A replay never contacts the recorded servers: its turns come from the log or the process.
     if (config.rollout?.backend === "openai" && !options.replayRollouts) {
       const endpoints = endpointPool(config.rollout);
-      served = servedAdapters(endpoints, config.rollout.adapter_dir, pool.groups, options.embedded);
-      servers = { endpoints, served };
+      served = servedAdapters(endpoints, config.rollout, pool.groups, options.embedded);
+      servers = { endpoints, served, engine: config.rollout.engine };
     }
     let rollout: RolloutFn;
     // Workers need the run's store (replay's comparer has none: it samples in-process).

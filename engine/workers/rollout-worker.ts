@@ -156,6 +156,7 @@ async function servedContext(
       tokenizer: model.tokenizer,
     });
   }
+  const bases = Object.fromEntries(config.worker_groups.map((wg) => [wg.id, wg.model]));
   const rollout = endpoints?.length
     ? { ...config.rollout!, endpoints: [...endpoints] }
     : config.rollout!;
@@ -167,7 +168,8 @@ async function servedContext(
         config.agent_to_wg,
         samplingOf(config),
         pool,
-        { modelOf: (wg) => job.models[wg] },
+        { modelOf: (wg) => job.models[wg], baseOf: (wg) => bases[wg] },
+        config.rollout!.engine,
       );
       return speaker.episode(job, (speak) => workflow.run(job.question, speak));
     },

@@ -30,6 +30,17 @@ Deno.test("rollout: absent means local and adds no key to the parsed config (has
   assert.equal(served.rollout!.backend, "openai");
 });
 
+Deno.test("rollout.engine: absent adds no key (an openai config's hash stays), sglang is kept", () => {
+  const vllm = parseConfig(openai());
+  assert.equal("engine" in vllm.rollout!, false);
+  const sglang = parseConfig(openai({ engine: "sglang" }));
+  assert.equal(sglang.rollout!.engine, "sglang");
+  assert.notEqual(configHash(sglang), configHash(vllm));
+  assert.equal(parseConfig(openai({ engine: "vllm" })).rollout!.engine, "vllm");
+  assertIssue(issuesOf(openai({ engine: "tgi" })), "rollout.engine", "tgi", /vllm|sglang/);
+  assertIssue(issuesOf(openai({ engine: 1 })), "rollout.engine", 1, /vllm|sglang/);
+});
+
 Deno.test("rollout: bad fields are refused with the key and what is allowed", () => {
   assertIssue(
     issuesOf(openai({ endpoints: ["ftp://x"] })),

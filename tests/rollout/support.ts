@@ -83,6 +83,8 @@ export interface CompletionProxy extends AsyncDisposable {
   readonly completions: number;
   /** The most `/v1/completions` requests that were in flight at once. */
   readonly peak: number;
+  /** Requests passed on so far, by method and path ("POST /generate"). */
+  readonly routes: ReadonlyMap<string, number>;
 }
 
 /**
@@ -100,8 +102,11 @@ export function completionProxy(
   let completions = 0;
   let inFlight = 0;
   let peak = 0;
+  const routes = new Map<string, number>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const path = new URL(req.url).pathname;
+    const route = `${req.method} ${path}`;
+    routes.set(route, (routes.get(route) ?? 0) + 1);
     const completion = path === "/v1/completions";
     if (completion) peak = Math.max(peak, ++inFlight);
     let res: Response;
@@ -128,6 +133,7 @@ export function completionProxy(
     get peak() {
       return peak;
     },
+    routes,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }

@@ -7,34 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { saveLoraAdapter } from "../../adapters/hf/mod.ts";
-import {
-  embeddedModelConfig,
-  loraAdapter,
-  loraSpec,
-  loraTargets,
-} from "../../adapters/model/mod.ts";
+import { writeAdapter } from "./adapter-files.ts";
 import { inProcess } from "./in-process.ts";
 import { startServe } from "./server-process.ts";
-
-/** Writes a PEFT adapter of `config` with small nonzero values (a valid adapter of that base). */
-async function writeAdapter(
-  dir: string,
-  options: { rank: number; targets: string[]; size?: "base" | "small"; fill?: number },
-) {
-  const config = embeddedModelConfig(options.size ?? "base");
-  const spec = loraSpec({
-    rank: options.rank,
-    alpha: 2 * options.rank,
-    targetModules: options.targets,
-  });
-  const adapter = loraAdapter(config, spec, (t) => ({
-    a: new Float32Array(options.rank * t.inFeatures).fill(options.fill ?? 0.01),
-    b: new Float32Array(t.outFeatures * options.rank).fill(options.fill ?? 0.01),
-  }));
-  await saveLoraAdapter(dir, adapter);
-  return loraTargets(config, spec).length;
-}
 
 Deno.test("serve refuses hostile requests with OpenAI errors and stays up", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "polyrl-serve-hostile-" });
