@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
 import { runCli } from "../support/run-cli.ts";
-import { completionProxy, MAX_TOKENS, runInto, smokeConfig, tempFolder } from "./support.ts";
+import {
+  compareTurns,
+  completionProxy,
+  MAX_TOKENS,
+  runInto,
+  smokeConfig,
+  tempFolder,
+} from "./support.ts";
 
 Deno.test("the smoke preset on two deno task serve processes samples the local backend's tokens", async () => {
   await using tmp = await tempFolder();
@@ -22,20 +29,7 @@ Deno.test("the smoke preset on two deno task serve processes samples the local b
     "served",
   );
   assert.equal(served.error, null, String(served.error));
-  const turns = (events: typeof local.events) =>
-    events.flatMap((e) => e.type === "turn.generated" ? [e.data] : []);
-  const localTurns = turns(local.events);
-  const servedTurns = turns(served.events);
-  assert.equal(servedTurns.length, localTurns.length);
-  let largest = 0;
-  for (const [i, t] of servedTurns.entries()) {
-    const { logprobs, ...rest } = t;
-    const { logprobs: localLogprobs, ...localRest } = localTurns[i];
-    assert.deepEqual(rest, localRest, `turn ${i}`);
-    for (let j = 0; j < logprobs.length; j++) {
-      largest = Math.max(largest, Math.abs(logprobs[j] - localLogprobs[j]));
-    }
-  }
+  const { servedTurns, largest } = compareTurns(local.events, served.events);
   const lengths = servedTurns.map((t) => t.responseTokens.length);
   assert.ok(lengths.some((n) => n < MAX_TOKENS), `no turn ended early: ${lengths}`);
   assert.equal(toA.completions + toB.completions, servedTurns.length);

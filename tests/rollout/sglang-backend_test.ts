@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServe } from "../serve/server-process.ts";
 import { runCli } from "../support/run-cli.ts";
-import { completionProxy, runInto, smokeConfig, tempFolder } from "./support.ts";
+import { compareTurns, completionProxy, runInto, smokeConfig, tempFolder } from "./support.ts";
 
 Deno.test("the smoke preset in SGLang's dialect samples the local backend's tokens through /generate, and replays", async () => {
   await using tmp = await tempFolder();
@@ -28,20 +28,7 @@ Deno.test("the smoke preset in SGLang's dialect samples the local backend's toke
     "sglang",
   );
   assert.equal(served.error, null, String(served.error));
-  const turns = (events: typeof local.events) =>
-    events.flatMap((e) => e.type === "turn.generated" ? [e.data] : []);
-  const localTurns = turns(local.events);
-  const servedTurns = turns(served.events);
-  assert.equal(servedTurns.length, localTurns.length);
-  let largest = 0;
-  for (const [i, t] of servedTurns.entries()) {
-    const { logprobs, ...rest } = t;
-    const { logprobs: localLogprobs, ...localRest } = localTurns[i];
-    assert.deepEqual(rest, localRest, `turn ${i}`);
-    for (let j = 0; j < logprobs.length; j++) {
-      largest = Math.max(largest, Math.abs(logprobs[j] - localLogprobs[j]));
-    }
-  }
+  const { servedTurns, largest } = compareTurns(local.events, served.events);
   assert.ok(largest < 1e-3, `logprobs differ by ${largest}`);
   // Only SGLang's routes: one /generate per turn; v0, v1, v2 of both LoRA groups loaded, each
   // preceded by a precautionary unload of its name, and v0, v1 unloaded after their successor.

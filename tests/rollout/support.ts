@@ -2,6 +2,7 @@
  * Runs of the smoke preset for the rollout-backend tests: in-process (local backend) or against
  * `deno task serve` processes (openai backend), each into its own SQLite store.
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import {
@@ -63,6 +64,33 @@ export async function runInto(
   for await (const e of store.readStream(runId)) events.push(e as StoredEvent<NewEvent>);
   return { events, error };
 }
+
+/**
+ * The `turn.generated` data of a served run against a local run's: every field but the logprobs
+ * equal, turn by turn (assert.deepEqual); returns the served turns and the largest logprob gap.
+ */
+export function compareTurns(
+  local: readonly StoredEvent<NewEvent>[],
+  served: readonly StoredEvent<NewEvent>[],
+): { servedTurns: TurnData[]; largest: number } {
+  const turns = (events: readonly StoredEvent<NewEvent>[]) =>
+    events.flatMap((e) => e.type === "turn.generated" ? [e.data] : []);
+  const localTurns = turns(local);
+  const servedTurns = turns(served);
+  assert.equal(servedTurns.length, localTurns.length);
+  let largest = 0;
+  for (const [i, t] of servedTurns.entries()) {
+    const { logprobs, ...rest } = t;
+    const { logprobs: localLogprobs, ...localRest } = localTurns[i];
+    assert.deepEqual(rest, localRest, `turn ${i}`);
+    for (let j = 0; j < logprobs.length; j++) {
+      largest = Math.max(largest, Math.abs(logprobs[j] - localLogprobs[j]));
+    }
+  }
+  return { servedTurns, largest };
+}
+
+type TurnData = Extract<NewEvent, { type: "turn.generated" }>["data"];
 
 /** A temporary folder with `adapters/` inside, removed at the end. */
 export async function tempFolder(): Promise<{ root: string; adapters: string } & AsyncDisposable> {
