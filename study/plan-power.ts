@@ -6,9 +6,14 @@
  */
 import { type ClaimPower, claimPower, type EvaluationSize } from "./claim-power.ts";
 import { evaluationSize } from "./evaluation-size.ts";
-import { AGENT_METRICS, type ClaimMetric, type Expectation } from "./grid-schema.ts";
+import { AGENT_METRICS } from "./grid-schema.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
-import { type CellResult, claimSamples, type StudyResults } from "./study-results.ts";
+import {
+  type CellResult,
+  type ClaimIdentity,
+  claimSamples,
+  type StudyResults,
+} from "./study-results.ts";
 
 /** Changes to the grid's design to evaluate. */
 export interface PowerPlan {
@@ -21,15 +26,8 @@ export interface PowerPlan {
 }
 
 /** One claim of the grid (per agent for agent metrics) with its power. */
-export interface PowerRow {
+export interface PowerRow extends ClaimIdentity {
   readonly comparison: string;
-  readonly cell: string;
-  /** The compared cell; null for a one-cell claim. */
-  readonly against: string | null;
-  readonly agent: string | null;
-  readonly metric: ClaimMetric;
-  readonly expect: Expectation;
-  readonly paper: string;
   readonly power: ClaimPower;
 }
 

@@ -102,8 +102,8 @@ export interface CellResult {
   readonly seconds: SampleStat;
 }
 
-/** One claim (per agent for agent metrics), tested. */
-export interface ClaimResult {
+/** Which claim a row is about: the cells, the agent (for agent metrics) and the expectation. */
+export interface ClaimIdentity {
   readonly cell: string;
   /** The compared cell; null for a one-cell test against 1. */
   readonly against: string | null;
@@ -111,6 +111,10 @@ export interface ClaimResult {
   readonly metric: ClaimMetric;
   readonly expect: Expectation;
   readonly paper: string;
+}
+
+/** One claim (per agent for agent metrics), tested. */
+export interface ClaimResult extends ClaimIdentity {
   readonly value: SampleStat | null;
   readonly reference: SampleStat | null;
   readonly test: DifferenceTest | null;
