@@ -3,10 +3,10 @@
  * `N passed, N failed` (Deno's own summary is not in that form). Exit status is non-zero on any
  * failure.
  *
- * With no PATH, each folder of tests/ runs in a `deno test` process of its own: one process for
- * the whole suite segfaulted (Deno 2.9.6, exit 139) once pg-boss (tests/workers) and the web tests
- * had both run in it, in either order, while each passes alone; separate processes also keep
- * one folder's native state (onnxruntime, DuckDB, Chromium) from reaching the next.
+ * With no PATH, each folder of tests/ runs in a `deno test` process of its own, so one folder's
+ * native state (onnxruntime, DuckDB, pg-boss's pools, Chromium) cannot reach the next, and a
+ * process that dies takes only its folder's results with it: the runner names the folder and its
+ * exit status, and counts it failed.
  */
 import { userPathIfExists } from "../events/cli/user-path.ts";
 

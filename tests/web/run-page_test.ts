@@ -17,7 +17,9 @@ import { fillMixedStore, MIXED_FAILURE, MIXED_RUNS } from "./fixtures/mixed-stor
 const mixed = await fillMixedStore();
 // One app for the whole file: each test reads, none appends.
 const dash = await dashboardAppOver(mixed.path);
-globalThis.addEventListener("unload", () => dash.close());
+// Awaited after the last test: an async close in "unload" races the exit of the process, and
+// DuckDB closed while the runtime tears down segfaulted it (exit 139).
+Deno.test.afterAll(() => dash.close());
 
 const get = async (url: string) => {
   const res = await dash.app.request(url);
