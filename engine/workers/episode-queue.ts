@@ -203,8 +203,13 @@ export async function openEpisodeQueue(
       if (fresh.length > 0) {
         await boss.insert(QUEUE, fresh.map((data) => ({ id: episodeJobId(data), data })));
       }
-      const again = ids.filter((id) => ["failed", "cancelled"].includes(existing.get(id) ?? ""));
-      if (again.length > 0) await boss.retry(QUEUE, again);
+      // A failed episode is retried; one cancelled when its run failed is resumed (pg-boss's
+      // retry leaves cancelled jobs as they are, and the step would wait on them for ever).
+      const inState = (state: string) => ids.filter((id) => existing.get(id) === state);
+      const failed = inState("failed");
+      if (failed.length > 0) await boss.retry(QUEUE, failed);
+      const cancelled = inState("cancelled");
+      if (cancelled.length > 0) await boss.resume(QUEUE, cancelled);
     },
     async failed(runId, phase, step) {
       return (await stepJobs(runId, phase, step))
