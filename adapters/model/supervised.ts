@@ -1,16 +1,14 @@
 /**
- * Next-token (cross-entropy) training through the clipped-policy train step, so pretraining and
- * RL share one graph builder and one optimizer: with advantage 1 on every loss token and old
- * logprobs equal to the current ones (ratio 1, inside any clip range), the gradient of
- * -mean(ratio * A) is exactly the gradient of the mean negative log-likelihood. Each step first
- * runs the logprob graph on the current parameters to get those old logprobs (and the loss).
+ * Next-token (cross-entropy) training through the policy train step, so pretraining and RL share
+ * one graph builder and one optimizer: the step's `likelihood` objective with advantage 1 on
+ * every loss token is the mean negative log-likelihood, whose gradient is the clipped objective's
+ * at ratio 1. One run per step: forward, backward and AdamW, the loss read on the way.
  */
-import type { HostTensor, Runtime, Session } from "../onnx/runtime/mod.ts";
-import { hostTensor, scalar } from "../onnx/runtime/mod.ts";
+import type { HostTensor, Runtime } from "../onnx/runtime/mod.ts";
 import type { PolicyBatch } from "../onnx/train-step-batch.ts";
 import { openTrainStep, type TrainStepRunner } from "../onnx/train-step-runner.ts";
 import { ModelError } from "./errors.ts";
-import { buildLogprobGraph, MODEL_IO, trainStepConfig } from "./graphs.ts";
+import { trainStepConfig } from "./graphs.ts";
 import type { DecoderSpec } from "./parameters.ts";
 import { type ParamFeeds, runnerFeeds } from "./weights.ts";
 
@@ -103,49 +101,33 @@ export async function openSupervisedTrainer(
   spec: DecoderSpec,
   initial: Readonly<Record<string, HostTensor>>,
 ): Promise<SupervisedTrainer> {
-  const runner = await openTrainStep({ runtime, config: trainStepConfig(spec), initial });
-  const logprobs: Session = await runtime.load(buildLogprobGraph(spec).model);
+  const runner = await openTrainStep({
+    runtime,
+    config: { ...trainStepConfig(spec), objective: "likelihood" },
+    initial,
+  });
   const feeds = (): ParamFeeds => runnerFeeds(spec, runner);
   return Object.freeze({
     runner,
     feeds,
     step: async (examples: readonly SupervisedExample[], hyper: SupervisedHyper) => {
       const batch = supervisedBatch(examples);
-      const dims = [batch.batch, batch.seq];
-      const out = await logprobs.run({
-        ...feeds(),
-        [MODEL_IO.tokens]: hostTensor("int32", dims, batch.tokens),
-        [MODEL_IO.targets]: hostTensor("int32", dims, batch.targets),
-        [MODEL_IO.attentionMask]: hostTensor("float32", dims, batch.attentionMask),
-        [MODEL_IO.temperature]: scalar(1),
-      });
-      const lp = out.host[MODEL_IO.logprobs].data as Float32Array;
-      let nll = 0;
-      let count = 0;
-      for (let i = 0; i < lp.length; i++) {
-        if (batch.lossMask[i] === 0) continue;
-        batch.oldLogprobs[i] = lp[i];
-        nll -= lp[i];
-        count++;
-      }
-      // Next-token NLL is the policy at temperature 1.
+      // Advantages 1 on the loss tokens, token-mean: the step's loss is the mean NLL at the
+      // weights before its update; no clip range or KL applies to the likelihood objective.
       const m = await runner.step(batch, {
         ...hyper,
-        clipLow: 0.2,
-        clipHigh: 0.2,
+        clipLow: 0,
+        clipHigh: 0,
         klCoef: 0,
         temperature: 1,
       });
       return Object.freeze({
-        loss: nll / count,
+        loss: m.loss,
         gradNorm: m.gradNorm,
         skipped: m.skipped,
-        lossTokens: count,
+        lossTokens: m.lossTokens,
       });
     },
-    release: async () => {
-      await logprobs.release();
-      await runner.release();
-    },
+    release: () => runner.release(),
   });
 }

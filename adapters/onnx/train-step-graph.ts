@@ -113,6 +113,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
       },
       config.aggregation ?? "token-mean",
       kl,
+      config.objective,
     );
     grads = gradients(g, objective.loss, trainable.map((name) => params[name]));
     publish(objective.loss, IO.loss);

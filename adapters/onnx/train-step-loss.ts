@@ -24,7 +24,12 @@ import {
   unsqueeze,
   type Value,
 } from "./mod.ts";
-import { type KlEstimator, type LossAggregation, TrainStepError } from "./train-step-spec.ts";
+import {
+  type KlEstimator,
+  type LossAggregation,
+  type TrainObjective,
+  TrainStepError,
+} from "./train-step-spec.ts";
 
 /** Graph values the objective reads. Per-token tensors are float32 [batch, seq]. */
 export interface ObjectiveInputs {
@@ -73,6 +78,9 @@ export function targetLogprobs(logpAll: Value, targets: Value): Value {
 
 /**
  * Emits the objective. Values at masked positions must be finite (they are multiplied by 0).
+ * The `likelihood` objective reads neither the old logprobs nor the clip range (see
+ * TrainObjective): its clip fraction and approximate KL are 0, as the clipped objective's are at
+ * ratio 1.
  *
  * @example
  * const out = policyObjective(inputs, "token-mean", "k3");
@@ -82,13 +90,23 @@ export function policyObjective(
   x: ObjectiveInputs,
   aggregation: LossAggregation,
   kl: KlEstimator | null,
+  objective: TrainObjective = "clipped",
 ): ObjectiveOutputs {
   const logpAll = temperedLogSoftmax(x.logits, x.temperature);
   const logp = targetLogprobs(logpAll, x.targets);
-  const ratio = exp(sub(logp, x.oldLogprobs));
-  const unclipped = mul(neg(x.advantages), ratio);
-  const clipped = mul(neg(x.advantages), clip(ratio, sub(1, x.clipLow), add(x.clipHigh, 1)));
-  const perToken = max(unclipped, clipped);
+  const zero = () => scalar(x.logits.graph, 0, "float32");
+  const tokenMean = (v: Value) => div(reduceSum(mul(v, x.lossMask)), x.tokenCount);
+  let perToken: Value;
+  let ratioTerms: { readonly unclipped: Value; readonly clipped: Value } | null = null;
+  if (objective === "likelihood") {
+    perToken = mul(neg(x.advantages), logp);
+  } else {
+    const ratio = exp(sub(logp, x.oldLogprobs));
+    const unclipped = mul(neg(x.advantages), ratio);
+    const clipped = mul(neg(x.advantages), clip(ratio, sub(1, x.clipLow), add(x.clipHigh, 1)));
+    perToken = max(unclipped, clipped);
+    ratioTerms = { unclipped, clipped };
+  }
 
   // token-mean and seq-sum-const differ only in the denominator the host feeds.
   const seqWeight = aggregation === "seq-mean-token-mean"
@@ -97,7 +115,7 @@ export function policyObjective(
   const weight = div(seqWeight, x.lossDenominator);
   const policyLoss = reduceSum(mul(perToken, weight));
 
-  let klLoss = scalar(x.logits.graph, 0, "float32");
+  let klLoss = zero();
   if (kl !== null) {
     if (!x.refLogprobs) throw new TrainStepError(`kl estimator ${kl} needs refLogprobs`);
     const d = sub(x.refLogprobs, logp);
@@ -106,14 +124,15 @@ export function policyObjective(
   }
   const loss = kl === null ? policyLoss : add(policyLoss, mul(x.klCoef, klLoss));
 
-  const tokenMean = (v: Value) => div(reduceSum(mul(v, x.lossMask)), x.tokenCount);
   const entropyPerToken = neg(reduceSum(mul(exp(logpAll), logpAll), [-1]));
   return {
     loss,
     policyLoss,
     klLoss,
-    clipFraction: tokenMean(castTo(greater(clipped, unclipped), "float32")),
-    approxKl: tokenMean(sub(x.oldLogprobs, logp)),
+    clipFraction: ratioTerms === null
+      ? zero()
+      : tokenMean(castTo(greater(ratioTerms.clipped, ratioTerms.unclipped), "float32")),
+    approxKl: ratioTerms === null ? zero() : tokenMean(sub(x.oldLogprobs, logp)),
     entropy: tokenMean(entropyPerToken),
   };
 }

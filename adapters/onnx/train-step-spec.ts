@@ -33,6 +33,16 @@ export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-sum-co
 export type KlEstimator = "k1" | "k3";
 
 /**
+ * What the step minimizes:
+ * - `clipped`: the clipped policy objective over the ratio to the old logprobs (PPO, GRPO);
+ * - `likelihood`: the advantage-weighted negative log-likelihood, -A log p, with the same weights
+ *   and denominators. Its gradient is the clipped objective's at ratio 1 (the first update on a
+ *   batch sampled by the current weights), so it needs no old logprobs and no forward to make
+ *   them: with advantages 1 on the loss tokens it is next-token NLL, supervised training.
+ */
+export type TrainObjective = "clipped" | "likelihood";
+
+/**
  * A dropout mask the policy multiplies into one of its values during training: a float32 graph
  * input [batch, seq, width] named `IO.dropoutMask(name)`, fed per (micro-)batch by the caller's
  * `DropoutMaskFill` (the randomness is the caller's, keyed so replay is bit-exact).
@@ -65,6 +75,8 @@ export interface TrainStepConfig {
   readonly params: readonly ParamSpec[];
   /** Parameters that get gradients and Adam state; the rest are frozen inputs. Default "all". */
   readonly trainable?: "all" | readonly string[];
+  /** Default "clipped". */
+  readonly objective?: TrainObjective;
   /** Default "token-mean". */
   readonly aggregation?: LossAggregation;
   /** The constant of `seq-sum-const` (Dr. GRPO uses the maximum response length). */

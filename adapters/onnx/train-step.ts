@@ -19,6 +19,7 @@ export {
   type PolicyFn,
   type PolicyInputs,
   trainableNames,
+  type TrainObjective,
   type TrainStepConfig,
   TrainStepError,
 } from "./train-step-spec.ts";

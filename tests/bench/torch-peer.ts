@@ -43,6 +43,11 @@ export function parsePeerReport(text: string): PeerFigures {
 export async function comparePeer(script: string, threads: number, ours: PeerFigures) {
   const out = await new Deno.Command("/usr/bin/python3", {
     args: [script, String(threads)],
+    // torch.set_num_threads sizes only torch's own pool: Debian's torch calls whatever
+    // libblas.so.3 is, and OpenBLAS (when the alternatives link points there) would otherwise
+    // start a thread per core under a "1 thread" peer (its train step then swung from 1675 to
+    // 4981 tok/s between runs, against 5747-5881 held to one thread).
+    env: { OPENBLAS_NUM_THREADS: String(threads), OMP_NUM_THREADS: String(threads) },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -36,6 +36,10 @@ Deno.test("supervised steps through the policy train step minimize next-token NL
   ];
   await withCpu(async (rt) => {
     const trainer = await openSupervisedTrainer(rt, spec, initial);
+    // The step's loss is the mean NLL of the loss tokens at the weights before its update.
+    const batch = supervisedBatch(examples);
+    const logprobs = await trainer.runner.logprobs(batch, 1);
+    const nll = -logprobs.reduce((s, lp, i) => s + lp * batch.lossMask[i], 0) / 7;
     const losses: number[] = [];
     for (let i = 0; i < 25; i++) {
       const m = await trainer.step(examples, { lr: 1e-2, weightDecay: 0, maxGradNorm: 10 });
@@ -45,6 +49,7 @@ Deno.test("supervised steps through the policy train step minimize next-token NL
     }
     // A random 272-token model starts near ln(272) = 5.6 nats; memorizing 7 tokens takes it low.
     assert.ok(losses[0] > 4, `first loss ${losses[0]}`);
+    assert.ok(Math.abs(losses[0] - nll) < 1e-5, `first loss ${losses[0]}, NLL ${nll}`);
     assert.ok(losses.at(-1)! < 0.5, `last loss ${losses.at(-1)}`);
 
     // Replaying the same steps from the same start gives bit-identical parameters.

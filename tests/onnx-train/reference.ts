@@ -68,6 +68,8 @@ export interface PolicyHyper {
   readonly aggConstant: number;
   /** Logprob temperature (> 0): every distribution is softmax(logits / temperature). */
   readonly temperature: number;
+  /** "likelihood": -advantage * log p per token, no ratio (default "clipped"). */
+  readonly objective?: "clipped" | "likelihood";
 }
 
 /** Loss and metrics of the policy objective. */
@@ -124,14 +126,17 @@ export function policyObjective(
       const ratio = Math.exp(logp - old);
       const l1 = -adv * ratio;
       const l2 = -adv * Math.min(Math.max(ratio, 1 - h.clipLow), 1 + h.clipHigh);
-      pg += weight * mask * Math.max(l1, l2);
+      const likelihood = h.objective === "likelihood";
+      pg += weight * mask * (likelihood ? -adv * logp : Math.max(l1, l2));
       if (h.kl && batch.refLogprobs) {
         const d = batch.refLogprobs[b][t] - logp;
         const k = h.kl === "k1" ? -d : Math.exp(d) - d - 1;
         kl += weight * mask * k;
       }
-      clip += mask * (l2 > l1 ? 1 : 0) / tokens;
-      approx += mask * (old - logp) / tokens;
+      if (!likelihood) {
+        clip += mask * (l2 > l1 ? 1 : 0) / tokens;
+        approx += mask * (old - logp) / tokens;
+      }
       ent += mask * -lp.reduce((s, x) => s + Math.exp(x) * x, 0) / tokens;
     }
   }

@@ -10,6 +10,7 @@ import {
   IO,
   type KlEstimator,
   type LossAggregation,
+  type TrainObjective,
   type TrainStepConfig,
 } from "../../adapters/onnx/train-step-spec.ts";
 import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
@@ -33,10 +34,15 @@ const AGG_CONSTANT = 8;
 /** The hyperparameters at sampling temperature `temperature`. */
 const at = (temperature: number): TrainStepHyper => ({ ...hyper, temperature });
 
-function config(aggregation: LossAggregation, kl: KlEstimator | null): TrainStepConfig {
+function config(
+  aggregation: LossAggregation,
+  kl: KlEstimator | null,
+  objective: TrainObjective = "clipped",
+): TrainStepConfig {
   return {
     policy: tinyPolicy(sizes),
     params: tinyParams(sizes),
+    objective,
     aggregation,
     aggregationConstant: AGG_CONSTANT,
     kl,
@@ -48,6 +54,7 @@ function reference(
   kl: KlEstimator | null,
   temperature: number,
   w = weights,
+  objective: TrainObjective = "clipped",
 ) {
   const data = Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v.data]));
   return policyObjective(tinyLogits(sizes, data, batch), {
@@ -64,6 +71,7 @@ function reference(
     agg: aggregation,
     aggConstant: AGG_CONSTANT,
     temperature,
+    objective,
   });
 }
 
@@ -135,9 +143,66 @@ for (const [aggregation, kl, temperature] of variants) {
   });
 }
 
+Deno.test("likelihood objective: -A log p with the same weights, no ratio, matching the float64 reference", async () => {
+  for (const [aggregation, kl, temperature] of [variants[0], variants[2]]) {
+    const expected = reference(aggregation, kl, temperature, weights, "likelihood");
+    await withRuntime("cpu", async (runtime) => {
+      const runner = await openTrainStep({
+        runtime,
+        config: config(aggregation, kl, "likelihood"),
+        initial: weights,
+      });
+      const m = await runner.step(batch, at(temperature));
+      await runner.release();
+      close(m.loss, expected.loss, `loss (${aggregation})`);
+      close(m.policyLoss, expected.policyLoss, `policy loss (${aggregation})`);
+      close(m.klLoss, expected.klLoss, `kl loss (${aggregation})`);
+      close(m.entropy, expected.entropy, `entropy (${aggregation})`);
+      assert.equal(m.clipFraction, 0);
+      assert.equal(m.approxKl, 0);
+    });
+  }
+});
+
+Deno.test("likelihood objective: the clipped step's update at ratio 1, old logprobs unread", async () => {
+  await withRuntime("cpu", async (runtime) => {
+    const clipped = await openTrainStep({
+      runtime,
+      config: config("token-mean", "k3"),
+      initial: weights,
+    });
+    const likelihood = await openTrainStep({
+      runtime,
+      config: config("token-mean", "k3", "likelihood"),
+      initial: weights,
+    });
+    const atRatioOne = { ...batch, oldLogprobs: await clipped.logprobs(batch, 1) };
+    const garbage = { ...batch, oldLogprobs: batch.oldLogprobs.map(() => 1e6) };
+    const a = await clipped.step(atRatioOne, hyper);
+    const b = await likelihood.step(garbage, { ...hyper, clipLow: 9, clipHigh: 9 });
+    assert.equal(a.clipFraction, 0, "ratio 1 is inside the clip range");
+    close(b.gradNorm, a.gradNorm, "grad norm");
+    close(b.klLoss, a.klLoss, "kl loss");
+    for (const name of clipped.trainable) {
+      const x = (await clipped.readParam(name)).data;
+      const y = (await likelihood.readParam(name)).data;
+      x.forEach((v, i) => close(y[i], v, `${name}[${i}] after the update`, 1e-5, 1e-7));
+    }
+    await clipped.release();
+    await likelihood.release();
+  });
+});
+
 Deno.test("train-step gradient matches central finite differences of the float64 objective", async () => {
-  for (const [aggregation, kl, temperature] of [variants[1], variants[2], variants[3]]) {
-    const grads = await graphGradients(config(aggregation, kl), temperature);
+  const cases: [LossAggregation, KlEstimator | null, number, TrainObjective][] = [
+    ...[variants[1], variants[2], variants[3]].map(([a, k, t]) =>
+      [a, k, t, "clipped"] as [LossAggregation, KlEstimator | null, number, TrainObjective]
+    ),
+    ["token-mean", null, 1, "likelihood"],
+    ["seq-mean-token-mean", "k3", 0.7, "likelihood"],
+  ];
+  for (const [aggregation, kl, temperature, objective] of cases) {
+    const grads = await graphGradients(config(aggregation, kl, objective), temperature);
     const h = 1e-5;
     for (const p of tinyParams(sizes)) {
       for (const index of [0, 3, p.shape.reduce((a, b) => a * b, 1) - 1]) {
@@ -147,13 +212,13 @@ Deno.test("train-step gradient matches central finite differences of the float64
           return reference(aggregation, kl, temperature, {
             ...weights,
             [p.name]: { ...weights[p.name], data: data as unknown as Float32Array },
-          }).loss;
+          }, objective).loss;
         };
         const fd = (shifted(h) - shifted(-h)) / (2 * h);
         close(
           grads[p.name][index],
           fd,
-          `d loss / d ${p.name}[${index}] (${aggregation}, ${kl}, T ${temperature})`,
+          `d loss / d ${p.name}[${index}] (${objective}, ${aggregation}, ${kl}, T ${temperature})`,
           2e-3,
           2e-5,
         );
