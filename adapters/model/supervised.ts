@@ -4,7 +4,7 @@
  * every loss token is the mean negative log-likelihood, whose gradient is the clipped objective's
  * at ratio 1. One run per step: forward, backward and AdamW, the loss read on the way.
  */
-import type { HostTensor, Runtime } from "../onnx/runtime/mod.ts";
+import { type HostTensor, keepFreedTensorMemory, type Runtime } from "../onnx/runtime/mod.ts";
 import type { PolicyBatch } from "../onnx/train-step-batch.ts";
 import { openTrainStep, type TrainStepRunner } from "../onnx/train-step-runner.ts";
 import { ModelError } from "./errors.ts";
@@ -101,6 +101,8 @@ export async function openSupervisedTrainer(
   spec: DecoderSpec,
   initial: Readonly<Record<string, HostTensor>>,
 ): Promise<SupervisedTrainer> {
+  // Step after step of one shape: each reuses the memory the step before it freed.
+  if (runtime.info.backend === "cpu") keepFreedTensorMemory();
   const runner = await openTrainStep({
     runtime,
     config: { ...trainStepConfig(spec), objective: "likelihood" },

@@ -1,17 +1,20 @@
 /**
  * Child of malloc-reuse_test.ts: minor page faults per cycle of malloc, write and free of a
- * 110 MB block (the size onnxruntime plans for the embedded model's 8 x 128 train step), first
- * after opening the cpu backend (which sets glibc-malloc.ts's thresholds), then with glibc's
- * defaults put back. Prints `{"kept":N,"defaults":N}`: faults per cycle after the first.
+ * 110 MB block (the size onnxruntime plans for the embedded model's 8 x 128 train step), after
+ * opening the cpu backend (which leaves glibc's defaults) and again after opening a supervised
+ * trainer on it (which sets glibc-malloc.ts's thresholds). Prints `{"runtime":N,"trainer":N}`:
+ * faults per cycle after the first.
  */
-import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import { embeddedModelConfig, initEmbeddedModel } from "../../adapters/model/embedded-model.ts";
+import { decoderSpec } from "../../adapters/model/parameters.ts";
+import { openSupervisedTrainer } from "../../adapters/model/supervised.ts";
+import { hostTensor, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { minorPageFaults } from "../support/page-faults.ts";
 
 const libc = Deno.dlopen("libc.so.6", {
   malloc: { parameters: ["usize"], result: "pointer" },
   free: { parameters: ["pointer"], result: "void" },
   memset: { parameters: ["pointer", "i32", "usize"], result: "pointer" },
-  mallopt: { parameters: ["i32", "i32"], result: "i32" },
 });
 const BLOCK = 110n * 1024n * 1024n;
 const faultsPerCycle = () => {
@@ -25,11 +28,17 @@ const faultsPerCycle = () => {
   for (let i = 0; i < 5; i++) cycle();
   return (minorPageFaults() - before) / 5;
 };
-await (await openRuntime("cpu", { threads: 1 })).close();
-const kept = faultsPerCycle();
-// glibc's defaults (malloc.h: M_MMAP_THRESHOLD -3, M_TRIM_THRESHOLD -1), 128 KiB each.
-libc.symbols.mallopt(-3, 128 * 1024);
-libc.symbols.mallopt(-1, 128 * 1024);
-const defaults = faultsPerCycle();
+
+const runtime = await openRuntime("cpu", { threads: 1 });
+const afterRuntime = faultsPerCycle();
+const weights = initEmbeddedModel((_purpose, out) => out.fill(0.01));
+const trainer = await openSupervisedTrainer(
+  runtime,
+  decoderSpec(embeddedModelConfig()),
+  Object.fromEntries(weights.map((t) => [t.name, hostTensor("float32", t.shape, t.data)])),
+);
+const afterTrainer = faultsPerCycle();
+await trainer.release();
+await runtime.close();
 libc.close();
-console.log(JSON.stringify({ kept, defaults }));
+console.log(JSON.stringify({ runtime: afterRuntime, trainer: afterTrainer }));

@@ -4,7 +4,6 @@
  * prepared run, which carries no onnxruntime-node) loads without it.
  */
 import type { HostTensor } from "./host-tensor.ts";
-import { keepFreedTensorMemory } from "./glibc-malloc.ts";
 import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
 import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
 
@@ -33,7 +32,6 @@ export async function openCpuRuntime(
     );
   });
   const ort = ortNode as unknown as OrtModule;
-  keepFreedTensorMemory();
   return ortRuntime({
     ort,
     info: Object.freeze({

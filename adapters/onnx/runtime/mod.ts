@@ -14,3 +14,4 @@ export {
   type SessionProfile,
 } from "./ort-profile.ts";
 export { createDeviceState, type DeviceState, type StateBinding } from "./device-state.ts";
+export { keepFreedTensorMemory } from "./glibc-malloc.ts";
