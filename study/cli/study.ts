@@ -10,12 +10,14 @@ import { GridError, runStudy } from "../mod.ts";
 import { loadGrid } from "../load-grid.ts";
 import { withPower } from "../read-study-results.ts";
 import { writeReportFiles } from "../write-report.ts";
+import { estimateCommand } from "./estimate-command.ts";
 import { powerCommand, readResults } from "./power-command.ts";
 
 if (Deno.args[0] === "power") await powerCommand(Deno.args.slice(1));
+if (Deno.args[0] === "estimate") await estimateCommand(Deno.args.slice(1));
 
 const USAGE =
-  "deno task study power [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
+  "deno task study power [--help] | deno task study estimate [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
   "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
   "[--report-only [--from STUDY.JSON]]";
 
@@ -82,6 +84,7 @@ const cli = defineCommand({
     "deno task study --report-only",
     "deno task study --report-only --from docs/study/study.json --out /tmp/study-v1",
     "deno task study power --seeds 10 --validation 64   (power of the grid's claims; --help)",
+    "deno task study estimate --jobs 2   (the grid's wall time from short runs; --help)",
   ],
 });
 

@@ -1,0 +1,177 @@
+/**
+ * `deno task study estimate`: the grid's wall time before it runs. Each selected cell trains once,
+ * cut to `--steps` (seed 0, one run at a time so each has a core), into a temporary store (or
+ * `--store`); each run's time is split by its events and scaled to the cell's full length
+ * (study/grid-time.ts), and the grid's total counts every seed, one replay per cell and the runs
+ * `--jobs` at a time.
+ */
+import {
+  defineCommand,
+  ExitCode,
+  formatOption,
+  parseFormat,
+  runCommand,
+  textTable,
+  toCsv,
+  UsageError,
+} from "../../events/cli/mod.ts";
+import { openStore } from "../../events/mod.ts";
+import { runScript } from "../child-task.ts";
+import { formatDuration } from "../format-duration.ts";
+import { GridError } from "../grid-error.ts";
+import {
+  type CellEstimate,
+  cellEstimate,
+  gridEstimate,
+  runTiming,
+  type TimedEvent,
+} from "../grid-time.ts";
+import { loadGrid, selectCells } from "../load-grid.ts";
+import { MissingModelError, missingModels } from "../model-check.ts";
+
+const TRAIN = new URL("../../engine/cli/train.ts", import.meta.url);
+
+const USAGE = "deno task study estimate [--grid FILE] [--only CELL[,CELL...]] [--steps N] " +
+  "[--seeds N] [--jobs N] [--store PATH] [--format table|json|csv]";
+
+const cli = defineCommand({
+  name: "study estimate",
+  usage: USAGE,
+  summary: "The grid's wall time before it runs: each cell trained once for a few steps, its " +
+    "time split by its events (start-up, steps, evaluations) and scaled to the cell's full " +
+    "length, then summed over the seeds, one replay per cell and the jobs that run at once.",
+  options: {
+    grid: {
+      type: "string",
+      default: "study/grid.json",
+      value: "FILE",
+      path: true,
+      help: "grid to estimate (default study/grid.json)",
+    },
+    only: { type: "string", value: "CELL,...", help: "measure only these cells" },
+    steps: {
+      type: "string",
+      default: "2",
+      value: "N",
+      help: "steps of each measured run (default 2: the first step also loads the train step)",
+    },
+    seeds: { type: "string", value: "N", help: "seeds per cell (default: the grid's)" },
+    jobs: {
+      type: "string",
+      value: "N",
+      help: "runs at a time in the study, each single-threaded (default: the number of cores)",
+    },
+    store: {
+      type: "string",
+      value: "PATH",
+      path: true,
+      help: "keep the measured runs in this SQLite store (default: a temporary one, removed)",
+    },
+    ...formatOption,
+  },
+  allowPositionals: false,
+  examples: [
+    "deno task study estimate",
+    "deno task study estimate --only refine-grpo,debate-mada --seeds 10 --jobs 2",
+  ],
+});
+
+function count(name: string, value: string | undefined, least: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < least) {
+    throw new UsageError(`--${name} must be an integer >= ${least}; got ${value}`);
+  }
+  return n;
+}
+
+async function runEvents(store: string, runId: string): Promise<TimedEvent[]> {
+  await using s = await openStore(store, { readOnly: true });
+  const out: TimedEvent[] = [];
+  for await (const e of s.readStream(runId)) out.push(e);
+  return out;
+}
+
+const seconds = (x: number) => Number(x.toFixed(1));
+
+/** Runs `deno task study estimate ARGS`; exits the process. */
+export async function estimateCommand(args: readonly string[]): Promise<never> {
+  return await runCommand(USAGE, async () => {
+    const { values } = cli.parse([...args]);
+    const format = parseFormat(values.format);
+    const steps = count("steps", values.steps, 1)!;
+    let grid, cells;
+    try {
+      grid = await loadGrid(values.grid);
+      cells = selectCells(grid, values.only);
+    } catch (err) {
+      if (err instanceof GridError) throw new UsageError(err.message);
+      throw err;
+    }
+    const seeds = count("seeds", values.seeds, 1) ?? grid.seeds;
+    const jobs = count("jobs", values.jobs, 1) ?? (navigator.hardwareConcurrency || 1);
+    const missing = await missingModels(grid, cells);
+    if (missing.length > 0) throw new MissingModelError(missing);
+
+    const dir = values.store === undefined
+      ? await Deno.makeTempDir({ prefix: "polyrl-estimate-" })
+      : null;
+    const store = values.store ?? `${dir}/estimate.sqlite`;
+    const estimates: CellEstimate[] = [];
+    try {
+      for (const cell of cells) {
+        const runId = `estimate-${cell.id}-${crypto.randomUUID().slice(0, 8)}`;
+        const args = ["--config", cell.configPath, "--steps", String(steps), "--seed", "0"];
+        console.error(`estimate: ${cell.id}, ${steps} steps`);
+        const start = performance.now();
+        const child = await runScript(TRAIN, [...args, "--run-id", runId, "--store", store]);
+        const processSeconds = (performance.now() - start) / 1000;
+        if (child.code !== 0) {
+          throw new Error(
+            `cell ${cell.id}: deno task train ${args.join(" ")} exited ${child.code}:\n` +
+              child.stderrTail.join("\n"),
+          );
+        }
+        const timing = runTiming(runId, await runEvents(store, runId), processSeconds);
+        estimates.push(cellEstimate(cell.id, cell.config, timing));
+      }
+    } finally {
+      if (dir !== null) await Deno.remove(dir, { recursive: true });
+    }
+    const total = gridEstimate(estimates, seeds, jobs);
+
+    if (format === "json") {
+      console.log(JSON.stringify(total, null, 2));
+      return ExitCode.ok;
+    }
+    const rows = total.cells.map((c) => [
+      c.cell,
+      seconds(c.measured.fixed),
+      c.measured.steps.map(seconds).join(" + "),
+      c.measured.evaluations.map(seconds).join(" + "),
+      c.steps,
+      c.evaluations,
+      seconds(c.run),
+    ]);
+    const header = [
+      "cell",
+      "fixed (s)",
+      "measured steps (s)",
+      "evaluations (s)",
+      "full steps",
+      "full evaluations",
+      "full run (s)",
+    ];
+    if (format === "csv") {
+      console.log(toCsv(header, rows));
+      return ExitCode.ok;
+    }
+    console.log(textTable(header, rows));
+    console.log(
+      `${cells.length} cells x ${seeds} seeds: ${formatDuration(total.training)} of runs, ` +
+        `${formatDuration(total.replays)} of replays (one per cell); at ${jobs} jobs: ` +
+        `${formatDuration(total.wall)} of wall time if the jobs keep every core busy`,
+    );
+    return ExitCode.ok;
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The study grid's wall time, estimated from one short run per cell: where a run's time went
+ * (start-up, each step, each evaluation) read from its events' append times, then scaled to the
+ * cell's full length. A step's training time runs from its `step.started` to its last
+ * `gradient_step.applied`; an evaluation's from there to its `evaluation.completed`; the rest of
+ * the process's time (start-up, loading, the end) is fixed per run. The first step also creates
+ * the train-step sessions, so a full run is fixed + first step + (steps - 1) x the later steps'
+ * mean + its evaluations (every `every_steps` and after the last step, each as long as the
+ * measured ones).
+ */
+import type { NormalizedConfig } from "../engine/config/mod.ts";
+import { evaluatesAfter } from "../engine/trainer/evaluate.ts";
+
+/** What the estimate reads of an event. */
+export interface TimedEvent {
+  readonly type: string;
+  /** Milliseconds since the epoch at which the store appended it. */
+  readonly recordedAt: number;
+  readonly data: unknown;
+}
+
+/** Where one measured run's time went, in seconds. */
+export interface RunTiming {
+  /** Each measured step's training (rollouts, advantages, updates), step 0 first. */
+  readonly steps: readonly number[];
+  /** Each evaluation's. */
+  readonly evaluations: readonly number[];
+  /** The process's time outside steps and evaluations. */
+  readonly fixed: number;
+}
+
+/** One cell's estimated full run. */
+export interface CellEstimate {
+  readonly cell: string;
+  readonly measured: RunTiming;
+  /** The cell's configured steps and the evaluations a full run makes. */
+  readonly steps: number;
+  readonly evaluations: number;
+  /** Seconds of one full run. */
+  readonly run: number;
+}
+
+/** The grid's estimate: every cell's seeds, one replay per cell, `jobs` runs at a time. */
+export interface GridEstimate {
+  readonly cells: readonly CellEstimate[];
+  readonly seeds: number;
+  readonly jobs: number;
+  /** Seconds of all the training runs, one after another. */
+  readonly training: number;
+  /** Seconds of one replay per cell (a replay re-executes its run). */
+  readonly replays: number;
+  /** (training + replays) / jobs: the wall time if the jobs keep every core busy to the end. */
+  readonly wall: number;
+}
+
+/** A measured run that cannot be timed: it did not complete, or logged no step. */
+export class RunTimingError extends Error {
+  override name = "RunTimingError";
+  constructor(readonly runId: string, detail: string) {
+    super(`run ${runId} cannot be timed: ${detail}`);
+  }
+}
+
+const stepOf = (e: TimedEvent): number | undefined => {
+  const step = (e.data as { step?: unknown } | null)?.step;
+  return typeof step === "number" ? step : undefined;
+};
+
+/**
+ * Splits a run's process time (`processSeconds`, measured around the whole process) by its
+ * events.
+ *
+ * @example
+ * const timing = runTiming("r1", events, 41.5); // { steps: [9.2, 6.1], evaluations: [21.4], fixed: 4.8 }
+ */
+export function runTiming(
+  runId: string,
+  events: readonly TimedEvent[],
+  processSeconds: number,
+): RunTiming {
+  const started = events.filter((e) => e.type === "step.started");
+  const completed = events.some((e) => e.type === "run.completed");
+  if (started.length === 0 || !completed) {
+    throw new RunTimingError(
+      runId,
+      `${started.length} steps started${completed ? "" : " and no run.completed"} in ` +
+        `${events.length} events`,
+    );
+  }
+  const lastUpdate = (step: number) =>
+    Math.max(
+      ...events.filter((e) => e.type === "gradient_step.applied" && stepOf(e) === step)
+        .map((e) => e.recordedAt),
+    );
+  const steps = started.map((s) => (lastUpdate(stepOf(s)!) - s.recordedAt) / 1000);
+  // Every benchmark of one evaluation is appended at once: one evaluation per step that has any.
+  const evaluatedSteps = [
+    ...new Set(events.filter((e) => e.type === "evaluation.completed").map((e) => stepOf(e)!)),
+  ];
+  const evaluations = evaluatedSteps.map((step) => {
+    const done = events.find((e) => e.type === "evaluation.completed" && stepOf(e) === step)!;
+    return (done.recordedAt - lastUpdate(step)) / 1000;
+  });
+  const inside = [...steps, ...evaluations].reduce((a, b) => a + b, 0);
+  return Object.freeze({
+    steps: Object.freeze(steps),
+    evaluations: Object.freeze(evaluations),
+    fixed: Math.max(0, processSeconds - inside),
+  });
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * A full run of `config` from a measured run of the same config cut short.
+ *
+ * @example
+ * cellEstimate("refine-grpo", config, timing).run; // seconds
+ */
+export function cellEstimate(
+  cell: string,
+  config: NormalizedConfig,
+  measured: RunTiming,
+): CellEstimate {
+  const [first, ...later] = measured.steps;
+  const laterStep = later.length > 0 ? mean(later) : first;
+  let evaluations = 0;
+  for (let step = 0; step < config.steps; step++) {
+    if (evaluatesAfter(config, step)) evaluations++;
+  }
+  const evaluation = measured.evaluations.length > 0 ? mean(measured.evaluations) : 0;
+  const run = measured.fixed + first + (config.steps - 1) * laterStep + evaluations * evaluation;
+  return Object.freeze({ cell, measured, steps: config.steps, evaluations, run });
+}
+
+/**
+ * The grid's total: `seeds` runs and one replay per cell, `jobs` at a time.
+ *
+ * @example
+ * gridEstimate(cells, 5, 2).wall / 3600; // hours
+ */
+export function gridEstimate(
+  cells: readonly CellEstimate[],
+  seeds: number,
+  jobs: number,
+): GridEstimate {
+  const replays = cells.reduce((s, c) => s + c.run, 0);
+  const training = seeds * replays;
+  return Object.freeze({
+    cells: Object.freeze([...cells]),
+    seeds,
+    jobs,
+    training,
+    replays,
+    wall: (training + replays) / jobs,
+  });
+}
