@@ -61,7 +61,7 @@ const syntheticSearch = z.strictObject({
     "generated multi-hop questions over a generated document collection (BM25 retrieval)",
   ),
   documents: int(1, MAX_DOCUMENTS).default(200).describe("documents in the generated collection"),
-  max_hops: int(1, 3).default(2).describe("facts a question chains, at most"),
+  max_hops: int(1, 2).default(2).describe("facts a question chains, at most"),
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
 

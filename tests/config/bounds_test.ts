@@ -59,6 +59,9 @@ Deno.test("every count of the config has an upper bound, named in the issue", ()
     MAX_DOCUMENTS + 1,
     new RegExp(`<= ${MAX_DOCUMENTS}`),
   );
+  // The generator chains one or two facts: 3 was accepted here and failed the run's start.
+  const threeHops = { ...search, tasks: { kind: "synthetic-search", max_hops: 3 } };
+  assertIssue(issuesOf(threeHops), "tasks.max_hops", 3, /^an integer <= 2$/);
 });
 
 Deno.test("a step's episodes, batch_size * group_size, are bounded too", () => {
