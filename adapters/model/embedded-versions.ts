@@ -13,10 +13,13 @@ import { join } from "node:path";
 import { EMBEDDED_MODEL_DIR } from "./embedded-model.ts";
 
 /**
- * Replaced embedded models, newest first: none yet. Replacing the committed model means moving
- * it to e.g. `new URL("./embedded-v1/", import.meta.url)` and listing that here.
+ * Replaced embedded models, newest first. Replacing the committed model means moving it to the
+ * next `embedded-vN/` and listing that here.
  */
-export const ARCHIVED_EMBEDDED_MODEL_DIRS: readonly URL[] = Object.freeze([]);
+export const ARCHIVED_EMBEDDED_MODEL_DIRS: readonly URL[] = Object.freeze([
+  // The first pretrained model: arithmetic, refine and debate turns (README, "The embedded model").
+  new URL("./embedded-v1/", import.meta.url),
+]);
 
 /** The weights a run whose source is the bare `"embedded"` was recorded with. */
 export const UNVERSIONED_EMBEDDED_SHA256 =

@@ -70,8 +70,10 @@ export const ARITHMETIC_MIXTURE: Mixture = Object.freeze({
  * tokens (a search prompt is ~250 tokens for a ~30-token reply; a lookup drill ~110 for ~40),
  * and the arithmetic items keep their proportions so the refine and debate turns are rehearsed,
  * not forgotten. Lookup and copy drills are most of the search items: without them (route 8,
- * query 7, answer 5) 350 steps learned the formats but never copied a name; with them 400 steps
- * have not either (searcher 0%, answerer 1.6%; README, "The embedded model").
+ * query 7, answer 5) 350 steps learned the formats but never copied a name; with them, from the
+ * arithmetic model, 400 steps did not either (searcher 0%, answerer 1.6%). After the `copy`
+ * warm-up, 800 + 600 steps of this mixture made the committed model (README, "The embedded
+ * model").
  */
 export const SEARCH_MIXTURE: Mixture = Object.freeze({
   drill: 39,

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  ARCHIVED_EMBEDDED_MODEL_DIRS,
   currentEmbeddedVersion,
   EmbeddedVersionError,
   initEmbeddedModel,
@@ -31,10 +32,14 @@ const RUN = "run-embedded";
 Deno.test("recorded embedded sources resolve by hash: current, unversioned, archived, or a clear error", async () => {
   const current = await currentEmbeddedVersion();
   assert.equal(current.source, `embedded sha256:${current.sha256}`);
-  // The committed model is still the one every unversioned run used.
-  assert.equal(current.sha256, UNVERSIONED_EMBEDDED_SHA256);
+  // The first model, which every unversioned run used, is archived in embedded-v1/.
+  assert.notEqual(current.sha256, UNVERSIONED_EMBEDDED_SHA256);
   const old = await recordedEmbeddedVersion("embedded", "r");
-  assert.deepEqual([old.dir, old.source, old.current], [current.dir, "embedded", true]);
+  assert.deepEqual(
+    [old.dir, old.sha256, old.source, old.current],
+    [ARCHIVED_EMBEDDED_MODEL_DIRS[0].pathname, UNVERSIONED_EMBEDDED_SHA256, "embedded", false],
+  );
+  assert.equal(await weightsSha256(old.dir), UNVERSIONED_EMBEDDED_SHA256);
   assert.equal((await recordedEmbeddedVersion(current.source, "r")).current, true);
 
   const tmp = await Deno.makeTempDir();
@@ -99,7 +104,10 @@ Deno.test("a run recorded as older code recorded it replays, resumes and evaluat
         await using store = await openStore(path);
         const { checkpoints } = await runCheckpoints(store, RUN, null, "RUN");
         assert.ok(checkpoints.length > 0);
-        for (const c of checkpoints) assert.equal(c.model, "embedded");
+        // The first model, no longer the current one: its archive directory.
+        for (const c of checkpoints) {
+          assert.equal(c.model, ARCHIVED_EMBEDDED_MODEL_DIRS[0].pathname);
+        }
       },
     );
 
