@@ -8,8 +8,7 @@
  * mean + its evaluations (every `every_steps` and after the last step, each as long as the
  * measured ones).
  */
-import type { NormalizedConfig } from "../engine/config/mod.ts";
-import { evaluatesAfter } from "../engine/trainer/evaluate.ts";
+import { evaluatesAfter, type NormalizedConfig } from "../engine/config/mod.ts";
 
 /** What the estimate reads of an event. */
 export interface TimedEvent {

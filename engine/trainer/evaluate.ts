@@ -71,9 +71,3 @@ export function benchmarkName(benchmark: string): string {
   const base = benchmark.split("/").pop()!;
   return base.replace(/\.(jsonl|json|parquet)$/i, "");
 }
-
-/** Whether the run evaluates after `step`: every `every_steps`, and always after the last. */
-export function evaluatesAfter(config: NormalizedConfig, step: number): boolean {
-  const every = config.evaluation.every_steps;
-  return (every > 0 && (step + 1) % every === 0) || step === config.steps - 1;
-}

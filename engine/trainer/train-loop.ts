@@ -12,7 +12,7 @@ import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
-import type { NormalizedConfig } from "../config/mod.ts";
+import { evaluatesAfter, type NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import {
   buildWorkflow,
@@ -22,7 +22,7 @@ import {
 } from "../workflows/mod.ts";
 import { checkpoints } from "./checkpoints.ts";
 import { type EventSink, storeSink } from "./event-sink.ts";
-import { evaluate, evaluatesAfter } from "./evaluate.ts";
+import { evaluate } from "./evaluate.ts";
 import { rewardGroup } from "./group-rewards.ts";
 import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
