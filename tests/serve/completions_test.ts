@@ -293,7 +293,11 @@ Deno.test("serve answers like the in-process generator", async (t) => {
         Math.abs(v - y.logprobs.token_logprobs[k])
       );
       worst = Math.max(worst, ...diffs);
-      assert.ok(Math.max(0, ...diffs) < 1e-5, `client ${i}: logprobs within float32 rounding`);
+      // Another batch shape rounds the matmuls differently, and six layers carry that into the
+      // logprobs: up to 1.2e-5 (at a logprob of -1.95) on the embedded model, and up to 6e-5
+      // across the rollouts' batch shapes (docs/PERFORMANCE.md); a row mixed up with another
+      // would be off by far more.
+      assert.ok(Math.max(0, ...diffs) < 1e-4, `client ${i}: logprobs within float32 rounding`);
       if (diffs.every((d: number) => d === 0)) bitEqual++;
     }
     const ran = after.batches - before.batches;
