@@ -23,7 +23,6 @@ import {
   createGenerator,
   type DecoderSpec,
   decoderSpec,
-  EMBEDDED_MODEL_DIR,
   EMBEDDED_SIZES,
   embeddedModelConfig,
   type EmbeddedSize,
@@ -67,7 +66,7 @@ import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workfl
 
 const USAGE =
   "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
-  "[--steps N] [--rows N] [--row-length N] [--seed N] [--out DIR] [--backend cpu]";
+  "[--steps N] [--rows N] [--row-length N] [--seed N] --out DIR [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
 
 const cli = defineCommand({
@@ -125,10 +124,10 @@ const cli = defineCommand({
     },
     out: {
       type: "string",
-      default: EMBEDDED_MODEL_DIR.pathname,
       value: "DIR",
       path: true,
-      help: "checkpoint directory (default the committed adapters/model/embedded/)",
+      help: "checkpoint directory (required: the committed model is written only when named, " +
+        "as adapters/model/embedded)",
     },
     size: {
       type: "string",
@@ -367,7 +366,13 @@ await runCommand(USAGE, async () => {
   const difficulties = String(values.difficulties).split(",").map((d) =>
     positiveInt("difficulties", d)
   );
-  const out = String(values.out);
+  if (values.out === undefined) {
+    throw new UsageError(
+      "--out DIR is required: the committed model is adapters/model/embedded, built in four " +
+        'phases (README, "The embedded model"); name that directory to overwrite it',
+    );
+  }
+  const out = values.out;
   const backend = values.backend as BackendChoice;
   if (!BACKENDS.includes(backend)) {
     throw new UsageError(`--backend must be one of ${BACKENDS.join(", ")}, got ${backend}`);

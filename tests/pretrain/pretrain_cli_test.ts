@@ -108,4 +108,11 @@ Deno.test("pretrain: bad options exit 2 and name the option", async () => {
     assert.equal(r.code, 2, arg);
     assert.match(r.stderr, pattern);
   }
+  // No default: a bare `deno task pretrain` would overwrite the committed model.
+  const bare = await pretrain([]);
+  assert.equal(bare.code, 2);
+  assert.match(
+    bare.stderr,
+    /--out DIR is required: the committed model is adapters\/model\/embedded/,
+  );
 });
