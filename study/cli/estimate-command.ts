@@ -19,6 +19,7 @@ import { openStore } from "../../events/mod.ts";
 import { runScript } from "../child-task.ts";
 import { formatDuration } from "../format-duration.ts";
 import { GridError } from "../grid-error.ts";
+import { countOption } from "./count-option.ts";
 import {
   type CellEstimate,
   cellEstimate,
@@ -76,15 +77,6 @@ const cli = defineCommand({
   ],
 });
 
-function count(name: string, value: string | undefined, least: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < least) {
-    throw new UsageError(`--${name} must be an integer >= ${least}; got ${value}`);
-  }
-  return n;
-}
-
 async function runEvents(store: string, runId: string): Promise<TimedEvent[]> {
   await using s = await openStore(store, { readOnly: true });
   const out: TimedEvent[] = [];
@@ -99,7 +91,7 @@ export async function estimateCommand(args: readonly string[]): Promise<never> {
   return await runCommand(USAGE, async () => {
     const { values } = cli.parse([...args]);
     const format = parseFormat(values.format);
-    const steps = count("steps", values.steps, 1)!;
+    const steps = countOption("steps", values.steps, 1)!;
     let grid, cells;
     try {
       grid = await loadGrid(values.grid);
@@ -108,8 +100,8 @@ export async function estimateCommand(args: readonly string[]): Promise<never> {
       if (err instanceof GridError) throw new UsageError(err.message);
       throw err;
     }
-    const seeds = count("seeds", values.seeds, 1) ?? grid.seeds;
-    const jobs = count("jobs", values.jobs, 1) ?? (navigator.hardwareConcurrency || 1);
+    const seeds = countOption("seeds", values.seeds, 1) ?? grid.seeds;
+    const jobs = countOption("jobs", values.jobs, 1) ?? (navigator.hardwareConcurrency || 1);
     const missing = await missingModels(grid, cells);
     if (missing.length > 0) throw new MissingModelError(missing);
 

@@ -16,6 +16,7 @@ import {
 } from "../../events/cli/mod.ts";
 import { figure, points, signedPoints } from "../../analysis/mod.ts";
 import { GridError } from "../grid-error.ts";
+import { countOption } from "./count-option.ts";
 import type { ClaimMetric } from "../grid-schema.ts";
 import { loadGrid } from "../load-grid.ts";
 import { planPower, type PowerRow } from "../plan-power.ts";
@@ -67,15 +68,6 @@ const cli = defineCommand({
     "deno task study power --grid study/grid.json --from docs/study/study.json --format json",
   ],
 });
-
-function count(name: string, value: string | undefined, least: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < least) {
-    throw new UsageError(`--${name} must be an integer >= ${least}; got ${value}`);
-  }
-  return n;
-}
 
 const RATES: readonly ClaimMetric[] = ["avg@k", "pass@k", "critic-improvement"];
 
@@ -186,9 +178,9 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
     const { values } = cli.parse([...args]);
     const format = parseFormat(values.format);
     const plan = {
-      seeds: count("seeds", values.seeds, 2),
-      problems: count("validation", values.validation, 1),
-      samples: count("samples", values.samples, 1),
+      seeds: countOption("seeds", values.seeds, 2),
+      problems: countOption("validation", values.validation, 1),
+      samples: countOption("samples", values.samples, 1),
     };
     let grid;
     try {

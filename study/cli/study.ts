@@ -10,6 +10,7 @@ import { GridError, runStudy } from "../mod.ts";
 import { loadGrid } from "../load-grid.ts";
 import { withPower } from "../read-study-results.ts";
 import { writeReportFiles } from "../write-report.ts";
+import { countOption } from "./count-option.ts";
 import { estimateCommand } from "./estimate-command.ts";
 import { powerCommand, readResults } from "./power-command.ts";
 
@@ -88,15 +89,6 @@ const cli = defineCommand({
   ],
 });
 
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`--${name} must be a positive integer; got ${value}`);
-  }
-  return n;
-}
-
 await runCommand(USAGE, async () => {
   const { values } = cli.parse(Deno.args);
   const device = values.device;
@@ -135,14 +127,14 @@ await runCommand(USAGE, async () => {
   try {
     outcome = await runStudy({
       grid: values.grid,
-      seeds: positive("seeds", values.seeds),
-      steps: positive("steps", values.steps),
+      seeds: countOption("seeds", values.seeds, 1),
+      steps: countOption("steps", values.steps, 1),
       only: values.only,
       device,
       store: values.store,
       out: values.out,
       reportOnly,
-      jobs: positive("jobs", values.jobs) ?? navigator.hardwareConcurrency,
+      jobs: countOption("jobs", values.jobs, 1) ?? navigator.hardwareConcurrency,
       signal: interrupt.signal,
       log: (line) => console.error(line),
     });
