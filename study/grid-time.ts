@@ -1,8 +1,8 @@
 /**
  * The study grid's wall time, estimated from one short run per cell: where a run's time went
  * (start-up, each step, each evaluation) read from its events' append times, then scaled to the
- * cell's full length. A step's training time runs from its `step.started` to its last
- * `gradient_step.applied`; an evaluation's from there to its `evaluation.completed`; the rest of
+ * cell's full length. A step's training time runs from its `step.started` to its last rollout or
+ * update event; an evaluation's from there to its `evaluation.completed`; the rest of
  * the process's time (start-up, loading, the end) is fixed per run. The first step also creates
  * the train-step sessions, so a full run is fixed + first step + (steps - 1) x the later steps'
  * mean + its evaluations (every `every_steps` and after the last step, each as long as the
@@ -86,20 +86,23 @@ export function runTiming(
         `${events.length} events`,
     );
   }
-  const lastUpdate = (step: number) =>
-    Math.max(
-      ...events.filter((e) => e.type === "gradient_step.applied" && stepOf(e) === step)
-        .map((e) => e.recordedAt),
-    );
-  const steps = started.map((s) => (lastUpdate(stepOf(s)!) - s.recordedAt) / 1000);
-  // Every benchmark of one evaluation is appended at once: one evaluation per step that has any.
-  const evaluatedSteps = [
-    ...new Set(events.filter((e) => e.type === "evaluation.completed").map((e) => stepOf(e)!)),
-  ];
-  const evaluations = evaluatedSteps.map((step) => {
-    const done = events.find((e) => e.type === "evaluation.completed" && stepOf(e) === step)!;
-    return (done.recordedAt - lastUpdate(step)) / 1000;
-  });
+  // A step's own work ends with its last rollout or update event (its updates, or its rollouts
+  // where every group is frozen); its evaluation's turns, the evaluation and the checkpoint after
+  // it are not the step's.
+  const stepEnd = new Map<number, number>();
+  const evaluated = new Map<number, number>();
+  for (const e of events) {
+    const step = stepOf(e);
+    if (step === undefined) continue;
+    // Every benchmark of one evaluation is appended at once: one evaluation per step.
+    if (e.type === "evaluation.completed") evaluated.set(step, e.recordedAt);
+    else if (e.type === "checkpoint.saved") continue;
+    else if ((e.data as { phase?: unknown }).phase !== "eval") {
+      stepEnd.set(step, Math.max(stepEnd.get(step) ?? e.recordedAt, e.recordedAt));
+    }
+  }
+  const steps = started.map((s) => (stepEnd.get(stepOf(s)!)! - s.recordedAt) / 1000);
+  const evaluations = [...evaluated].map(([step, at]) => (at - stepEnd.get(step)!) / 1000);
   const inside = [...steps, ...evaluations].reduce((a, b) => a + b, 0);
   return Object.freeze({
     steps: Object.freeze(steps),

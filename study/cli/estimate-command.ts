@@ -13,13 +13,12 @@ import {
   runCommand,
   textTable,
   toCsv,
-  UsageError,
 } from "../../events/cli/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import { runScript } from "../child-task.ts";
 import { formatDuration } from "../format-duration.ts";
-import { GridError } from "../grid-error.ts";
 import { countOption } from "./count-option.ts";
+import { gridFromOption, gridOption } from "./grid-option.ts";
 import {
   type CellEstimate,
   cellEstimate,
@@ -27,7 +26,7 @@ import {
   runTiming,
   type TimedEvent,
 } from "../grid-time.ts";
-import { loadGrid, selectCells } from "../load-grid.ts";
+import { selectCells } from "../load-grid.ts";
 import { MissingModelError, missingModels } from "../model-check.ts";
 
 const TRAIN = new URL("../../engine/cli/train.ts", import.meta.url);
@@ -42,13 +41,7 @@ const cli = defineCommand({
     "time split by its events (start-up, steps, evaluations) and scaled to the cell's full " +
     "length, then summed over the seeds, one replay per cell and the jobs that run at once.",
   options: {
-    grid: {
-      type: "string",
-      default: "study/grid.json",
-      value: "FILE",
-      path: true,
-      help: "grid to estimate (default study/grid.json)",
-    },
+    grid: gridOption("grid to estimate"),
     only: { type: "string", value: "CELL,...", help: "measure only these cells" },
     steps: {
       type: "string",
@@ -92,14 +85,10 @@ export async function estimateCommand(args: readonly string[]): Promise<never> {
     const { values } = cli.parse([...args]);
     const format = parseFormat(values.format);
     const steps = countOption("steps", values.steps, 1)!;
-    let grid, cells;
-    try {
-      grid = await loadGrid(values.grid);
-      cells = selectCells(grid, values.only);
-    } catch (err) {
-      if (err instanceof GridError) throw new UsageError(err.message);
-      throw err;
-    }
+    const { grid, cells } = await gridFromOption(
+      values.grid,
+      (grid) => ({ grid, cells: selectCells(grid, values.only) }),
+    );
     const seeds = countOption("seeds", values.seeds, 1) ?? grid.seeds;
     const jobs = countOption("jobs", values.jobs, 1) ?? (navigator.hardwareConcurrency || 1);
     const missing = await missingModels(grid, cells);

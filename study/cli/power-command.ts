@@ -15,10 +15,9 @@ import {
   UsageError,
 } from "../../events/cli/mod.ts";
 import { figure, points, signedPoints } from "../../analysis/mod.ts";
-import { GridError } from "../grid-error.ts";
 import { countOption } from "./count-option.ts";
+import { gridFromOption, gridOption } from "./grid-option.ts";
 import type { ClaimMetric } from "../grid-schema.ts";
-import { loadGrid } from "../load-grid.ts";
 import { planPower, type PowerRow } from "../plan-power.ts";
 import { MissingResultsError, readStudyResults } from "../read-study-results.ts";
 import { SEED_CAP } from "../claim-power.ts";
@@ -34,13 +33,7 @@ const cli = defineCommand({
     "the power at the paper's effect and the seeds that effect needs, from the per-seed " +
     "spread of an earlier study's results.",
   options: {
-    grid: {
-      type: "string",
-      default: "study/grid.json",
-      value: "FILE",
-      path: true,
-      help: "grid to plan (default study/grid.json)",
-    },
+    grid: gridOption("grid to plan"),
     from: {
       type: "string",
       default: "docs/study/study.json",
@@ -182,13 +175,7 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
       problems: countOption("validation", values.validation, 1),
       samples: countOption("samples", values.samples, 1),
     };
-    let grid;
-    try {
-      grid = await loadGrid(values.grid);
-    } catch (err) {
-      if (err instanceof GridError) throw new UsageError(err.message);
-      throw err;
-    }
+    const grid = await gridFromOption(values.grid);
     const rows = planPower(grid, await readResults(values.from), plan);
     if (format === "json") {
       console.log(JSON.stringify(

@@ -7,10 +7,10 @@
 import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
 import { GridError, runStudy } from "../mod.ts";
-import { loadGrid } from "../load-grid.ts";
 import { withPower } from "../read-study-results.ts";
 import { writeReportFiles } from "../write-report.ts";
 import { countOption } from "./count-option.ts";
+import { gridFromOption, gridOption } from "./grid-option.ts";
 import { estimateCommand } from "./estimate-command.ts";
 import { powerCommand, readResults } from "./power-command.ts";
 
@@ -28,13 +28,7 @@ const cli = defineCommand({
   summary: "Runs the study grid (configs under study/), replays one run per cell and writes the " +
     "report with its figures, computed from the event log alone.",
   options: {
-    grid: {
-      type: "string",
-      default: "study/grid.json",
-      value: "FILE",
-      path: true,
-      help: "grid file (default study/grid.json)",
-    },
+    grid: gridOption("grid file"),
     seeds: {
       type: "string",
       value: "N",
@@ -103,13 +97,7 @@ await runCommand(USAGE, async () => {
     if (!reportOnly) {
       throw new UsageError("--from rebuilds the report from a study.json; add --report-only");
     }
-    let grid;
-    try {
-      grid = await loadGrid(values.grid);
-    } catch (err) {
-      if (err instanceof GridError) throw new UsageError(err.message);
-      throw err;
-    }
+    const grid = await gridFromOption(values.grid);
     const files = await writeReportFiles(
       withPower(await readResults(values.from), grid),
       values.out,

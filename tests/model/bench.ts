@@ -306,15 +306,16 @@ export async function run(options: BenchOptions): Promise<void> {
       { length: 8 },
       (_, r) => ({ tokens: ids(129, r), lossSpans: [[1, 129] as const] }),
     );
+    const hyper = { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 };
     const stepSeconds = await seconds(2, async () => {
-      await trainer.step(examples, { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 });
+      await trainer.step(examples, hyper);
     });
     ours.trainStep = (8 * 128) / stepSeconds;
     // Memory mapped anew per step (glibc-malloc.ts keeps what a step freed for the next one).
     const faultSteps = 4;
     const faultsBefore = Deno.build.os === "linux" ? minorPageFaults() : 0;
     for (let i = 0; i < faultSteps; i++) {
-      await trainer.step(examples, { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 });
+      await trainer.step(examples, hyper);
     }
     const faults = Deno.build.os === "linux"
       ? `, ${((minorPageFaults() - faultsBefore) / faultSteps).toFixed(0)} page faults/step`

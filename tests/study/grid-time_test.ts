@@ -23,17 +23,21 @@ const at = (s: number, type: string, data: unknown = {}): TimedEvent => ({
 });
 
 // A 2-step run of 30 s: start-up until t = 4, step 0 from 4 to 13 (two groups' updates, the last
-// at 13), step 1 from 13 to 19, its evaluation until 27, the end at 30.
+// at 13), step 1 from 13 to 19, its evaluation (turns of phase eval, tagged with the step) until
+// 27, its checkpoint after that, the end at 30.
 const measured = [
   at(2, "run.started"),
   at(4, "step.started", { step: 0 }),
+  at(9, "turn.generated", { step: 0, phase: "rollout" }),
   at(11, "gradient_step.applied", { step: 0 }),
   at(13, "gradient_step.applied", { step: 0 }),
   at(13, "step.started", { step: 1 }),
   at(18, "gradient_step.applied", { step: 1 }),
   at(19, "gradient_step.applied", { step: 1 }),
+  at(24, "turn.generated", { step: 1, phase: "eval" }),
   at(27, "evaluation.completed", { step: 1, benchmark: "validation" }),
   at(27, "evaluation.completed", { step: 1, benchmark: "gsm" }),
+  at(27.5, "checkpoint.saved", { step: 1 }),
   at(28, "run.completed", { steps: 2 }),
 ];
 
@@ -42,10 +46,13 @@ Deno.test("runTiming: steps to their last update, evaluations after it, the rest
   assert.deepEqual(t.steps, [9, 6]);
   assert.deepEqual(t.evaluations, [8]); // two benchmarks, one evaluation
   assert.equal(t.fixed, 30 - 9 - 6 - 8);
+  // Every group frozen: no updates, the step ends with its last rollout event.
+  const frozen = measured.filter((e) => e.type !== "gradient_step.applied");
+  assert.deepEqual(runTiming("frozen", frozen, 30).steps, [5, 0]);
   assert.throws(() => runTiming("cut", measured.slice(0, 5), 30), RunTimingError);
   assert.throws(
     () => runTiming("cut", measured.slice(0, 5), 30),
-    /run cut cannot be timed: 2 steps/,
+    /run cut cannot be timed: 1 steps/,
   );
 });
 
