@@ -83,5 +83,7 @@ export function verdictOf(
       return significant && test.diff < 0 ? "disagrees" : "agrees";
     case "not-one":
       return significant ? "agrees" : "inconclusive";
+    case "above-one":
+      return significant ? (test.diff > 0 ? "agrees" : "disagrees") : "inconclusive";
   }
 }

@@ -37,9 +37,12 @@ export const AGENT_METRICS: readonly ClaimMetric[] = [
 
 /**
  * The paper's direction for `cell` against `against`: higher, lower, not lower (no significant
- * drop), or, for the Lemma 4.2 multiplier of one cell, different from 1.
+ * drop), or, for the Lemma 4.2 multiplier of one cell, different from 1 or above 1.
  */
-export const EXPECTATIONS = ["higher", "lower", "not-lower", "not-one"] as const;
+export const EXPECTATIONS = ["higher", "lower", "not-lower", "not-one", "above-one"] as const;
+
+/** Expectations that test one cell's multiplier against 1 rather than two cells. */
+export const ONE_CELL_EXPECTATIONS: readonly Expectation[] = ["not-one", "above-one"];
 
 /** Figures a comparison draws besides the study-wide accuracy chart. */
 export const CHART_KINDS = ["grad-norm", "lemma-multiplier", "critic-improvement"] as const;
@@ -57,14 +60,18 @@ const paperEffect = z.union([
 const claim = z.strictObject({
   /** The cell whose runs are tested. */
   cell: id,
-  /** The cell it is compared with; default the comparison's baseline (unused by not-one). */
+  /** The cell it is compared with; default the comparison's baseline (unused by one-cell tests). */
   against: id.optional(),
+  /** For a per-agent metric: test this agent only (default every agent of the cells). */
+  agent: id.optional(),
   metric: z.enum(CLAIM_METRICS),
   expect: z.enum(EXPECTATIONS),
   /** What the paper reports, quoted in the report beside the study's own number. */
   paper: text,
   /** The paper's effect as a number, when it states one; the power analysis sizes seeds for it. */
   paper_effect: paperEffect.optional(),
+  /** Why this claim's verdict differs from the grid's `previous` study, for the report. */
+  since_previous: text.optional(),
 });
 
 const comparison = z.strictObject({
@@ -101,6 +108,18 @@ export const gridSchema = z.strictObject({
   models: z.record(z.string().min(1), text).default({}),
   cells: z.array(cell).min(1),
   comparisons: z.array(comparison).default([]),
+  /**
+   * An earlier study of the same claims: the report tables every earlier claim's verdict beside
+   * this one's, with the setup changes of its cells and the `changes` stated here.
+   */
+  previous: z.strictObject({
+    /** Its study.json, relative to the grid file. */
+    results: text,
+    /** How the report names it, e.g. "v1". */
+    title: text,
+    /** What changed for every cell that no setup line shows (code, models). */
+    changes: z.array(text).default([]),
+  }).optional(),
 });
 
 /** What a grid file may contain. */

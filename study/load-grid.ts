@@ -14,11 +14,13 @@ import {
 } from "../engine/config/mod.ts";
 import { GridError } from "./grid-error.ts";
 import {
+  AGENT_METRICS,
   type Claim,
   type Comparison,
   type GridCellSpec,
   type GridFile,
   gridSchema,
+  ONE_CELL_EXPECTATIONS,
 } from "./grid-schema.ts";
 
 /** The model name the engine loads without a directory. */
@@ -84,21 +86,41 @@ function claimIssues(
     issues.push({ key: `${key}.against`, value: claim.against, allowed: inComparison });
   }
   const against = claim.against ?? comparison.baseline;
-  if (claim.expect !== "not-one" && against === claim.cell) {
+  const oneCell = ONE_CELL_EXPECTATIONS.includes(claim.expect);
+  if (!oneCell && against === claim.cell) {
     issues.push({
       key: `${key}.against`,
       value: against,
       allowed: `a cell other than ${claim.cell} (the claim compares two cells)`,
     });
   }
-  if ((claim.metric === "lemma-multiplier") !== (claim.expect === "not-one")) {
+  if ((claim.metric === "lemma-multiplier") !== oneCell) {
     issues.push({
       key: `${key}.expect`,
       value: claim.expect,
       allowed: claim.metric === "lemma-multiplier"
-        ? `"not-one" for metric lemma-multiplier (a one-cell test against 1)`
+        ? `"not-one" or "above-one" for metric lemma-multiplier (a one-cell test against 1)`
         : `"higher", "lower" or "not-lower" for metric ${claim.metric}`,
     });
+  }
+  if (claim.agent !== undefined) {
+    if (!AGENT_METRICS.includes(claim.metric)) {
+      issues.push({
+        key: `${key}.agent`,
+        value: claim.agent,
+        allowed: `no agent for metric ${claim.metric} (it is measured once per run)`,
+      });
+    }
+    for (const c of oneCell ? [claim.cell] : [claim.cell, against]) {
+      const agents = cells.get(c)?.config.agents.map((a) => a.id);
+      if (agents && !agents.includes(claim.agent)) {
+        issues.push({
+          key: `${key}.agent`,
+          value: claim.agent,
+          allowed: `an agent of cell ${c} (${agents.join(", ")})`,
+        });
+      }
+    }
   }
   if (claim.metric === "critic-improvement") {
     for (const c of [claim.cell, against]) {

@@ -6,10 +6,11 @@
  */
 import { type ClaimPower, claimPower, type EvaluationSize } from "./claim-power.ts";
 import { evaluationSize } from "./evaluation-size.ts";
-import { AGENT_METRICS } from "./grid-schema.ts";
+import { ONE_CELL_EXPECTATIONS } from "./grid-schema.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
 import {
   type CellResult,
+  claimAgents,
   type ClaimIdentity,
   claimSamples,
   type StudyResults,
@@ -73,7 +74,7 @@ export function planPower(grid: Grid, earlier: StudyResults, plan: PowerPlan = {
   const results = new Map(earlier.cells.map((c) => [c.id, c]));
   return grid.comparisons.flatMap((comparison) =>
     comparison.claims.flatMap((claim): PowerRow[] => {
-      const oneCell = claim.expect === "not-one";
+      const oneCell = ONE_CELL_EXPECTATIONS.includes(claim.expect);
       const against = oneCell ? null : claim.against ?? comparison.baseline;
       const ids = [claim.cell, ...(against === null ? [] : [against])];
       const base = {
@@ -90,9 +91,7 @@ export function planPower(grid: Grid, earlier: StudyResults, plan: PowerPlan = {
         return [{ ...base, agent: null, power: missing(seeds, grid, note) }];
       }
       const sides = ids.map((id) => results.get(id)!);
-      const agents = AGENT_METRICS.includes(claim.metric)
-        ? [...new Set(sides.flatMap((c) => c.agents.map((a) => a.agent)))].sort()
-        : [null];
+      const agents = claimAgents(claim, sides);
       return agents.map((agent) => {
         const side = (c: CellResult) => ({
           cell: c.id,

@@ -4,8 +4,10 @@
  * completed: a cell's evaluated problems from its setup text, each claim's power from its
  * per-seed values and the grid's paper effects.
  */
+import { dirname, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { Grid } from "./load-grid.ts";
+import { previousStudy } from "./previous-study.ts";
 import { StudyError } from "./study-error.ts";
 import { type CellResult, powerOfClaim, type StudyResults } from "./study-results.ts";
 
@@ -114,7 +116,28 @@ export async function readStudyResults(file: string): Promise<StudyResults> {
     ...c,
     problems: c.problems ?? problemsFromSetup(c.setup),
   }));
-  return { ...data, cells, comparisons };
+  return { ...data, cells, comparisons, previous: data.previous ?? null };
+}
+
+/** The study.json of the grid's earlier study (`previous`), absolute; null when it names none. */
+export function previousResultsFile(grid: Pick<Grid, "file" | "previous">): string | null {
+  return grid.previous === undefined ? null : resolve(dirname(grid.file), grid.previous.results);
+}
+
+/**
+ * The results with the grid's earlier study (`previous`) read and compared, claim by claim; the
+ * results unchanged when the grid names none.
+ *
+ * @example
+ * ```ts
+ * const r = await withPreviousStudy(results, grid); // r.previous?.claims.filter((c) => c.changed)
+ * ```
+ */
+export async function withPreviousStudy(r: StudyResults, grid: Grid): Promise<StudyResults> {
+  const file = previousResultsFile(grid);
+  if (file === null) return { ...r, previous: null };
+  const earlier = await readStudyResults(file);
+  return { ...r, previous: previousStudy(r, earlier, relative(Deno.cwd(), file), grid) };
 }
 
 /**

@@ -19,8 +19,10 @@ import { formatDuration } from "./format-duration.ts";
 import type { ClaimMetric } from "./grid-schema.ts";
 import type { SampleStat } from "./sample-stat.ts";
 import type { ChartFile } from "./study-charts.ts";
+import type { ClaimChange, ClaimOutcome, PreviousStudy } from "./previous-study.ts";
 import type {
   CellResult,
+  ClaimIdentity,
   ClaimResult,
   ComparisonResult,
   ReplayResult,
@@ -64,7 +66,7 @@ function metricName(metric: ClaimMetric, k: number): string {
   }
 }
 
-function claimText(c: ClaimResult, k: number): string {
+function claimText(c: ClaimIdentity, k: number): string {
   const what = `${c.agent === null ? "" : `${c.agent}: `}${metricName(c.metric, k)}`;
   switch (c.expect) {
     case "higher":
@@ -75,10 +77,12 @@ function claimText(c: ClaimResult, k: number): string {
       return `${what} of ${c.cell} not lower than ${c.against}`;
     case "not-one":
       return `${what} under ${c.cell} differs from 1`;
+    case "above-one":
+      return `${what} under ${c.cell} above 1`;
   }
 }
 
-function verdictText(c: ClaimResult): string {
+function verdictText(c: Pick<ClaimResult, "verdict">): string {
   return c.verdict === "agrees" || c.verdict === "disagrees" ? `**${c.verdict}**` : c.verdict;
 }
 
@@ -103,6 +107,43 @@ function claimsTable(results: StudyResults, claims: readonly ClaimResult[]): str
       powerText(c),
     ]),
   );
+}
+
+/** One study's verdict of a claim, with its difference and p. */
+function outcomeText(o: ClaimOutcome | null, c: ClaimChange): string {
+  if (o === null) return "not in this grid";
+  if (o.diff === null) return o.verdict;
+  const p = o.p === null ? "" : `, p = ${pValue(o.p)}`;
+  return `${verdictText(o)} (${difference(c.metric, o.diff, true)}${p}; k = ${o.k})`;
+}
+
+/** The earlier study's claims beside this one's: what moved, and why. */
+function previousSection(p: PreviousStudy, folder: string): string[] {
+  const earlier = p.claims.filter((c) => c.before !== null);
+  const added = p.claims.filter((c) => c.before === null);
+  const changed = earlier.filter((c) => c.changed);
+  const link = relative(resolve(folder), resolve(p.file));
+  return [
+    `## Changes from ${p.title}`,
+    "",
+    `Every claim of ${p.title} ([${link}](${link})) beside its verdict in this study: ` +
+    `${changed.length} of ${earlier.length} verdicts changed; ${added.length} claims are new ` +
+    `in this study. Changed for every cell:`,
+    "",
+    ...p.changes.map((c) => `- ${c}`),
+    "",
+    markdownTable(
+      ["claim", p.title, "this study", "changed", "why: setup differences, and the grid's note"],
+      earlier.map((c) => [
+        claimText(c, c.after?.k ?? c.before!.k),
+        outcomeText(c.before, c),
+        outcomeText(c.after, c),
+        c.changed ? "**yes**" : "no",
+        [...c.setup, ...(c.note === null ? [] : [c.note])].join("; ") || "–",
+      ]),
+    ),
+    "",
+  ];
 }
 
 /** A difference in the metric's units: points for rates, a plain figure otherwise. */
@@ -516,6 +557,7 @@ export function renderStudy(
     "",
     ...(claims.length === 0 ? [] : [claimsTable(r, claims), ""]),
     ...(claims.length === 0 ? [] : powerSection(r, claims)),
+    ...(r.previous === null ? [] : previousSection(r.previous, folder)),
     ...accuracySection(r, charts),
     ...r.comparisons.flatMap((c) => comparisonSection(r, c, charts)),
     "## Replay spot-checks",

@@ -26,11 +26,13 @@ import {
   type ClaimMetric,
   type Comparison,
   type Expectation,
+  ONE_CELL_EXPECTATIONS,
   type PaperEffect,
 } from "./grid-schema.ts";
 import type { Hardware } from "./hardware.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
 import type { PlannedRun } from "./plan-runs.ts";
+import type { PreviousStudy } from "./previous-study.ts";
 import type { ReplayRecord } from "./replay-records.ts";
 import { type SampleStat, sampleStat } from "./sample-stat.ts";
 import type { AgentSeries, StudyRun } from "./study-data.ts";
@@ -181,6 +183,8 @@ export interface StudyResults {
   readonly time: TimeResult;
   readonly software: SoftwareResult;
   readonly hardware: Hardware;
+  /** The verdicts of the grid's earlier study beside these (null without one). */
+  readonly previous: PreviousStudy | null;
 }
 
 /** What the results are computed from. */
@@ -303,6 +307,19 @@ function cellResult(
   };
 }
 
+/**
+ * The agents a claim is tested for: `[null]` for a metric measured once per run; else the claim's
+ * own agent, or every agent of the cells (sorted).
+ */
+export function claimAgents(
+  claim: Pick<Claim, "metric" | "agent">,
+  cells: readonly Pick<CellResult, "agents">[],
+): (string | null)[] {
+  if (!AGENT_METRICS.includes(claim.metric)) return [null];
+  if (claim.agent !== undefined) return [claim.agent];
+  return [...new Set(cells.flatMap((c) => c.agents.map((a) => a.agent)))].sort();
+}
+
 /** The per-run values a claim tests in `cell` (for agent metrics, of `agent`). */
 export function claimSamples(
   cell: CellResult,
@@ -365,16 +382,9 @@ function claimResults(
 ): ClaimResult[] {
   const alpha = grid.alpha;
   const cell = cells.get(claim.cell)!;
-  const oneCell = claim.expect === "not-one";
+  const oneCell = ONE_CELL_EXPECTATIONS.includes(claim.expect);
   const against = oneCell ? null : cells.get(claim.against ?? comparison.baseline)!;
-  const agents = AGENT_METRICS.includes(claim.metric)
-    ? [
-      ...new Set(
-        [cell, ...(against ? [against] : [])].flatMap((c) => c.agents.map((a) => a.agent)),
-      ),
-    ]
-      .sort()
-    : [null];
+  const agents = claimAgents(claim, [cell, ...(against ? [against] : [])]);
   const pending = cell.runs.length === 0 || (against !== null && against.runs.length === 0);
   return agents.map((agent) => {
     const value = claimSamples(cell, claim.metric, agent);
@@ -501,5 +511,6 @@ export function studyResults(inputs: ResultInputs): StudyResults {
       codeVersion: distinctText(runs, (r) => r.codeVersion),
     },
     hardware: inputs.hardware,
+    previous: null,
   };
 }

@@ -9,6 +9,7 @@ import { openStore } from "../events/mod.ts";
 import { type Hardware, readHardware } from "./hardware.ts";
 import type { Grid } from "./load-grid.ts";
 import type { PlannedRun } from "./plan-runs.ts";
+import { withPreviousStudy } from "./read-study-results.ts";
 import { readReplayRecords } from "./replay-records.ts";
 import { renderStudy } from "./render-study.ts";
 import { StudyError } from "./study-error.ts";
@@ -71,7 +72,8 @@ export async function writeStudyReport(
         }); run the study first, or give the --seeds/--steps/--device it ran with`,
     );
   }
-  return { results, files: await writeReportFiles(results, options.out) };
+  const compared = await withPreviousStudy(results, options.grid);
+  return { results: compared, files: await writeReportFiles(compared, options.out) };
 }
 
 /**

@@ -14,12 +14,17 @@ import {
   toCsv,
   UsageError,
 } from "../../events/cli/mod.ts";
+import { relative } from "node:path";
 import { figure, points, signedPoints } from "../../analysis/mod.ts";
 import { countOption } from "./count-option.ts";
 import { gridFromOption, gridOption } from "./grid-option.ts";
 import type { ClaimMetric } from "../grid-schema.ts";
 import { planPower, type PowerRow } from "../plan-power.ts";
-import { MissingResultsError, readStudyResults } from "../read-study-results.ts";
+import {
+  MissingResultsError,
+  previousResultsFile,
+  readStudyResults,
+} from "../read-study-results.ts";
 import { SEED_CAP } from "../claim-power.ts";
 
 const USAGE = "deno task study power [--grid FILE] [--from FILE] [--seeds N] [--validation N] " +
@@ -36,10 +41,10 @@ const cli = defineCommand({
     grid: gridOption("grid to plan"),
     from: {
       type: "string",
-      default: "docs/study/study.json",
       value: "FILE",
       path: true,
-      help: "earlier study's results with the per-seed values (default docs/study/study.json)",
+      help: "earlier study's results with the per-seed values (default: the grid's previous " +
+        "study, else docs/study/study.json)",
     },
     seeds: { type: "string", value: "N", help: "seeds per cell (default: the grid's)" },
     validation: {
@@ -176,13 +181,16 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
       samples: countOption("samples", values.samples, 1),
     };
     const grid = await gridFromOption(values.grid);
-    const rows = planPower(grid, await readResults(values.from), plan);
+    const previous = previousResultsFile(grid);
+    const from = values.from ??
+      (previous === null ? "docs/study/study.json" : relative(Deno.cwd(), previous));
+    const rows = planPower(grid, await readResults(from), plan);
     if (format === "json") {
       console.log(JSON.stringify(
         {
           kind: "study-power",
           grid: values.grid,
-          from: values.from,
+          from,
           alpha: grid.alpha,
           power: grid.power,
           seeds: plan.seeds ?? grid.seeds,
@@ -196,7 +204,7 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
     } else {
       console.log(
         `Power of ${grid.file}'s claims at α = ${grid.alpha}, power ${grid.power}, from the ` +
-          `per-seed values in ${values.from}; accuracy differences in points. A range is the ` +
+          `per-seed values in ${from}; accuracy differences in points. A range is the ` +
           `evaluation resized: training noise held, problem noise rescaled (study/claim-power.ts).`,
       );
       console.log(textTable(COLUMNS, rows.map(tableRow)));

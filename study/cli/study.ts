@@ -7,7 +7,7 @@
 import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
 import { GridError, runStudy } from "../mod.ts";
-import { withPower } from "../read-study-results.ts";
+import { withPower, withPreviousStudy } from "../read-study-results.ts";
 import { writeReportFiles } from "../write-report.ts";
 import { countOption } from "./count-option.ts";
 import { gridFromOption, gridOption } from "./grid-option.ts";
@@ -98,10 +98,8 @@ await runCommand(USAGE, async () => {
       throw new UsageError("--from rebuilds the report from a study.json; add --report-only");
     }
     const grid = await gridFromOption(values.grid);
-    const files = await writeReportFiles(
-      withPower(await readResults(values.from), grid),
-      values.out,
-    );
+    const results = withPower(await readResults(values.from), grid);
+    const files = await writeReportFiles(await withPreviousStudy(results, grid), values.out);
     console.log(`report: ${files.join(", ")}`);
     return ExitCode.ok;
   }

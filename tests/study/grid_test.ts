@@ -40,19 +40,25 @@ const DEBATE = { extends: "debate-mada" };
 
 Deno.test("the committed grid loads: cells, comparisons, sizes within the budget", async () => {
   const grid = await loadGrid(COMMITTED);
-  assert.equal(grid.seeds, 5);
+  assert.equal(grid.seeds, 10);
   assert.deepEqual(grid.cells.map((c) => c.id), [
     "refine-grpo",
     "refine-drmas",
     "refine-grpo-shared",
     "refine-drmas-shared",
     "refine-drmas-hetero",
+    "refine-drmas-hetero-swap",
+    "refine-grpo-penalty",
+    "refine-drmas-penalty",
+    "search-grpo",
+    "search-drmas",
+    "search-drmas-hetero",
     "debate-mada",
     "debate-grpo",
     "debate-mada-r1",
     "debate-mada-r3",
   ]);
-  assert.equal(grid.comparisons.length, 5);
+  assert.equal(grid.comparisons.length, 8);
   const cell = (id: string) => grid.cells.find((c) => c.id === id)!.config;
   assert.equal(cell("refine-grpo").estimator.kind, "grpo");
   assert.equal(cell("refine-drmas").estimator.kind, "dr-mas");
@@ -66,28 +72,80 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
     }),
     [[1, 0], [2, 3], [3, 3]],
   );
-  // Every cell evaluates avg@16 / pass@16 on held-out problems.
-  for (const c of grid.cells) assert.equal(c.config.evaluation.n_samples, 16, c.id);
+  // Evaluation sized by the power analysis: more problems, 4 samples each.
+  const evaluated = (id: string) => {
+    const c = cell(id);
+    const problems = c.tasks.kind === "math-files" ? null : c.tasks.splits.validation;
+    return [problems, c.evaluation.n_samples, c.evaluation.every_steps];
+  };
+  for (const c of grid.cells) {
+    const want = c.id.startsWith("refine")
+      ? [256, 4, 0]
+      : c.id.startsWith("search")
+      ? [64, 4, 0]
+      : [32, 4, 0];
+    assert.deepEqual(evaluated(c.id), want, c.id);
+  }
+  // Search cells: the preset's five mini-batch updates (Dr. MAS's run_search.sh), GRPO vs Dr. MAS.
+  assert.equal(cell("search-grpo").estimator.kind, "grpo");
+  assert.equal(cell("search-drmas").estimator.kind, "dr-mas");
+  for (const id of ["search-grpo", "search-drmas", "search-drmas-hetero"]) {
+    assert.equal(cell(id).updates.mini_batches, 5, id);
+    assert.equal(cell(id).worker_groups.length, 3, id);
+  }
+  // The mechanism cells differ from the refine cells only in the invalid-action penalty.
+  for (
+    const [penalty, base] of [["refine-grpo-penalty", "refine-grpo"], [
+      "refine-drmas-penalty",
+      "refine-drmas",
+    ]]
+  ) {
+    assert.equal(cell(penalty).rewards.invalid_action_penalty, 1);
+    assert.equal(cell(base).rewards.invalid_action_penalty, 0.1);
+    const strip = (c: ReturnType<typeof cell>) =>
+      JSON.parse(JSON.stringify(mergeConfig(c, { name: null, rewards: null })));
+    assert.deepEqual(strip(cell(penalty)), strip(cell(base)));
+  }
 });
 
-Deno.test("the heterogeneous cell differs from refine-drmas only in the solver's model", async () => {
+Deno.test("the heterogeneous cells differ from their Dr. MAS cell only in one side's models", async () => {
   const grid = await loadGrid(COMMITTED);
-  const base = grid.cells.find((c) => c.id === "refine-drmas")!.config;
-  const hetero = grid.cells.find((c) => c.id === "refine-drmas-hetero")!.config;
-  assert.equal(hetero.agents.find((a) => a.id === "solver")!.model, "study/models/small");
-  const strip = (c: typeof base) =>
+  const config = (id: string) => grid.cells.find((c) => c.id === id)!.config;
+  const models = (id: string) => Object.fromEntries(config(id).agents.map((a) => [a.id, a.model]));
+  const small = "study/models/small-v2";
+  assert.deepEqual(models("refine-drmas-hetero"), { solver: small, verifier: "embedded" });
+  assert.deepEqual(models("refine-drmas-hetero-swap"), { solver: "embedded", verifier: small });
+  assert.deepEqual(models("search-drmas-hetero"), {
+    verifier: "embedded",
+    searcher: small,
+    answerer: small,
+  });
+  const strip = (c: ReturnType<typeof config>) =>
     JSON.parse(
       JSON.stringify(mergeConfig(c, { name: null })),
       (k, v) => k === "model" ? undefined : v,
     );
-  assert.deepEqual(strip(hetero), strip(base));
-  // The preset's prompts, so the pretrained models see what they were trained on.
-  const preset = presetInput("refine-drmas").agents as { prompt: string }[];
-  assert.deepEqual(hetero.agents.map((a) => a.prompt), preset.map((a) => a.prompt));
-  assert.equal(
-    grid.models["study/models/small"],
-    "deno task pretrain --size small --steps 800 --threads 1 --out study/models/small",
-  );
+  for (
+    const [hetero, base] of [
+      ["refine-drmas-hetero", "refine-drmas"],
+      ["refine-drmas-hetero-swap", "refine-drmas"],
+      ["search-drmas-hetero", "search-drmas"],
+    ]
+  ) assert.deepEqual(strip(config(hetero)), strip(config(base)), hetero);
+  // The presets' prompts, so the pretrained models see what they were trained on.
+  for (
+    const [hetero, preset] of [["refine-drmas-hetero", "refine-drmas"], [
+      "search-drmas-hetero",
+      "search-drmas",
+    ]]
+  ) {
+    const prompts = (presetInput(preset).agents as { prompt: string }[]).map((a) => a.prompt);
+    assert.deepEqual(config(hetero).agents.map((a) => a.prompt), prompts, hetero);
+  }
+  // The small model's recipe starts from the v1 small model, which stays declared.
+  assert.match(grid.models[small], /--init study\/models\/small --corpus arithmetic/);
+  assert.match(grid.models[small], /--out study\/models\/small-v2$/);
+  assert.ok(grid.models["study/models/small"]);
 });
 
 Deno.test("grid validation names every problem with its key", async (t) => {
@@ -120,6 +178,21 @@ Deno.test("grid validation names every problem with its key", async (t) => {
           { cell: "b", metric: "lemma-multiplier", expect: "higher", paper: "p" },
           { cell: "b", against: "b", metric: "pass@k", expect: "higher", paper: "p" },
           { cell: "b", against: "a", metric: "critic-improvement", expect: "higher", paper: "p" },
+          { cell: "b", agent: "solver", metric: "avg@k", expect: "higher", paper: "p" },
+          {
+            cell: "b",
+            agent: "critic",
+            metric: "lemma-multiplier",
+            expect: "above-one",
+            paper: "p",
+          },
+          {
+            cell: "b",
+            agent: "solver",
+            metric: "lemma-multiplier",
+            expect: "above-one",
+            paper: "p",
+          },
         ],
       }],
     }, { "a.json": SMOKE, "b.json": SMOKE });
@@ -134,8 +207,15 @@ Deno.test("grid validation names every problem with its key", async (t) => {
         "comparisons[0].claims[3].against",
         "comparisons[0].claims[4].against",
         "comparisons[0].claims[4].metric",
+        "comparisons[0].claims[5].agent",
+        "comparisons[0].claims[6].agent",
       ]
     ) assert.ok(keys.includes(key), `${key} in ${keys.join(", ")}`);
+    // An agent the cell has, on a per-agent metric, with a one-cell expectation: no issue.
+    assert.ok(!keys.some((k) => k.startsWith("comparisons[0].claims[7]")), keys.join(", "));
+    const err = await loadGrid(file).catch((e) => e);
+    assert.match(err.message, /an agent of cell b \(solver, verifier\)/);
+    assert.match(err.message, /no agent for metric avg@k/);
   });
 
   await t.step("a cell's config errors are folded in under cells[i].config", async () => {
@@ -203,16 +283,17 @@ Deno.test("missing model directories are named with the command that makes them"
   const cwd = await Deno.makeTempDir();
   const missing = await missingModels(grid, grid.cells, cwd);
   assert.deepEqual(missing, [{
-    model: "study/models/small",
-    cells: ["refine-drmas-hetero"],
-    command: "deno task pretrain --size small --steps 800 --threads 1 --out study/models/small",
+    model: "study/models/small-v2",
+    cells: ["refine-drmas-hetero", "refine-drmas-hetero-swap", "search-drmas-hetero"],
+    command: grid.models["study/models/small-v2"],
   }]);
   assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);
   assert.deepEqual(await missingModels(grid, selectCells(grid, "refine-grpo"), cwd), []);
-  await Deno.mkdir(join(cwd, "study/models/small"), { recursive: true });
-  await Deno.writeTextFile(join(cwd, "study/models/small/config.json"), "{}");
+  const dir = join(cwd, "study/models/small-v2");
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(join(dir, "config.json"), "{}");
   assert.equal((await missingModels(grid, grid.cells, cwd)).length, 1, "weights still missing");
-  await Deno.writeTextFile(join(cwd, "study/models/small/model.safetensors"), "");
+  await Deno.writeTextFile(join(dir, "model.safetensors"), "");
   assert.deepEqual(await missingModels(grid, grid.cells, cwd), []);
 });
 
@@ -244,6 +325,10 @@ Deno.test("claim verdicts: direction, significance, not-lower, one-sample test",
   assert.equal(verdictOf("not-lower", { diff: -0.01, p: 0.5 }, 0.05), "agrees");
   assert.equal(verdictOf("not-lower", { diff: -0.2, p: 0.01 }, 0.05), "disagrees");
   assert.equal(verdictOf("not-one", { diff: 0.3, p: 0.01 }, 0.05), "agrees");
+  assert.equal(verdictOf("not-one", { diff: -0.3, p: 0.01 }, 0.05), "agrees");
+  assert.equal(verdictOf("above-one", { diff: 0.3, p: 0.01 }, 0.05), "agrees");
+  assert.equal(verdictOf("above-one", { diff: -0.3, p: 0.01 }, 0.05), "disagrees");
+  assert.equal(verdictOf("above-one", { diff: 0.3, p: 0.2 }, 0.05), "inconclusive");
   assert.equal(verdictOf("higher", null, 0.05), "not testable");
   assert.equal(verdictOf("higher", { diff: 0, p: NaN }, 0.05), "not testable");
   // One-sample t: mean 1.3, sd 0.1, n 3 -> t = 0.3 / (0.1 / sqrt 3) = 5.196, df 2, p = 0.0351.
@@ -280,10 +365,7 @@ Deno.test("study CLI: usage errors exit 2, a missing model stops it before anyth
   const store = join(cwd, "study.sqlite");
   const r = await run(["--grid", COMMITTED, "--store", store, "--out", join(cwd, "out")], cwd);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /study\/models\/small/);
-  assert.match(
-    r.stderr,
-    /deno task pretrain --size small --steps 800 --threads 1 --out study\/models\/small/,
-  );
+  assert.match(r.stderr, /model directory study\/models\/small-v2 \(cells refine-drmas-hetero/);
+  assert.match(r.stderr, /deno task pretrain --size small .* --out study\/models\/small-v2\n/);
   await assert.rejects(Deno.stat(store), Deno.errors.NotFound);
 });

@@ -18,8 +18,19 @@ import { studyCharts } from "../../study/study-charts.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DENO_JSON = join(ROOT, "deno.json");
 const STUDY_CLI = join(ROOT, "study/cli/study.ts");
-const V1_JSON = join(ROOT, "docs/study/study.json");
-const V1_README = join(ROOT, "docs/study/README.md");
+const V1_JSON = join(ROOT, "docs/study/v1/study.json");
+const V1_README = join(ROOT, "docs/study/v1/README.md");
+
+/**
+ * The v1 page as the study wrote it in docs/study: the committed copy in docs/study/v1 less its
+ * moved-here line, with its config links restored.
+ */
+async function v1AsGenerated(): Promise<string> {
+  const lines = (await Deno.readTextFile(V1_README)).split("\n");
+  assert.match(lines[2], /^> The first study \(v1\), moved here/);
+  return [...lines.slice(0, 1), ...lines.slice(3)].join("\n")
+    .replaceAll(/`(study\/[^`]+)` \(at d25f59d\)/g, "[$1](../../$1)");
+}
 const GRID = join(ROOT, "study/grid.json");
 
 function sd(xs: readonly number[]): number {
@@ -155,7 +166,7 @@ Deno.test("v1 report: re-rendered from the committed study.json, it is the commi
   const grid = await loadGrid(GRID);
   const v1 = withPower(await readStudyResults(V1_JSON), grid);
   const page = renderStudy(v1, studyCharts(v1), join(ROOT, "docs/study"));
-  const committed = await Deno.readTextFile(V1_README);
+  const committed = await v1AsGenerated();
   // Remove what power added: the Power section and the claims tables' last column.
   const lines = page.split("\n");
   const start = lines.indexOf("## Power");
@@ -201,10 +212,12 @@ Deno.test("study power CLI: table, json and csv of the grid's claims from study.
   const doc = JSON.parse(json.stdout);
   assert.equal(doc.kind, "study-power");
   assert.equal(doc.seeds, 10);
-  assert.equal(doc.claims.length, 17);
-  // The JSON's numbers are the planner's, at the planned seeds and validation size.
+  // The JSON's numbers are the planner's, at the planned seeds and validation size, from the
+  // grid's previous study (v1) by default.
   const grid = await loadGrid(GRID);
   const rows = planPower(grid, await readStudyResults(V1_JSON), { seeds: 10, problems: 64 });
+  assert.equal(doc.from, "docs/study/v1/study.json");
+  assert.equal(doc.claims.length, rows.length);
   assert.deepEqual(doc.claims, JSON.parse(JSON.stringify(rows)));
   const avg = doc.claims[0];
   assert.equal(avg.metric, "avg@k");
@@ -217,12 +230,13 @@ Deno.test("study power CLI: table, json and csv of the grid's claims from study.
   assert.equal(csv.code, 0, csv.stderr);
   const lines = csv.stdout.trim().split("\n");
   assert.ok(lines[0].startsWith("comparison,cell,against,agent,metric,expect,seeds,alpha,power,"));
-  assert.equal(lines.length, 18);
+  assert.equal(lines.length, rows.length + 1);
+  // The committed grid's own sizes: 10 seeds, refine on 256 problems x 4 samples (v1: 16 x 16).
   const table = await studyPower([]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(
     table.stdout,
-    /avg@k refine-drmas higher vs refine-grpo .*\| 5\.95 .*\| \+1\.47 .*\| 10\.8% .*\| 64 /,
+    /avg@k refine-drmas higher vs refine-grpo .*\| 10 .*\| 0\.97–2\.27 .*\| \+1\.47 .*\| 44\.6% .*\| 23 /,
   );
 });
 
@@ -303,7 +317,9 @@ Deno.test("study --report-only --from: the committed v1 report rebuilt from its 
       for await (const e of Deno.readDir(folder)) if (e.name.endsWith(".svg")) names.push(e.name);
       return names.sort();
     };
-    assert.deepEqual(await svgs(dir), await svgs(join(ROOT, "docs/study")));
+    assert.deepEqual(await svgs(dir), await svgs(join(ROOT, "docs/study/v1")));
+    // The grid's previous study is v1 itself here: every verdict unchanged.
+    assert.match(page, /## Changes from v1\n\nEvery claim of v1 .*: 0 of 17 verdicts changed/);
     const without = await run(["--from", V1_JSON, "--out", dir]);
     assert.equal(without.code, 2);
     assert.match(without.stderr, /add --report-only/);

@@ -12,7 +12,8 @@ import type { ReplayRecord } from "../../study/replay-records.ts";
 import { renderStudy } from "../../study/render-study.ts";
 import { studyCharts } from "../../study/study-charts.ts";
 import type { StudyRun } from "../../study/study-data.ts";
-import { studyResults } from "../../study/study-results.ts";
+import { withPreviousStudy } from "../../study/read-study-results.ts";
+import { claimAgents, type StudyResults, studyResults } from "../../study/study-results.ts";
 
 const critic = (round: number, improvementRate: number): CriticRoundEffect => ({
   kind: "critic-round-effect",
@@ -84,7 +85,8 @@ function studyRun(run: PlannedRun, v: Values): StudyRun {
   };
 }
 
-Deno.test("study results: statistics, verdicts, replay states, page and figures", async () => {
+/** A grid of four synthetic cells (refine g/d, debate e/f) and its results over 3 seeds. */
+async function syntheticStudy(gridExtra: Record<string, unknown> = {}) {
   const dir = await Deno.makeTempDir();
   const write = (name: string, body: unknown) =>
     Deno.writeTextFile(join(dir, name), JSON.stringify(body));
@@ -120,6 +122,7 @@ Deno.test("study results: statistics, verdicts, replay states, page and figures"
         claims: [{ cell: "e", metric: "critic-improvement", expect: "higher", paper: "19.6%" }],
       },
     ],
+    ...gridExtra,
   });
   const grid = await loadGrid(join(dir, "grid.json"));
   const plan = await planRuns(grid.cells, { seeds: 3, store: "s.sqlite" });
@@ -197,6 +200,11 @@ Deno.test("study results: statistics, verdicts, replay states, page and figures"
     store: "s.sqlite",
     seeds: 3,
   });
+  return { dir, grid, results, byCell };
+}
+
+Deno.test("study results: statistics, verdicts, replay states, page and figures", async () => {
+  const { dir, results, byCell } = await syntheticStudy();
   const cell = (id: string) => results.cells.find((c) => c.id === id)!;
 
   // Accuracy: mean, SEM, t-based CI over the three seeds.
@@ -270,4 +278,103 @@ Deno.test("study results: statistics, verdicts, replay states, page and figures"
   assert.match(page, /Test CPU, 2 logical cores/);
   assert.match(page, /\| f \| 2 \| /);
   assert.equal(renderStudy(results, charts, join(dir, "out")), page, "deterministic");
+});
+
+Deno.test("changes from a previous study: every earlier claim matched, setup and notes named", async () => {
+  const note = "the estimator fix removed the eps division";
+  const { dir, grid, results } = await syntheticStudy({
+    previous: { results: "v1/study.json", title: "v1", changes: ["a new base model"] },
+  });
+  // The earlier study: 5 seeds, g on 16 samples, d's avg@k disagreeing, one claim since dropped,
+  // no lemma claims yet.
+  const claims = results.comparisons.flatMap((c) => c.claims);
+  const earlier: StudyResults = {
+    ...results,
+    seeds: 5,
+    cells: results.cells.map((c) =>
+      c.id === "g" ? { ...c, k: 16, setup: { ...c.setup, evaluation: "validation × 16" } } : c
+    ),
+    comparisons: results.comparisons.map((c) => ({
+      ...c,
+      claims: [
+        ...c.claims.filter((x) => x.metric !== "lemma-multiplier").map((x) =>
+          x.metric === "avg@k"
+            ? { ...x, verdict: "disagrees" as const, test: { ...x.test!, diff: -0.05, p: 0.01 } }
+            : x
+        ),
+        ...(c.id === "x" ? [{ ...c.claims[0], cell: "g", against: "d", paper: "dropped" }] : []),
+      ],
+    })),
+  };
+  await Deno.mkdir(join(dir, "v1"));
+  await Deno.writeTextFile(join(dir, "v1", "study.json"), JSON.stringify(earlier));
+  // The grid's note for d's avg@k claim.
+  const withNote = {
+    ...grid,
+    comparisons: grid.comparisons.map((c) => ({
+      ...c,
+      claims: c.claims.map((x) => x.metric === "avg@k" ? { ...x, since_previous: note } : x),
+    })),
+  };
+  const compared = await withPreviousStudy(results, withNote);
+  const p = compared.previous!;
+  assert.equal(p.title, "v1");
+  assert.deepEqual(p.changes, ["a new base model"]);
+  const avg = p.claims.find((c) => c.metric === "avg@k" && c.cell === "d")!;
+  assert.equal(avg.changed, true);
+  assert.equal(avg.before!.verdict, "disagrees");
+  assert.equal(avg.after!.verdict, "agrees");
+  assert.equal(avg.before!.k, 2, "the k of the tested cell d, not of g");
+  assert.deepEqual(avg.setup, [
+    "g evaluation: validation × 16 → " + results.cells[0].setup.evaluation,
+    "seeds: 5 → 3",
+  ]);
+  assert.equal(avg.note, note);
+  const pass = p.claims.find((c) => c.metric === "pass@k")!;
+  assert.equal(pass.changed, false);
+  const dropped = p.claims.find((c) => c.paper === "dropped")!;
+  assert.equal(dropped.after, null);
+  assert.equal(dropped.changed, false);
+  const added = p.claims.filter((c) => c.before === null);
+  assert.deepEqual(added.map((c) => `${c.metric}:${c.agent}`), [
+    "lemma-multiplier:solver",
+    "lemma-multiplier:verifier",
+  ]);
+  // Earlier claims first, then the new ones; every claim of both studies appears once.
+  assert.equal(p.claims.length, claims.length - 2 + 1 + 2);
+
+  const page = renderStudy(compared, studyCharts(compared), join(dir, "out"));
+  assert.match(page, /## Changes from v1\n/);
+  assert.match(page, /\(\.\.\/v1\/study\.json\)/);
+  assert.match(page, /1 of 8 verdicts changed; 2 claims are new in this study/);
+  assert.match(page, /- a new base model/);
+  assert.match(
+    page,
+    new RegExp(
+      `\\| avg@2 of d higher than g \\| \\*\\*disagrees\\*\\* \\(-5\\.00, p = 0\\.010; k = 2\\) \\| ` +
+        `\\*\\*agrees\\*\\* \\(\\+10\\.00, p = [^;]+; k = 2\\) \\| \\*\\*yes\\*\\* \\| g evaluation: .*; ${note} \\|`,
+    ),
+  );
+  assert.match(page, /\| not in this grid \|/);
+  // A grid without a previous study renders no such section.
+  assert.doesNotMatch(renderStudy(results, studyCharts(results), dir), /Changes from/);
+  // The earlier file unreadable: the error names it and the fix.
+  await Deno.remove(join(dir, "v1", "study.json"));
+  await assert.rejects(() => withPreviousStudy(results, withNote), /v1\/study\.json/);
+});
+
+Deno.test("a claim's agents: once per run, the claim's own agent, or every agent of its cells", () => {
+  const cells = [
+    { agents: [{ agent: "verifier" }, { agent: "solver" }] },
+    { agents: [{ agent: "solver" }, { agent: "critic" }] },
+  ] as unknown as Parameters<typeof claimAgents>[1];
+  assert.deepEqual(claimAgents({ metric: "avg@k" }, cells), [null]);
+  assert.deepEqual(claimAgents({ metric: "lemma-multiplier" }, cells), [
+    "critic",
+    "solver",
+    "verifier",
+  ]);
+  assert.deepEqual(claimAgents({ metric: "lemma-multiplier", agent: "verifier" }, cells), [
+    "verifier",
+  ]);
 });
