@@ -187,7 +187,7 @@ export function claimPower(input: PowerInput): ClaimPower {
   if (short) {
     return empty(
       input,
-      `${short.cell} has ${short.values.length} earlier run(s); a spread needs 2`,
+      `${short.cell} has ${short.values.length} run(s) to take a spread from; a spread needs 2`,
     );
   }
   if (input.seeds < 2) return empty(input, "a t-test needs 2 seeds per cell");
@@ -198,7 +198,7 @@ export function claimPower(input: PowerInput): ClaimPower {
   if (spread.every((s) => s.sd === 0)) {
     return empty(
       input,
-      "no spread in the earlier runs: the power of a t-test is undefined",
+      "no spread: every run gave the same value, so the power of a t-test is undefined",
       spread,
     );
   }

@@ -26,7 +26,7 @@ export interface ClaimChange extends ClaimIdentity {
   readonly before: ClaimOutcome | null;
   /** Null for an earlier claim this grid no longer makes. */
   readonly after: ClaimOutcome | null;
-  /** Both studies tested it and the verdicts differ. */
+  /** Both studies reached a verdict (not testable included) and the verdicts differ. */
   readonly changed: boolean;
   /** The setup lines of the claim's cells that differ, and the seeds if they do. */
   readonly setup: readonly string[];
@@ -122,8 +122,9 @@ export function previousStudy(
     const c = (is ?? was)!;
     const before = was && outcome(was, beforeCells);
     const after = is && outcome(is, afterCells);
-    const tested = (o: ClaimOutcome | null) =>
-      o !== null && o.verdict !== "pending" && o.verdict !== "not testable";
+    // A verdict that became (or stopped being) "not testable" moved too: v1's verifier spikes
+    // agreed, and after the estimator fix neither cell spikes at all.
+    const decided = (o: ClaimOutcome | null) => o !== null && o.verdict !== "pending";
     return {
       kind: "claim-change",
       cell: c.cell,
@@ -134,7 +135,7 @@ export function previousStudy(
       paper: c.paper,
       before,
       after,
-      changed: tested(before) && tested(after) && before!.verdict !== after!.verdict,
+      changed: decided(before) && decided(after) && before!.verdict !== after!.verdict,
       setup: was && is
         ? setupChanges([c.cell, ...(c.against ? [c.against] : [])], previous, current)
         : [],

@@ -133,13 +133,20 @@ function previousSection(p: PreviousStudy, folder: string): string[] {
     ...p.changes.map((c) => `- ${c}`),
     "",
     markdownTable(
-      ["claim", p.title, "this study", "changed", "why: setup differences, and the grid's note"],
+      [
+        "claim",
+        p.title,
+        "this study",
+        "changed",
+        "why: the grid's note, then the setup differences",
+      ],
       earlier.map((c) => [
         claimText(c, c.after?.k ?? c.before!.k),
         outcomeText(c.before, c),
         outcomeText(c.after, c),
         c.changed ? "**yes**" : "no",
-        [...c.setup, ...(c.note === null ? [] : [c.note])].join("; ") || "–",
+        [c.note, c.setup.length > 0 ? `setup: ${c.setup.join("; ")}` : null]
+          .filter((part) => part !== null).join(" ") || "–",
       ]),
     ),
     "",

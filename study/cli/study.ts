@@ -32,7 +32,7 @@ const cli = defineCommand({
     seeds: {
       type: "string",
       value: "N",
-      help: "seeds per cell, 0 .. N-1 (default: the grid's, 5)",
+      help: "seeds per cell, 0 .. N-1 (default: the grid's seeds)",
     },
     steps: { type: "string", value: "N", help: "override every cell's training steps" },
     only: { type: "string", value: "CELL,...", help: "run only these cells (comma-separated ids)" },

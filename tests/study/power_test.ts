@@ -135,7 +135,7 @@ Deno.test("claim power: what cannot be computed says why", () => {
   };
   const one = claimPower({ ...base, seeds: 5, cell: side("a", [0.3]), reference: side("b", B) });
   assert.equal(one.mde, null);
-  assert.match(one.note!, /1 earlier run/);
+  assert.match(one.note!, /has 1 run\(s\) to take a spread from/);
   const flat = claimPower({
     ...base,
     seeds: 5,
@@ -231,12 +231,14 @@ Deno.test("study power CLI: table, json and csv of the grid's claims from study.
   const lines = csv.stdout.trim().split("\n");
   assert.ok(lines[0].startsWith("comparison,cell,against,agent,metric,expect,seeds,alpha,power,"));
   assert.equal(lines.length, rows.length + 1);
-  // The committed grid's own sizes: 10 seeds, refine on 256 problems x 4 samples (v1: 16 x 16).
+  // The committed grid's own sizes: 4 seeds, refine on 256 problems x 4 samples (v1: 16 x 16),
+  // the row docs/STUDY-POWER.md states for v2 as run.
+  assert.equal(grid.seeds, 4);
   const table = await studyPower([]);
   assert.equal(table.code, 0, table.stderr);
   assert.match(
     table.stdout,
-    /avg@k refine-drmas higher vs refine-grpo .*\| 10 .*\| 0\.97–2\.27 .*\| \+1\.47 .*\| 44\.6% .*\| 23 /,
+    /avg@k refine-drmas higher vs refine-grpo .*\| 4 .*\| 1\.75–4\.10 .*\| \+1\.47 .*\| 17\.7% .*\| 23 /,
   );
 });
 

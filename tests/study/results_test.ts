@@ -297,11 +297,20 @@ Deno.test("changes from a previous study: every earlier claim matched, setup and
     comparisons: results.comparisons.map((c) => ({
       ...c,
       claims: [
-        ...c.claims.filter((x) => x.metric !== "lemma-multiplier").map((x) =>
-          x.metric === "avg@k"
-            ? { ...x, verdict: "disagrees" as const, test: { ...x.test!, diff: -0.05, p: 0.01 } }
-            : x
-        ),
+        ...c.claims.filter((x) => x.metric !== "lemma-multiplier").map((x) => {
+          if (x.metric === "avg@k") {
+            return {
+              ...x,
+              verdict: "disagrees" as const,
+              test: { ...x.test!, diff: -0.05, p: 0.01 },
+            };
+          }
+          // v1's verifier spikes: a verdict then, none to test now (no spread) is a change too.
+          if (x.verdict === "not testable") {
+            return { ...x, verdict: "agrees" as const, test: { ...x.test!, diff: -4, p: 0.01 } };
+          }
+          return x;
+        }),
         ...(c.id === "x" ? [{ ...c.claims[0], cell: "g", against: "d", paper: "dropped" }] : []),
       ],
     })),
@@ -332,6 +341,9 @@ Deno.test("changes from a previous study: every earlier claim matched, setup and
   assert.equal(avg.note, note);
   const pass = p.claims.find((c) => c.metric === "pass@k")!;
   assert.equal(pass.changed, false);
+  const spikes = p.claims.find((c) => c.after?.verdict === "not testable")!;
+  assert.equal(spikes.before!.verdict, "agrees");
+  assert.equal(spikes.changed, true);
   const dropped = p.claims.find((c) => c.paper === "dropped")!;
   assert.equal(dropped.after, null);
   assert.equal(dropped.changed, false);
@@ -346,13 +358,13 @@ Deno.test("changes from a previous study: every earlier claim matched, setup and
   const page = renderStudy(compared, studyCharts(compared), join(dir, "out"));
   assert.match(page, /## Changes from v1\n/);
   assert.match(page, /\(\.\.\/v1\/study\.json\)/);
-  assert.match(page, /1 of 8 verdicts changed; 2 claims are new in this study/);
+  assert.match(page, /2 of 8 verdicts changed; 2 claims are new in this study/);
   assert.match(page, /- a new base model/);
   assert.match(
     page,
     new RegExp(
       `\\| avg@2 of d higher than g \\| \\*\\*disagrees\\*\\* \\(-5\\.00, p = 0\\.010; k = 2\\) \\| ` +
-        `\\*\\*agrees\\*\\* \\(\\+10\\.00, p = [^;]+; k = 2\\) \\| \\*\\*yes\\*\\* \\| g evaluation: .*; ${note} \\|`,
+        `\\*\\*agrees\\*\\* \\(\\+10\\.00, p = [^;]+; k = 2\\) \\| \\*\\*yes\\*\\* \\| ${note} setup: g evaluation: [^|]* \\|`,
     ),
   );
   assert.match(page, /\| not in this grid \|/);
