@@ -17,6 +17,11 @@ export interface CellSetup {
   readonly sampling: string;
   readonly tasks: string;
   readonly evaluation: string;
+  /**
+   * PPO updates per rollout batch and the policy loss; absent from a study.json written before
+   * the report stated them (v1).
+   */
+  readonly updates?: string;
 }
 
 function distinct(values: readonly string[]): string[] {
@@ -56,6 +61,20 @@ function tasksText(t: NormalizedConfig["tasks"]): string {
   }
 }
 
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "es"}`;
+}
+
+function updatesText(config: NormalizedConfig): string {
+  const { mini_batches, epochs } = config.updates;
+  const { clip_eps_low, clip_eps_high, kl_coef, aggregation } = config.loss;
+  const clip = clip_eps_low === clip_eps_high
+    ? `clip ${clip_eps_low}`
+    : `clip ${clip_eps_low}/${clip_eps_high}`;
+  return `${plural(mini_batches, "mini-batch")} × ${epochs} epoch${epochs === 1 ? "" : "s"}; ` +
+    `${clip}, KL ${kl_coef}, ${aggregation}`;
+}
+
 /**
  * Describes a recorded config.
  *
@@ -84,5 +103,6 @@ export function cellSetup(config: NormalizedConfig): CellSetup {
     tasks: tasksText(config.tasks),
     evaluation: `${config.evaluation.benchmarks.join(", ")} × ${config.evaluation.n_samples} ` +
       `samples per problem`,
+    updates: updatesText(config),
   };
 }

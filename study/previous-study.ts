@@ -70,6 +70,8 @@ function setupChanges(
     const now = after.cells.find((c) => c.id === id)?.setup;
     if (!was || !now) continue;
     for (const field of Object.keys(now) as (keyof typeof now)[]) {
+      // A field the earlier study did not record (v1's updates) is not a change it shows.
+      if (was[field] === undefined) continue;
       if (String(was[field]) !== String(now[field])) {
         lines.push(`${id} ${field}: ${was[field]} → ${now[field]}`);
       }

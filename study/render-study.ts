@@ -238,9 +238,12 @@ function setupSection(r: StudyResults, folder: string): string[] {
     String(c.setup.steps),
     `${c.runs.length}/${c.plannedRuns}`,
   ]);
+  // A study.json from before the report stated the update scheme (v1) renders as it was.
+  const withUpdates = r.cells.some((c) => c.setup.updates !== undefined);
   const sizes = r.cells.map((c) => [
     c.id,
     c.setup.batch,
+    ...(withUpdates ? [c.setup.updates ?? "not recorded"] : []),
     c.setup.sampling,
     c.setup.trainable,
     c.setup.lr,
@@ -265,6 +268,7 @@ function setupSection(r: StudyResults, folder: string): string[] {
       [
         "cell",
         "batch per step",
+        ...(withUpdates ? ["updates per batch; loss"] : []),
         "sampling",
         "trainable",
         "lr",

@@ -90,7 +90,12 @@ async function syntheticStudy(gridExtra: Record<string, unknown> = {}) {
   const dir = await Deno.makeTempDir();
   const write = (name: string, body: unknown) =>
     Deno.writeTextFile(join(dir, name), JSON.stringify(body));
-  await write("g.json", { extends: "smoke", estimator: { kind: "grpo" } });
+  await write("g.json", {
+    extends: "smoke",
+    estimator: { kind: "grpo" },
+    updates: { mini_batches: 2 },
+    loss: { clip_eps_high: 0.28 },
+  });
   await write("d.json", { extends: "smoke" });
   await write("e.json", { extends: "debate-mada" });
   await write("f.json", { extends: "debate-mada", estimator: { kind: "grpo" } });
@@ -277,6 +282,13 @@ Deno.test("study results: statistics, verdicts, replay states, page and figures"
   assert.match(page, /checked run changed since its replay/);
   assert.match(page, /Test CPU, 2 logical cores/);
   assert.match(page, /\| f \| 2 \| /);
+  // The update scheme of each cell, as its runs recorded it.
+  assert.match(page, /\| cell \| batch per step \| updates per batch; loss \| sampling \|/);
+  assert.match(
+    page,
+    /\| g \| [^|]+ \| 2 mini-batches × 1 epoch; clip 0\.2\/0\.28, KL 0, token-mean \|/,
+  );
+  assert.match(page, /\| d \| [^|]+ \| 1 mini-batch × 1 epoch; clip 0\.2, KL 0, token-mean \|/);
   assert.equal(renderStudy(results, charts, join(dir, "out")), page, "deterministic");
 });
 
@@ -292,7 +304,14 @@ Deno.test("changes from a previous study: every earlier claim matched, setup and
     ...results,
     seeds: 5,
     cells: results.cells.map((c) =>
-      c.id === "g" ? { ...c, k: 16, setup: { ...c.setup, evaluation: "validation × 16" } } : c
+      // Like v1's study.json: g evaluated on 16 samples, no update scheme recorded (not a change).
+      c.id === "g"
+        ? {
+          ...c,
+          k: 16,
+          setup: { ...c.setup, evaluation: "validation × 16", updates: undefined },
+        }
+        : c
     ),
     comparisons: results.comparisons.map((c) => ({
       ...c,
