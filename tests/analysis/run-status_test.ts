@@ -50,7 +50,7 @@ Deno.test({
     const store = `${dir}/events.sqlite`;
     const runId = "killed-1";
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", TRAIN, "--preset", "smoke", "--steps", "3", "--device", "cpu"]
+      args: ["run", "-A", TRAIN, "--preset", "smoke", "--steps", "10", "--device", "cpu"]
         .concat(["--run-id", runId, "--store", store]),
       stdout: "null",
       stderr: "null",
@@ -65,6 +65,9 @@ Deno.test({
           return false;
         }
       });
+      // Stopped, the writer lives on (its pid holds the lease) but cannot finish the run while
+      // the CLI calls below start: on a loaded 2-core machine a running writer once ended first.
+      child.kill("SIGSTOP");
       const [live] = await json(RUNS, "--store", store, "--format", "json");
       assert.equal(live.status, "running");
       // A resume while the writer lives would be a second writer: refused, nothing appended.
