@@ -61,8 +61,8 @@ function tasksText(t: NormalizedConfig["tasks"]): string {
   }
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "es"}`;
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function updatesText(config: NormalizedConfig): string {
@@ -71,7 +71,8 @@ function updatesText(config: NormalizedConfig): string {
   const clip = clip_eps_low === clip_eps_high
     ? `clip ${clip_eps_low}`
     : `clip ${clip_eps_low}/${clip_eps_high}`;
-  return `${plural(mini_batches, "mini-batch")} × ${epochs} epoch${epochs === 1 ? "" : "s"}; ` +
+  return `${count(mini_batches, "mini-batch", "mini-batches")} × ` +
+    `${count(epochs, "epoch", "epochs")}; ` +
     `${clip}, KL ${kl_coef}, ${aggregation}`;
 }
 
