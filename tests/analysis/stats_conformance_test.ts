@@ -1,5 +1,5 @@
 /**
- * Every row of the shared conformance data. Tolerances: pass@k (TypeScript and the SQL macro)
+ * Every row of the conformance data (tests/conformance/). Tolerances: pass@k (TypeScript and the SQL macro)
  * within 1e-12 absolute (values lie in [0, 1]); Welch t, df, p and the CI bounds within 1e-9
  * relative (the issue's bound).
  */
@@ -13,7 +13,7 @@ import {
   welchFromSummary,
 } from "../../analysis/stats/mod.ts";
 
-const conformance = new URL("../../../shared/conformance/", import.meta.url);
+const conformance = new URL("../conformance/", import.meta.url);
 
 async function rows<T>(name: string): Promise<T[]> {
   const text = await Deno.readTextFile(new URL(name, conformance));

@@ -1,11 +1,11 @@
 /**
- * `deno task bench grading`: throughput of the answer grader on the shared conformance rows,
+ * `deno task bench grading`: throughput of the answer grader on the conformance rows (tests/conformance/),
  * in-process and through the time-limited child runner, and the ratio between the two (the
  * price of a real per-item time limit).
  */
 import { gradeAnswer, gradeOptions, GradeRunner } from "../../engine/tasks/math/mod.ts";
 
-const FILE = new URL("../../../shared/conformance/math-equivalence.jsonl", import.meta.url);
+const FILE = new URL("../conformance/math-equivalence.jsonl", import.meta.url);
 
 export async function run(): Promise<void> {
   const rows = (await Deno.readTextFile(FILE)).split("\n").filter((l) => l.trim() !== "")

@@ -1,18 +1,18 @@
 /**
- * The shared Math-Verify conformance rows: the grader must agree with the expected verdict on
+ * The Math-Verify conformance rows (tests/conformance/): the grader must agree with the expected verdict on
  * every one of them. Prints the pass rate and every disagreeing row (line number, gold, pred,
  * what was extracted and why).
  */
 import assert from "node:assert/strict";
 import { gradeAnswer, gradeOptions } from "../../engine/tasks/math/mod.ts";
 
-const FILE = new URL("../../../shared/conformance/math-equivalence.jsonl", import.meta.url);
+const FILE = new URL("../conformance/math-equivalence.jsonl", import.meta.url);
 const REQUIRED_PASS_RATE = 1;
 
 const clip = (s: string) =>
   JSON.stringify(s.length > 90 ? `${s.slice(0, 40)} ... ${s.slice(-45)}` : s);
 
-Deno.test("math equivalence conformance: every row of the shared file agrees", async () => {
+Deno.test("math equivalence conformance: every row of tests/conformance agrees", async () => {
   const lines = (await Deno.readTextFile(FILE)).split("\n").filter((l) => l.trim() !== "");
   assert.ok(lines.length > 100, `expected the full conformance file, got ${lines.length} rows`);
   const failures: string[] = [];

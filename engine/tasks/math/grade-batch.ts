@@ -1,6 +1,6 @@
 /**
  * Batch grading of a JSONL file: one object per line with `gold`, `pred` and optional `options`
- * (the shape of `shared/conformance/math-equivalence.jsonl`; an `equivalent` field, when
+ * (the shape of `tests/conformance/math-equivalence.jsonl`; an `equivalent` field, when
  * present, is the expected verdict and is checked). A malformed line becomes an error record
  * with its line number; the batch goes on.
  *

@@ -1,5 +1,5 @@
 /**
- * Grading options, in the shape used by `shared/conformance/math-equivalence.jsonl`
+ * Grading options, in the shape used by `tests/conformance/math-equivalence.jsonl`
  * (`float_rounding`, `strict`, `allow_set_relation_comp`, `plain_only`, `latex_only`).
  *
  * @example
