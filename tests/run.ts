@@ -7,6 +7,10 @@
  * native state (onnxruntime, DuckDB, pg-boss's pools, Chromium) cannot reach the next, and a
  * process that dies takes only its folder's results with it: the runner names the folder and its
  * exit status, and counts it failed.
+ *
+ * Before each folder it prints the folder (k of N), the time so far and an estimate of the time
+ * left: from the folders' durations in the last full run (kept in .polyrl/test-durations.json),
+ * else from the mean of the folders done.
  */
 import { userPathIfExists } from "../events/cli/user-path.ts";
 
@@ -19,11 +23,36 @@ const groups: string[][] = Deno.args.length > 0
     .map((e) => [`tests/${e.name}/`])
     .sort((a, b) => a[0].localeCompare(b[0]));
 
+const durationsFile = new URL("../.polyrl/test-durations.json", import.meta.url);
+const lastDurations: Record<string, number> = await Deno.readTextFile(durationsFile)
+  .then((text) => JSON.parse(text))
+  .catch(() => ({}));
+const durations: Record<string, number> = {};
+const started = performance.now();
+const clock = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+const estimateLeft = (k: number): string => {
+  const left = groups.slice(k).map((paths) => lastDurations[paths.join(" ")]);
+  if (left.every((ms) => ms !== undefined)) {
+    return `, about ${clock(left.reduce((a, b) => a + b, 0))} left`;
+  }
+  if (k === 0) return "";
+  return `, about ${clock(((performance.now() - started) / k) * (groups.length - k))} left`;
+};
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 let exitCode = 0;
-for (const paths of groups) {
+for (const [k, paths] of groups.entries()) {
+  console.error(
+    `[${k + 1}/${groups.length}] ${paths.join(" ")} (elapsed ${clock(performance.now() - started)}${
+      estimateLeft(k)
+    })`,
+  );
+  const groupStarted = performance.now();
   const junitPath = await Deno.makeTempFile({ prefix: "polyrl-junit-", suffix: ".xml" });
   const status = await new Deno.Command(Deno.execPath(), {
     args: ["test", "-A", "--permit-no-files", `--junit-path=${junitPath}`, ...paths],
@@ -45,6 +74,12 @@ for (const paths of groups) {
     exitCode = exitCode || status.code || 1;
     console.error(`deno test ${paths.join(" ")}: exit ${status.code}`);
   }
+  durations[paths.join(" ")] = performance.now() - groupStarted;
 }
+if (Deno.args.length === 0) {
+  await Deno.mkdir(new URL(".", durationsFile), { recursive: true });
+  await Deno.writeTextFile(durationsFile, JSON.stringify(durations, null, 2) + "\n");
+}
+console.error(`elapsed ${clock(performance.now() - started)}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 Deno.exit(exitCode);
