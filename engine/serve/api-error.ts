@@ -12,6 +12,7 @@ const TYPES: Readonly<Record<number, string>> = {
   403: "permission_error",
   404: "not_found_error",
   413: "invalid_request_error",
+  415: "invalid_request_error",
   421: "invalid_request_error",
   500: "server_error",
   503: "server_error",
@@ -21,7 +22,7 @@ const TYPES: Readonly<Record<number, string>> = {
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
-    readonly status: 400 | 403 | 404 | 413 | 421 | 500 | 503,
+    readonly status: 400 | 403 | 404 | 413 | 415 | 421 | 500 | 503,
     message: string,
     readonly param: string | null = null,
     readonly code: string | null = null,

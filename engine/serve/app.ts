@@ -1,13 +1,15 @@
 /**
  * The model server's routes on Hono: OpenAI's `/v1/models`, `/v1/completions` and
  * `/v1/chat/completions`, vLLM's `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`, SGLang's
- * `/generate`, `/load_lora_adapter` and `/unload_lora_adapter`, and `/health`. Every request passes the Host guard (DNS rebinding) and a body size limit; every
+ * `/generate`, `/load_lora_adapter` and `/unload_lora_adapter`, and `/health`. Every request passes
+ * the Host guard (DNS rebinding), the cross-site guard (a request from another site's page, or a
+ * POST that is not JSON, which a page can send without asking) and a body size limit; every
  * refusal is OpenAI's error JSON with its status, and an unexpected failure is a 500 of the same
  * shape: the server stays up.
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AllowedHosts, hostGuard } from "../../events/http/mod.ts";
+import { type AllowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
 import { ApiError } from "./api-error.ts";
 import { chatCompletions } from "./chat-completions.ts";
 import { completions } from "./completions.ts";
@@ -42,6 +44,11 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
       command: "deno task serve",
       respond: (_c, message) =>
         errorResponse(new ApiError(421, message, null, "misdirected_request")),
+    }),
+    sameOriginOnly({
+      server: "this model server",
+      body: "in JSON (with curl: --json BODY, or -H 'Content-Type: application/json')",
+      respond: (_c, status, message) => errorResponse(new ApiError(status, message)),
     }),
   );
   app.use(

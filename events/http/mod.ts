@@ -1,12 +1,16 @@
 /**
  * What the project's local HTTP servers share (the dashboard in web/, the model server in
- * engine/serve/): the Host allow-list that shuts out DNS rebinding.
+ * engine/serve/): the Host allow-list that shuts out DNS rebinding, and the refusal of requests
+ * another site's page makes the browser send.
  *
  * @example
  * ```ts
- * import { allowedHosts, hostGuard } from "../../events/http/mod.ts";
+ * import { allowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
  * const hosts = allowedHosts({ hostname: "127.0.0.1", port: 8000 });
- * app.use(hostGuard(() => hosts, { server: "this dashboard", command: "deno task web" }));
+ * app.use(
+ *   hostGuard(() => hosts, { server: "this dashboard", command: "deno task web" }),
+ *   sameOriginOnly({ server: "this dashboard", body: '{"sql": "SELECT ..."}' }),
+ * );
  * ```
  *
  * @module
@@ -19,3 +23,4 @@ export {
   type HostGuardOptions,
   hostName,
 } from "./allowed-hosts.ts";
+export { sameOriginOnly, type SameOriginOptions } from "./same-origin.ts";

@@ -290,6 +290,7 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
       const abort = new AbortController();
       const res = await fetch(`${server.url}/v1/completions`, {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({
           prompt: "Once",
           max_tokens: 900,
@@ -306,6 +307,7 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
       const quiet = new AbortController();
       const pending = fetch(`${server.url}/v1/chat/completions`, {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify({
           messages: [{ role: "user", content: "x" }],
           max_tokens: 900,

@@ -34,11 +34,10 @@ import { ComparePage } from "../pages/compare-page.tsx";
 import { RunPage } from "../pages/run-page.tsx";
 import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
-import { type AllowedHosts, hostGuard } from "../../events/http/mod.ts";
+import { type AllowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
 import { islandBundles } from "./island-bundles.ts";
 import { BadParameterError, choiceParam, numberParam, wholeNumberParam } from "./query-params.ts";
-import { sameOriginOnly } from "./same-origin.ts";
 import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
 import type { UserSql } from "./user-sql.ts";
@@ -77,7 +76,7 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
   const app = new Hono();
   app.use(
     hostGuard(hosts, { server: "this dashboard", command: "deno task web" }),
-    sameOriginOnly(),
+    sameOriginOnly({ server: "this dashboard", body: '{"sql": "SELECT ..."}' }),
   );
   app.use(bodyLimit({
     maxSize: REQUEST_BODY_LIMIT,
