@@ -112,10 +112,15 @@ export const chatRequest = z.object({
 });
 export type ChatRequest = z.output<typeof chatRequest>;
 
-const adapterName = z.string().min(1).max(256).regex(
-  /^[\w.:@/+-]+$/,
-  "use letters, digits and . _ - : @ / + only",
-);
+// No ':' in a name: SGLang's `BASE:NAME` picks adapter NAME, so an adapter named `embedded:x`
+// would capture the requests meant for adapter `x` of the base `embedded`.
+const adapterName = z.string().min(1).max(256)
+  .refine(
+    (name) => !name.includes(":"),
+    "':' is not allowed in an adapter name: `BASE:NAME` names adapter NAME of the base " +
+      "(SGLang's syntax); pick a name without ':'",
+  )
+  .regex(/^[\w.@/+-]+$/, "use letters, digits and . _ - @ / + only");
 
 /** vLLM's `POST /v1/load_lora_adapter` body; SGLang's `POST /load_lora_adapter` has the same. */
 export const loadAdapterRequest = z.object({

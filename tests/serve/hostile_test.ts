@@ -196,6 +196,16 @@ Deno.test("serve refuses hostile requests with OpenAI errors and stays up", asyn
       );
       await refused(L, load("embedded", join(allowed, "good")), 400, /base model's name/);
       await refused(L, load("bad name!", join(allowed, "good")), 400, /lora_name/);
+      // `embedded:good` would capture SGLang-style requests for `embedded:good`, adapter `good`.
+      for (const route of [L, "/load_lora_adapter"]) {
+        await refused(
+          route,
+          load("embedded:good", join(allowed, "good")),
+          400,
+          /':' is not allowed in an adapter name: `BASE:NAME` names adapter NAME/,
+          "lora_name",
+        );
+      }
       const ok = await server.post(L, load("good", join(allowed, "good")));
       assert.equal(ok.status, 200, await ok.text());
       await refused(L, load("good", join(allowed, "good")), 400, /already been loaded/);
