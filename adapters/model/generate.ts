@@ -94,7 +94,8 @@ export interface GeneratorOptions {
   /**
    * `device`: in the runtime's device tensors, grown by the decode graph (a copy per token) and
    * spliced by graphs; `host`: in host memory, grown in place (host-kv-cache.ts). Default: `device`
-   * on webgpu (the cache stays on the GPU), `host` elsewhere (device memory is the host's).
+   * on the WebGPU EP (webgpu and webgpu-web: the cache stays on the GPU), `host` elsewhere (device
+   * memory is the host's).
    */
   readonly cache?: "device" | "host";
 }
@@ -113,7 +114,7 @@ export async function createGenerator(
 ): Promise<Generator> {
   const load = (g: ModelGraph, name: string) =>
     runtime.load(g.model, { keepOnDevice: g.keepOnDevice, name });
-  const cache = options.cache ?? (runtime.info.backend === "webgpu" ? "device" : "host");
+  const cache = options.cache ?? (runtime.info.executionProvider === "webgpu" ? "device" : "host");
   const sessions: BatchSessions = cache === "device"
     ? {
       kind: "device-cache",

@@ -45,7 +45,7 @@ import { printRunId } from "./run-id-line.ts";
 const USAGE = "deno task eval RUN|latest[@STEP] [--data FILE...] [--n N] [--seeds K] | " +
   "deno task eval --model DIR|embedded|RUN[@STEP] --data FILE... " +
   "[--workflow single|debate|refine] [--n 16] [--seeds K] [--seed S] [--worker-group WG] " +
-  "[--temperature T] [--top-p P] [--max-tokens N] [--device auto|cpu|wasm|webgpu] " +
+  "[--temperature T] [--top-p P] [--max-tokens N] [--device auto|cpu|wasm|webgpu|webgpu-web] " +
   "[--store PATH|postgres://URL] [--format table|json|csv]";
 
 const cli = defineCommand({
@@ -109,8 +109,8 @@ const cli = defineCommand({
     device: {
       type: "string",
       default: "auto",
-      value: "auto|cpu|wasm|webgpu",
-      help: "runtime: auto, cpu, wasm, webgpu",
+      value: "auto|cpu|wasm|webgpu|webgpu-web",
+      help: "runtime: auto, cpu, wasm, webgpu, webgpu-web",
     },
     threads: {
       type: "string",

@@ -67,7 +67,7 @@ import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workfl
 const USAGE =
   "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
   "[--steps N] [--rows N] [--row-length N] [--seed N] --out DIR [--backend cpu]";
-const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "auto"];
+const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "webgpu-web", "auto"];
 
 const cli = defineCommand({
   name: "pretrain",
@@ -138,8 +138,8 @@ const cli = defineCommand({
     backend: {
       type: "string",
       default: "cpu",
-      value: "cpu|wasm|webgpu|auto",
-      help: "runtime: cpu, wasm, webgpu or auto",
+      value: "cpu|wasm|webgpu|webgpu-web|auto",
+      help: "runtime: cpu, wasm, webgpu, webgpu-web or auto",
     },
     threads: {
       type: "string",

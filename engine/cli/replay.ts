@@ -24,7 +24,8 @@ import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 
 const cli = defineCommand({
   name: "replay",
-  usage: "deno task replay RUN|latest [--from STEP] [--to STEP] [--device cpu|wasm|webgpu|auto] " +
+  usage:
+    "deno task replay RUN|latest [--from STEP] [--to STEP] [--device cpu|wasm|webgpu|webgpu-web|auto] " +
     "[--rtol X] [--atol X] [--rollouts keyed|recorded] [--store PATH|postgres://URL] [--format table|json]",
   summary: "Re-executes a recorded training run (latest: the latest one) and checks that the " +
     "log is intact and every event regenerates identically.",
@@ -37,7 +38,7 @@ const cli = defineCommand({
     to: { type: "string", value: "STEP", help: "last step to compare (default: the run's last)" },
     device: {
       type: "string",
-      value: "cpu|wasm|webgpu|auto",
+      value: "cpu|wasm|webgpu|webgpu-web|auto",
       help: "backend to replay on (default: the recorded config's)",
     },
     rtol: {
@@ -67,7 +68,7 @@ const cli = defineCommand({
   ],
 });
 
-const DEVICES: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu"];
+const DEVICES: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu", "webgpu-web"];
 
 function numberOption(name: string, value: string | undefined, integer: boolean) {
   if (value === undefined) return undefined;

@@ -1,5 +1,5 @@
 /**
- * `deno task serve --model DIR|embedded [--device cpu|wasm|webgpu] [--port P] [--host H] ...`:
+ * `deno task serve --model DIR|embedded [--device cpu|wasm|webgpu|webgpu-web] [--port P] [--host H] ...`:
  * an OpenAI-compatible server for the project's models on 127.0.0.1:8000 unless told otherwise
  * (engine/serve/, docs/SCALE-OUT.md). It prints `serving MODEL at URL` once it listens, and stops
  * on SIGINT or SIGTERM after the sequences running then have ended.
@@ -9,7 +9,8 @@ import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
 import { type DeviceChoice, SERVE_DEVICES, startServer } from "../serve/mod.ts";
 
-const USAGE = "deno task serve --model DIR|embedded [--device cpu|wasm|webgpu] [--port P] " +
+const USAGE =
+  "deno task serve --model DIR|embedded [--device cpu|wasm|webgpu|webgpu-web] [--port P] " +
   "[--host H] [--lora-dir DIR]... [--max-loras N] [--max-lora-rank R] [--allow-host NAME]...";
 
 const cli = defineCommand({
@@ -36,7 +37,7 @@ const cli = defineCommand({
     device: {
       type: "string",
       default: "cpu",
-      value: "cpu|wasm|webgpu",
+      value: "cpu|wasm|webgpu|webgpu-web",
       help: "onnxruntime backend (default cpu)",
     },
     threads: {

@@ -46,7 +46,7 @@ import { printRunId } from "./run-id-line.ts";
 const cli = defineCommand({
   name: "train",
   usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
-    "[--model DIR|embedded] [--device auto|cpu|wasm|webgpu] [--store PATH|postgres://URL] " +
+    "[--model DIR|embedded] [--device auto|cpu|wasm|webgpu|webgpu-web] [--store PATH|postgres://URL] " +
     "[--format table|json|csv] | " +
     "deno task train --resume RUN|latest [--store PATH|postgres://URL]",
   summary: "Runs a multi-agent RL experiment and records every step as events in the store.\n\n" +
@@ -67,8 +67,8 @@ const cli = defineCommand({
     },
     device: {
       type: "string",
-      value: "auto|cpu|wasm|webgpu",
-      help: "override the runtime device: auto, cpu, wasm, webgpu",
+      value: "auto|cpu|wasm|webgpu|webgpu-web",
+      help: "override the runtime device: auto, cpu, wasm, webgpu, webgpu-web",
     },
     model: {
       type: "string",

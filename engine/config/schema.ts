@@ -173,7 +173,7 @@ export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-sum-
 export const REWARD_COMPONENTS = ["accuracy", "length", "format"] as const;
 
 /** Execution targets for the ONNX runtime. */
-export const DEVICES = ["auto", "cpu", "wasm", "webgpu"] as const;
+export const DEVICES = ["auto", "cpu", "wasm", "webgpu", "webgpu-web"] as const;
 
 /** Where agent turns are generated (docs/SCALE-OUT.md, "The rollout backend"). */
 export const ROLLOUT_BACKENDS = ["local", "openai"] as const;

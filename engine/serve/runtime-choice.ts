@@ -2,7 +2,7 @@
 import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 
 /** Devices `--device` takes. */
-export const SERVE_DEVICES = ["cpu", "wasm", "webgpu"] as const;
+export const SERVE_DEVICES = ["cpu", "wasm", "webgpu", "webgpu-web"] as const;
 export type DeviceChoice = (typeof SERVE_DEVICES)[number];
 
 /**

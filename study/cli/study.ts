@@ -19,7 +19,7 @@ if (Deno.args[0] === "estimate") await estimateCommand(Deno.args.slice(1));
 
 const USAGE =
   "deno task study power [--help] | deno task study estimate [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
-  "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu] [--jobs N] [--grid FILE] " +
+  "[--store PATH|postgres://URL] [--device auto|cpu|wasm|webgpu|webgpu-web] [--jobs N] [--grid FILE] " +
   "[--report-only [--from STUDY.JSON]]";
 
 const cli = defineCommand({
@@ -52,8 +52,8 @@ const cli = defineCommand({
     },
     device: {
       type: "string",
-      value: "auto|cpu|wasm|webgpu",
-      help: "override every cell's runtime device: auto, cpu, wasm, webgpu",
+      value: "auto|cpu|wasm|webgpu|webgpu-web",
+      help: "override every cell's runtime device: auto, cpu, wasm, webgpu, webgpu-web",
     },
     jobs: {
       type: "string",

@@ -5,7 +5,7 @@
 import type { BackendName } from "../../adapters/onnx/runtime/mod.ts";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
 
-const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu"];
+const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu", "webgpu-web"];
 
 /** What the command line passes to every suite. */
 export interface BenchOptions {
@@ -38,14 +38,14 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
 const cli = defineCommand({
   name: "bench",
   usage:
-    `deno task bench [--backend cpu|wasm|webgpu] [--threads N] [--peer FILE] [SUITE...]   (suites: ${
+    `deno task bench [--backend cpu|wasm|webgpu|webgpu-web] [--threads N] [--peer FILE] [SUITE...]   (suites: ${
       Object.keys(suites).join(", ") || "none yet"
     })`,
   summary: "Runs benchmark suites and reports ratios measured in one run.",
   options: {
     backend: {
       type: "string",
-      value: "cpu|wasm|webgpu",
+      value: "cpu|wasm|webgpu|webgpu-web",
       help: "run the onnx and models suites on this backend only (default: onnx on every " +
         "backend found, models on cpu)",
     },
@@ -80,7 +80,7 @@ await runCommand(cli.usage, async () => {
   if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
     throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
   }
-  // Both are about the cpu runtime: wasm and webgpu run single-threaded host-side, and the peer
+  // Both are about the cpu runtime: the others run single-threaded host-side, and the peer
   // measures PyTorch on the CPU, so a ratio against a GPU figure would compare nothing.
   if (backend !== null && backend !== "cpu") {
     if (threads !== undefined) {

@@ -107,7 +107,12 @@ Deno.test("type, range and enum errors name the key, the value and what is allow
   assertIssue(issues, "group_size", 0, /^an integer >= 1$/);
   assertIssue(issues, "sampling.top_p", 0, /^a number > 0$/);
   assertIssue(issues, "sampling.temperature", "hot", /^a number$/);
-  assertIssue(issues, "runtime.device", "gpu", /^one of "auto", "cpu", "wasm", "webgpu"$/);
+  assertIssue(
+    issues,
+    "runtime.device",
+    "gpu",
+    /^one of "auto", "cpu", "wasm", "webgpu", "webgpu-web"$/,
+  );
   assertIssue(issues, "estimator.sigma", "sample", /"population", "unbiased"/);
   assertIssue(issues, "agents[0].id", "Solver", /lowercase letter/);
   assertIssue(issues, "agents[0].trainable.rank", 0, /^an integer >= 1$/);

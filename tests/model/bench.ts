@@ -68,7 +68,7 @@ async function nextToken(rt: Runtime, params: Record<string, Feed>, context: num
   const prefill = await load(rt, buildPrefillGraph(spec));
   // The decode the generator runs on this backend: on cpu and wasm the append graph over a host
   // cache (no copy of the cache per token), on webgpu the decode graph over device tensors.
-  const hostCache = rt.info.backend !== "webgpu";
+  const hostCache = rt.info.executionProvider !== "webgpu";
   const decode = await load(rt, hostCache ? buildAppendDecodeGraph(spec) : buildDecodeGraph(spec));
   const mask = (n: number) => hostTensor("float32", [1, n], new Float32Array(n).fill(1));
   const cached = await prefill.run({

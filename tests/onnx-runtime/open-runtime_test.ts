@@ -16,13 +16,14 @@ Deno.test("hostTensor rejects data that does not fill its dims, naming both", ()
   assert.deepEqual([...hostTensor("int32", [3], [1, 2, 3]).data], [1, 2, 3]);
 });
 
-Deno.test("auto picks webgpu only for a hardware adapter and records why", async () => {
+Deno.test("auto picks a WebGPU backend only for a hardware adapter and records why", async () => {
   const probe = await probeWebGpuAdapter();
   const runtime = await openRuntime("auto", { threads: 1 });
   try {
     assert.equal(runtime.info.requested, "auto");
     const hardware = probe.kind === "adapter" && !probe.info.isFallbackAdapter;
-    assert.equal(runtime.info.backend, hardware ? "webgpu" : "cpu");
+    // On a hardware adapter: the native EP where it opens, onnxruntime-web where it does not.
+    assert.equal(runtime.info.executionProvider, hardware ? "webgpu" : "cpu");
     assert.match(runtime.info.autoReason ?? "", hardware ? /hardware adapter/ : /cpu, since/);
     assert.equal(runtime.info.onnxruntime.version, "1.30.0");
   } finally {

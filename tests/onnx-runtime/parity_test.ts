@@ -83,7 +83,10 @@ for (const { name, skip } of backends) {
       const b = await trainTrace(name);
       assert.deepEqual(b.metrics, a.metrics);
       a.params.forEach((p, i) => assert.deepEqual(b.params[i], p, `param ${i}`));
-      assert.deepEqual(a.locations, a.params.map(() => name === "webgpu" ? "gpu-buffer" : "cpu"));
+      assert.deepEqual(
+        a.locations,
+        a.params.map(() => name === "webgpu-web" ? "gpu-buffer" : "cpu"),
+      );
     },
   });
   if (name === "cpu") continue;
@@ -113,9 +116,9 @@ for (const { name, skip } of backends) {
 }
 
 Deno.test({
-  name: "webgpu parity tests run whenever Deno has an adapter",
+  name: "webgpu-web parity tests run whenever Deno has an adapter",
   fn: () => {
-    // Documents the skip rule: webgpu tests are ignored only without any adapter.
-    assert.equal(backends.find((b) => b.name === "webgpu")?.skip ?? null, webgpuSkipReason);
+    // Documents the skip rule: webgpu-web tests are ignored only without any adapter.
+    assert.equal(backends.find((b) => b.name === "webgpu-web")?.skip ?? null, webgpuSkipReason);
   },
 });

@@ -35,7 +35,7 @@ for (const { name, skip } of backends) {
         assert.deepEqual(Object.keys(first.device), ["y"]);
         assert.deepEqual([...first.host.xw.data], [0.5, 4, 1.5, 8]);
         const y = first.device.y;
-        assert.equal(y.location, name === "webgpu" ? "gpu-buffer" : "cpu");
+        assert.equal(y.location, name === "webgpu-web" ? "gpu-buffer" : "cpu");
         assert.deepEqual([...(await y.read()).data], y1);
         const second = await session.run({ x: y, w: shared });
         assert.deepEqual([...(await second.device.y.read()).data], y2);

@@ -69,14 +69,14 @@ async function runOnce(runtime: Runtime) {
 
 Deno.test({
   name: testName(
-    "webgpu: a run's host outputs come back in one read, equal to cpu's",
+    "webgpu-web: a run's host outputs come back in one read, equal to cpu's",
     webgpuSkipReason,
   ),
   ignore: webgpuSkipReason !== null,
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const gpu = await withRuntime("webgpu", runOnce);
+    const gpu = await withRuntime("webgpu-web", runOnce);
     const cpu = await withRuntime("cpu", runOnce);
     assert.equal(gpu.maps, 1, "four non-empty host outputs, one map");
     assert.deepEqual(gpu.host, cpu.host);
@@ -88,7 +88,7 @@ Deno.test({
 
 Deno.test({
   name: testName(
-    "webgpu: a train step reads its metrics and step count in one map besides the finite check",
+    "webgpu-web: a train step reads its metrics and step count in one map besides the finite check",
     webgpuSkipReason,
   ),
   ignore: webgpuSkipReason !== null,
@@ -105,7 +105,7 @@ Deno.test({
       maxGradNorm: 1,
       temperature: 1,
     };
-    await withRuntime("webgpu", async (runtime) => {
+    await withRuntime("webgpu-web", async (runtime) => {
       const runner = await openTrainStep({
         runtime,
         config: { policy: tinyPolicy(sizes), params: tinyParams(sizes), kl: "k3" },

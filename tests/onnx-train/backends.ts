@@ -1,5 +1,5 @@
 /**
- * Which backends the ONNX tests run on. webgpu runs wherever Deno finds an adapter (Mesa lavapipe
+ * Which backends the ONNX tests run on. webgpu-web runs wherever Deno finds an adapter (Mesa lavapipe
  * in CI); only when none exists is it skipped, and the test name then carries the reason.
  */
 import {
@@ -11,14 +11,14 @@ import {
 
 const probe = await probeWebGpuAdapter();
 
-/** Why webgpu tests are skipped, or null when an adapter exists. */
+/** Why webgpu-web tests are skipped, or null when an adapter exists. */
 export const webgpuSkipReason: string | null = probe.kind === "adapter" ? null : probe.reason;
 
 /** Every backend, with the reason it is skipped here (null: it runs). */
 export const backends: readonly { name: BackendName; skip: string | null }[] = [
   { name: "cpu", skip: null },
   { name: "wasm", skip: null },
-  { name: "webgpu", skip: webgpuSkipReason },
+  { name: "webgpu-web", skip: webgpuSkipReason },
 ];
 
 /** A test name that states a skip reason when there is one. */

@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { Graph } from "../../adapters/onnx/ir.ts";
 import { toOnnxModel } from "../../adapters/onnx/onnx-writer.ts";
 import { optimizerStep } from "../../adapters/onnx/optim/mod.ts";
-import { type HostTensor, hostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
+import {
+  type BackendName,
+  type HostTensor,
+  hostTensor,
+  scalar,
+} from "../../adapters/onnx/runtime/mod.ts";
 import { backends, testName, withRuntime } from "./backends.ts";
 import { adamwStep, clipScale, globalNorm } from "./reference.ts";
 
@@ -46,7 +51,7 @@ interface Case {
   maxNorm: number;
 }
 
-async function runCase(backend: "cpu" | "wasm" | "webgpu", c: Case) {
+async function runCase(backend: BackendName, c: Case) {
   return await withRuntime(backend, async (rt) => {
     const session = await rt.load(optimizerModel());
     const feeds: Record<string, HostTensor> = {

@@ -4,6 +4,7 @@
  * prepared run, which carries no onnxruntime-node) loads without it.
  */
 import type { HostTensor } from "./host-tensor.ts";
+import { nodeTensor } from "./node-tensor.ts";
 import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
 import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
 
@@ -66,19 +67,7 @@ export async function openCpuRuntime(
       },
     },
     deviceLocation: "cpu",
-    // A copy, so that later writes to the caller's array cannot change device state.
-    upload: (tensor: HostTensor): OrtTensor => {
-      const copy = new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]);
-      // onnxruntime-common wraps float16 bits in a Float16Array where the JS engine has one, and
-      // Deno's Node-API reports such an array as empty ("not enough space: expected N, got 0"):
-      // hand the native binding the raw Uint16Array bits it reads for float16.
-      if (tensor.dtype === "float16") {
-        (copy as unknown as { cpuData: Uint16Array }).cpuData = new Uint16Array(
-          (copy.data as unknown as ArrayBufferView).buffer,
-        );
-      }
-      return copy;
-    },
+    upload: (tensor: HostTensor): OrtTensor => nodeTensor(ort, tensor),
     close: () => Promise.resolve(),
   });
 }

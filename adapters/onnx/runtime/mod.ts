@@ -1,6 +1,7 @@
 /**
- * Runtimes for ONNX graphs: one interface (Runtime, Session, DeviceTensor), backends cpu
- * (onnxruntime-node), wasm and webgpu (onnxruntime-web), `auto`, and device-resident state.
+ * Runtimes for ONNX graphs: one interface (Runtime, Session, DeviceTensor), backends cpu and
+ * webgpu (onnxruntime-node's CPU and native WebGPU EPs), wasm and webgpu-web (onnxruntime-web),
+ * `auto`, and device-resident state.
  */
 export * from "./host-tensor.ts";
 export * from "./runtime.ts";
@@ -15,3 +16,4 @@ export {
 } from "./ort-profile.ts";
 export { createDeviceState, type DeviceState, type StateBinding } from "./device-state.ts";
 export { keepFreedTensorMemory } from "./glibc-malloc.ts";
+export { softwareVulkanEnv, softwareVulkanVariable } from "./software-vulkan.ts";

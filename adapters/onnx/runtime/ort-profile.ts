@@ -1,12 +1,13 @@
 /**
- * onnxruntime's own profiler on the web backends. A session created with `enableProfiling`
- * records, per run, a `model_run` event (the run's wall time), a `<node>_kernel_time` event per
+ * onnxruntime's own profiler on the web backends and the native webgpu one. A session created
+ * with `enableProfiling` records, per run, a `model_run` event (the run's wall time), a `<node>_kernel_time` event per
  * node (host time: the whole kernel on the CPU EP, the dispatch on WebGPU) and, on WebGPU with a
  * device that has `timestamp-query`, one `Api` event per GPU program with its GPU time. ORT's
  * WebAssembly build cannot write files, so `endProfiling` prints the JSON array to standard
  * output (onnxruntime PR 8932); onnxruntime-web 1.30 prints through `fs.writeSync(1, ...)` of
  * `node:fs` when `process.versions.node` exists, as in Deno. `captureProfile` takes that output
- * during the (synchronous) call and parses it, so it never reaches the terminal.
+ * during the (synchronous) call and parses it, so it never reaches the terminal. onnxruntime-node
+ * writes the same events to a file instead (`readProfileFile`).
  */
 import fs from "node:fs";
 import { RuntimeError } from "./runtime.ts";
@@ -59,6 +60,37 @@ export function captureProfile(end: () => unknown): ProfileEvent[] {
     return JSON.parse(text) as ProfileEvent[];
   } catch (error) {
     throw new RuntimeError(`onnxruntime's profile is not JSON: ${text.slice(0, 200)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Reads and deletes the profile onnxruntime-node wrote for a session created with
+ * `profileFilePrefix: prefix` (the file is `<prefix>_<date and time>.json`).
+ *
+ * @example
+ * ortSession.endProfiling();
+ * const events = readProfileFile("/tmp/profiles/0");
+ */
+export function readProfileFile(prefix: string): ProfileEvent[] {
+  const slash = prefix.lastIndexOf("/");
+  const dir = prefix.slice(0, slash);
+  const stem = `${prefix.slice(slash + 1)}_`;
+  const files = [...Deno.readDirSync(dir)]
+    .filter((e) => e.isFile && e.name.startsWith(stem) && e.name.endsWith(".json"))
+    .map((e) => `${dir}/${e.name}`);
+  if (files.length !== 1) {
+    throw new RuntimeError(
+      `onnxruntime wrote ${files.length} profile files named ${prefix}_*.json; expected one`,
+    );
+  }
+  const text = Deno.readTextFileSync(files[0]);
+  Deno.removeSync(files[0]);
+  try {
+    return JSON.parse(text) as ProfileEvent[];
+  } catch (error) {
+    throw new RuntimeError(`onnxruntime's profile ${files[0]} is not JSON: ${text.slice(0, 200)}`, {
       cause: error,
     });
   }

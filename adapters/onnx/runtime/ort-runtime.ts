@@ -10,7 +10,7 @@ import {
   type HostTensor,
   hostTensor,
 } from "./host-tensor.ts";
-import { captureProfile, type SessionProfile } from "./ort-profile.ts";
+import { captureProfile, readProfileFile, type SessionProfile } from "./ort-profile.ts";
 import {
   type DeviceTensor,
   type Feed,
@@ -36,18 +36,26 @@ export interface OrtBackendSpec {
   readonly sessionOptions: OrtSessionOptions;
   /** Where outputs asked to stay on the device live. */
   readonly deviceLocation: "cpu" | "gpu-buffer";
-  /** Makes an ORT tensor that lives on the device from host data. */
-  readonly upload: (tensor: HostTensor) => OrtTensor;
+  /**
+   * Makes an ORT tensor that lives on the device from host data; a promise where the upload is
+   * itself a run (native WebGPU), which the first run or read that uses the tensor awaits.
+   */
+  readonly upload: (tensor: HostTensor) => OrtTensor | Promise<OrtTensor>;
+  /**
+   * Copies one device tensor to the host; default `getData()`, which onnxruntime-node's WebGPU
+   * tensors do not support (it aborts the process).
+   */
+  readonly read?: (tensor: OrtTensor) => Promise<HostData>;
   /**
    * Copies several device tensors to the host at once. When given, every output is placed on the
    * device and a run reads its host outputs through this in one go.
    */
   readonly download?: (tensors: readonly OrtTensor[]) => Promise<readonly HostData[]>;
   /**
-   * Sessions record onnxruntime's profile (`enableProfiling`); only the web backends, whose
-   * profiler prints where `captureProfile` reads it.
+   * Sessions record onnxruntime's profile (`enableProfiling`), which the web backends print
+   * (`printed`, see captureProfile) and onnxruntime-node writes to a file (`file`).
    */
-  readonly profile?: boolean;
+  readonly profile?: "printed" | "file";
   /** Frees backend resources after all sessions are released. */
   readonly close: () => Promise<void>;
 }
@@ -81,14 +89,22 @@ function toOrt(ort: OrtModule, tensor: HostTensor): OrtTensor {
   return new ort.Tensor(tensor.dtype, tensor.data, [...tensor.dims]);
 }
 
-/** Wraps an ORT tensor that the caller owns until dispose(); `unwrap` gives it to a run. */
+/**
+ * Wraps an ORT tensor (or one still being uploaded) that the caller owns until dispose();
+ * `unwrap` gives it to a run.
+ */
 function deviceTensor(
-  tensor: OrtTensor,
+  tensor: OrtTensor | Promise<OrtTensor>,
+  shape: { readonly dtype: HostDType; readonly dims: readonly number[] },
   location: "cpu" | "gpu-buffer",
+  readDevice: ((tensor: OrtTensor) => Promise<HostData>) | undefined,
   context: string,
-): { readonly device: DeviceTensor; readonly unwrap: () => OrtTensor } {
-  const dtype = asHostDType(tensor.type, context);
-  const dims = Object.freeze([...tensor.dims]);
+): { readonly device: DeviceTensor; readonly unwrap: () => Promise<OrtTensor> } {
+  const { dtype } = shape;
+  const dims = Object.freeze([...shape.dims]);
+  const ready = Promise.resolve(tensor);
+  // A failed upload surfaces at the first use, not as an unhandled rejection before it.
+  ready.catch(() => undefined);
   let live = true;
   const check = (what: string) => {
     if (!live) throw new RuntimeError(`${context} was disposed; it cannot be ${what} any more`);
@@ -100,17 +116,24 @@ function deviceTensor(
     location,
     read: async () => {
       check("read");
-      const data = location === "cpu" ? tensor.data : await tensor.getData();
+      const t = await ready;
+      const data = location === "cpu"
+        ? t.data
+        : readDevice
+        ? await readDevice(t)
+        : await t.getData();
       // A copy: cpu tensors share memory with the session's output, which the caller may dispose.
       return toHost(dtype, dims, (data as Float32Array).slice());
     },
     dispose: () => {
       check("disposed");
       live = false;
-      tensor.dispose();
+      // At once where the tensor exists: its session may be released right after.
+      if (tensor instanceof Promise) ready.then((t) => t.dispose(), () => undefined);
+      else tensor.dispose();
     },
   });
-  return { device, unwrap: () => (check("fed"), tensor) };
+  return { device, unwrap: () => (check("fed"), ready) };
 }
 
 /** The error for feeds that are not exactly the model's inputs, naming what is missing and extra. */
@@ -135,23 +158,39 @@ function feedMismatch(
 export function ortRuntime(spec: OrtBackendSpec): Runtime {
   const sessions = new Set<Session>();
   // Device tensors this runtime made; a tensor of another runtime lives on another device.
-  const owned = new WeakMap<DeviceTensor, () => OrtTensor>();
-  const wrap = (tensor: OrtTensor, context: string): DeviceTensor => {
-    const { device, unwrap } = deviceTensor(tensor, spec.deviceLocation, context);
+  const owned = new WeakMap<DeviceTensor, () => Promise<OrtTensor>>();
+  const wrap = (
+    tensor: OrtTensor | Promise<OrtTensor>,
+    shape: { readonly dtype: HostDType; readonly dims: readonly number[] },
+    context: string,
+  ): DeviceTensor => {
+    const { device, unwrap } = deviceTensor(
+      tensor,
+      shape,
+      spec.deviceLocation,
+      spec.read,
+      context,
+    );
     owned.set(device, unwrap);
     return device;
   };
   // ORT-web's WebGPU EP refuses to create two sessions at once, so creation is serialized.
   let creating: Promise<unknown> = Promise.resolve();
   // Profiling: each live session's end, and the profiles of sessions already ended.
-  let profiling = spec.profile === true;
+  let profiling = spec.profile !== undefined;
   const profilers = new Map<Session, () => void>();
   const profiles: SessionProfile[] = [];
+  // onnxruntime-node writes each session's profile to <prefix>_<date>.json.
+  const profileDir = spec.profile === "file"
+    ? Deno.makeTempDirSync({ prefix: "polyrl-ort-profile-" })
+    : null;
+  let profiledSessions = 0;
 
   async function load(model: Uint8Array, options: SessionOptions = {}): Promise<Session> {
     const keep = new Set(options.keepOnDevice ?? []);
     const name = options.name ?? "model";
     const profiled = profiling;
+    const profilePrefix = profiled && profileDir ? `${profileDir}/${profiledSessions++}` : null;
     let ortSession: OrtWeb.InferenceSession;
     const placement: Record<string, "cpu" | "gpu-buffer"> = {};
     try {
@@ -167,6 +206,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
             ? { preferredOutputLocation: placement }
             : {}),
           ...(profiled ? { enableProfiling: true } : {}),
+          ...(profilePrefix ? { profileFilePrefix: profilePrefix } : {}),
         })
       );
       creating = created.catch(() => undefined);
@@ -213,7 +253,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
               `feed ${name} is a DeviceTensor of another runtime; read() it to the host first`,
             );
           }
-          ortFeeds[name] = unwrap();
+          ortFeeds[name] = await unwrap();
         }
         if (fed !== inputNames.length) throw feedMismatch(inputNames, feeds);
         const outputs = await ortSession.run(ortFeeds);
@@ -242,7 +282,15 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
           throw error;
         }
         for (const name of onDevice) (outputs[name] as OrtTensor).dispose();
-        for (const name of keep) device[name] = wrap(outputs[name] as OrtTensor, `output ${name}`);
+        for (const name of keep) {
+          const value = outputs[name] as OrtTensor;
+          const context = `output ${name}`;
+          device[name] = wrap(
+            value,
+            { dtype: asHostDType(value.type, context), dims: value.dims },
+            context,
+          );
+        }
         return { host: Object.freeze(host), device: Object.freeze(device) };
       },
       release: async () => {
@@ -255,7 +303,11 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
     if (profiled) {
       profilers.set(session, () => {
         profilers.delete(session);
-        profiles.push({ session: name, events: captureProfile(() => ortSession.endProfiling()) });
+        const end = () => ortSession.endProfiling();
+        const events = profilePrefix
+          ? (end(), readProfileFile(profilePrefix))
+          : captureProfile(end);
+        profiles.push({ session: name, events });
       });
     }
     return session;
@@ -268,13 +320,13 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
       if (elementCount(tensor.dims) === 0) {
         throw new RuntimeError("upload of an empty tensor: feed it as a host tensor instead");
       }
-      return wrap(spec.upload(tensor), `uploaded ${tensor.dtype} [${tensor.dims}]`);
+      return wrap(spec.upload(tensor), tensor, `uploaded ${tensor.dtype} [${tensor.dims}]`);
     },
     endProfiling: () => {
       if (!spec.profile) {
         throw new RuntimeError(
           `the ${spec.info.backend} runtime was not opened with profile: true` +
-            (spec.info.backend === "cpu" ? " (and the cpu backend cannot profile)" : ""),
+            (spec.info.backend === "cpu" ? " (and the cpu backend does not profile)" : ""),
         );
       }
       profiling = false;
@@ -284,6 +336,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
     close: async () => {
       for (const session of [...sessions]) await session.release();
       await spec.close();
+      if (profileDir) Deno.removeSync(profileDir, { recursive: true });
     },
   });
 }

@@ -1,14 +1,18 @@
 /**
- * The one runtime interface that the cpu, wasm and webgpu backends implement: load an ONNX model,
+ * The one runtime interface that every backend implements (cpu, wasm, webgpu, webgpu-web): load an ONNX model,
  * run it with host or device-resident feeds, keep chosen outputs on the device.
  */
 import type { HostDType, HostTensor } from "./host-tensor.ts";
 import type { SessionProfile } from "./ort-profile.ts";
 
-/** A concrete backend. */
-export type BackendName = "cpu" | "wasm" | "webgpu";
+/**
+ * A concrete backend: onnxruntime-node's CPU EP (`cpu`) and native WebGPU EP (`webgpu`, Dawn),
+ * onnxruntime-web's WASM (`wasm`) and WebGPU through Deno's bindings (`webgpu-web`, the path a
+ * browser takes).
+ */
+export type BackendName = "cpu" | "wasm" | "webgpu" | "webgpu-web";
 
-/** What a caller may ask for: a backend, or `auto` (non-fallback WebGPU adapter, else cpu). */
+/** What a caller may ask for: a backend, or `auto` (hardware WebGPU adapter, else cpu). */
 export type BackendChoice = BackendName | "auto";
 
 /** The WebGPU adapter a runtime computes on, as the adapter reports itself. */
@@ -30,7 +34,7 @@ export interface RuntimeInfo {
   readonly onnxruntime: { readonly package: string; readonly version: string };
   /** The ORT execution provider name the sessions are created with. */
   readonly executionProvider: string;
-  /** Intra-op threads (1 for wasm; GPU dispatch for webgpu is single-threaded host-side). */
+  /** Intra-op threads (1 for wasm; GPU dispatch is single-threaded host-side). */
   readonly threads: number;
   readonly deterministicCompute: boolean;
   readonly adapter: AdapterInfo | null;
@@ -89,7 +93,7 @@ export interface Runtime {
    */
   upload(tensor: HostTensor): DeviceTensor;
   /**
-   * On a runtime opened with `profile: true` (wasm, webgpu): stops onnxruntime's profiler and
+   * On a runtime opened with `profile: true` (not cpu): stops onnxruntime's profiler and
    * returns the events of every session loaded since, released ones included (see
    * ort-profile.ts). Sessions loaded afterwards are not profiled.
    */

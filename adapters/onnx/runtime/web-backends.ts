@@ -1,5 +1,5 @@
 /**
- * The `wasm` and `webgpu` backends: onnxruntime-web loaded through its webgpu bundle (the bare
+ * The `wasm` and `webgpu-web` backends: onnxruntime-web loaded through its webgpu bundle (the bare
  * specifier resolves to the Node build, which has no WebGPU). WASM runs single-threaded because
  * the threaded build spawns blob-URL workers that Deno refuses.
  */
@@ -39,7 +39,7 @@ export interface WebRuntimeOptions {
 export function openWasmRuntime(options: WebRuntimeOptions = {}): Promise<Runtime> {
   return Promise.resolve(ortRuntime({
     ort,
-    profile: options.profile,
+    profile: options.profile ? "printed" : undefined,
     info: Object.freeze({
       backend: "wasm",
       requested: "wasm",
@@ -79,7 +79,9 @@ const wantedLimits = [
 ] as const;
 
 /**
- * Opens the WebGPU backend on a probed adapter. The runtime creates and owns the GPUDevice and
+ * Opens onnxruntime-web's WebGPU backend on a probed adapter: every node is dispatched from
+ * JavaScript through Deno's WebGPU bindings (the path a browser takes; the native `webgpu`
+ * backend is the fast one where onnxruntime-node runs). The runtime creates and owns the GPUDevice and
  * hands it to ORT, so that uploaded tensors and session outputs share one device.
  *
  * @example
@@ -88,12 +90,12 @@ const wantedLimits = [
  */
 export async function openWebGpuRuntime(
   probe: AdapterProbe,
-  requested: BackendChoice = "webgpu",
+  requested: BackendChoice = "webgpu-web",
   autoReason: string | null = null,
   options: WebRuntimeOptions = {},
 ): Promise<Runtime> {
   if (probe.kind === "no-adapter") {
-    throw new RuntimeError(`webgpu backend needs a WebGPU adapter: ${probe.reason}`);
+    throw new RuntimeError(`webgpu-web backend needs a WebGPU adapter: ${probe.reason}`);
   }
   const { adapter, info } = probe;
   const requiredLimits: Record<string, number> = {};
@@ -105,9 +107,9 @@ export async function openWebGpuRuntime(
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
   return ortRuntime({
     ort,
-    profile: options.profile,
+    profile: options.profile ? "printed" : undefined,
     info: Object.freeze({
-      backend: "webgpu",
+      backend: "webgpu-web",
       requested,
       autoReason,
       onnxruntime: { package: "onnxruntime-web", version: version() },
