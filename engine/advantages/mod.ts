@@ -28,8 +28,11 @@ export { lemmaMultiplier, trajectoryScore } from "./group.ts";
 export { grpoAdvantages } from "./grpo.ts";
 export { drMasAdvantages } from "./dr-mas.ts";
 export { drGrpoAdvantages } from "./dr-grpo.ts";
-export { rlooAdvantages } from "./rloo.ts";
-export { reinforcePlusPlusAdvantages } from "./reinforce-pp.ts";
+export { rlooAdvantages, rlooTrajectoryAdvantages } from "./rloo.ts";
+export {
+  reinforcePlusPlusAdvantages,
+  reinforcePlusPlusTrajectoryAdvantages,
+} from "./reinforce-pp.ts";
 export { madaAdvantages } from "./mada.ts";
 export {
   estimateStep,

@@ -15,8 +15,11 @@ import { drMasAdvantages } from "./dr-mas.ts";
 import { AdvantageInputError } from "./errors.ts";
 import { grpoAdvantages } from "./grpo.ts";
 import { madaAdvantages } from "./mada.ts";
-import { reinforcePlusPlusAdvantages } from "./reinforce-pp.ts";
-import { rlooAdvantages } from "./rloo.ts";
+import {
+  reinforcePlusPlusAdvantages,
+  reinforcePlusPlusTrajectoryAdvantages,
+} from "./reinforce-pp.ts";
+import { rlooAdvantages, rlooTrajectoryAdvantages } from "./rloo.ts";
 import type {
   EstimatorOptions,
   EstimatorScope,
@@ -75,17 +78,31 @@ export const ESTIMATOR_REGISTRY = Object.freeze(
     }),
     "rloo": Object.freeze({
       scope: "group",
-      formula: "S_i - mean_{j != i} S_j",
-      summary: "leave-one-out baseline (RLOO)",
+      formula: "(r - m) n / (n - 1), r the action's own score, m the mean first-action score",
+      summary: "leave-one-out baseline (RLOO), as the Dr. MAS code centres each action",
       source: "Ahmadian et al. 2024; DrMAS core_algos.py compute_rloo_outcome_advantage",
       estimate: perGroup(rlooAdvantages),
     }),
+    "rloo-trajectory": Object.freeze({
+      scope: "group",
+      formula: "S_i - mean_{j != i} S_j over the trajectories' scores",
+      summary: "RLOO on trajectory scores: a penalized action shares its trajectory's advantage",
+      source: "Ahmadian et al. 2024; this project's form before the code's became the default",
+      estimate: perGroup(rlooTrajectoryAdvantages),
+    }),
     "reinforce++": Object.freeze({
       scope: "batch",
-      formula: "whiten(S_i - mu_group) over every response token of the step's batch",
+      formula: "whiten(r - m) over every response token of the step, m as for rloo",
       summary: "group-mean baseline, then one whitening over the whole batch (REINFORCE++)",
       source: "Hu 2025; DrMAS core_algos.py compute_reinforce_plus_plus_baseline_outcome_advantage",
       estimate: reinforcePlusPlusAdvantages,
+    }),
+    "reinforce++-trajectory": Object.freeze({
+      scope: "batch",
+      formula: "whiten(S_i - mu_group) over every response token of the step",
+      summary: "REINFORCE++ on trajectory scores: a penalized action shares its trajectory's value",
+      source: "Hu 2025; this project's form before the code's became the default",
+      estimate: reinforcePlusPlusTrajectoryAdvantages,
     }),
     "mada": Object.freeze({
       scope: "role",

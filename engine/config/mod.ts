@@ -46,6 +46,7 @@ export { evaluatesAfter } from "./evaluation-schedule.ts";
 export { type WorkerGroup } from "./worker-groups.ts";
 export { configHash } from "./hash.ts";
 export { mergeConfig } from "./merge.ts";
+export { upcastRecordedConfig, type UpcastResult } from "./upcast.ts";
 export {
   DEFAULT_PRESET,
   PRESET_PROMPTS,

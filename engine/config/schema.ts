@@ -32,8 +32,11 @@ import {
  * 2: global baselines normalize trajectory scores, REINFORCE++ whitens over the batch, logprobs
  * are of the tempered policy, LoRA dropout is applied; `loss.aggregation`, the asymmetric clip
  * and `updates` are new.
+ * 3: `rloo` and `reinforce++` take the Dr. MAS code's numerators (each action's own score against
+ * the mean first-action score); the schema-2 forms are `rloo-trajectory` and
+ * `reinforce++-trajectory`. Schema-2 runs of other estimators are read as schema 3 (upcast.ts).
  */
-export const CONFIG_SCHEMA_VERSION = 2;
+export const CONFIG_SCHEMA_VERSION = 3;
 
 const ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, {

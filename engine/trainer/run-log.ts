@@ -11,7 +11,7 @@ import {
   type RecordedEvent,
   type StoredEvent,
 } from "../../events/mod.ts";
-import { CONFIG_SCHEMA_VERSION, type NormalizedConfig } from "../config/mod.ts";
+import { type NormalizedConfig, upcastRecordedConfig } from "../config/mod.ts";
 import { isEvaluationConfig } from "../evaluation/protocol.ts";
 
 /** A run's log in stream order. */
@@ -92,15 +92,13 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
         `again, run deno task eval)`,
     );
   }
-  const version = (started.data.config as { schema_version?: unknown }).schema_version;
-  if (version !== CONFIG_SCHEMA_VERSION) {
+  const upcast = upcastRecordedConfig(started.data.config);
+  if (upcast.kind === "refused") {
     throw new RunLogError(
       runId,
-      `run ${runId} was recorded under config schema ${String(version)}, this code runs schema ` +
-        `${CONFIG_SCHEMA_VERSION} (estimators, logprob temperature and LoRA dropout changed ` +
-        `meaning; see CONFIG_SCHEMA_VERSION in engine/config/schema.ts), so it cannot be ` +
-        `resumed or replayed exactly; its events stay readable (verify, sql, report, web), and ` +
-        `the code that recorded it is its run.started codeVersion`,
+      `run ${runId} cannot be resumed or replayed exactly: ${upcast.reason}; its events stay ` +
+        `readable (verify, sql, report, web), and the code that recorded it is its run.started ` +
+        `codeVersion`,
     );
   }
   return Object.freeze({
@@ -108,6 +106,6 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
     runId,
     events,
     started: started as RecordedEvent<"run.started">,
-    config: started.data.config as unknown as NormalizedConfig,
+    config: upcast.config,
   });
 }

@@ -8,7 +8,9 @@ import {
   type GroupAdvantages,
   type GroupTrajectory,
   reinforcePlusPlusAdvantages,
+  reinforcePlusPlusTrajectoryAdvantages,
   rlooAdvantages,
+  rlooTrajectoryAdvantages,
 } from "../../engine/advantages/mod.ts";
 import { assertClose, REFINE_GROUP } from "./fixture.ts";
 
@@ -34,10 +36,46 @@ Deno.test("RLOO: leave-one-out mean baseline by hand", () => {
   const [s0, s1, s2, s3] = bySample(r);
   for (const a of [...s0, ...s2, ...s3]) assertClose(a, 1 / 3);
   for (const a of s1) assert.equal(a, -1);
-  // A group of one has no leave-one-out baseline: 0. All-equal rewards: exactly 0.
-  assert.equal(rlooAdvantages([REFINE_GROUP[0]], options).actions[0].advantage, 0);
+  // A group of one keeps its raw score, as the code (rloo-trajectory: 0). All-equal: exactly 0.
+  assert.equal(rlooAdvantages([REFINE_GROUP[0]], options).actions[0].advantage, 1);
+  assert.equal(rlooTrajectoryAdvantages([REFINE_GROUP[0]], options).actions[0].advantage, 0);
   const flat = REFINE_GROUP.map((t) => ({ ...t, reward: 0.1 }));
   assert.ok(rlooAdvantages(flat, options).actions.every((a) => Object.is(a.advantage, 0)));
+});
+
+/** s0 R=1 whose solver action was invalid (penalty 0.1), then the verifier; s1 R=0. */
+const PENALIZED: GroupTrajectory[] = [
+  {
+    sample: 0,
+    reward: 1,
+    actions: [{ agent: "solver", turn: 0, reward: 0.9 }, { agent: "verifier", turn: 1 }],
+  },
+  { sample: 1, reward: 0, actions: [{ agent: "solver", turn: 0 }] },
+];
+
+Deno.test("RLOO with an invalid action: the code's own-score numerator vs the trajectory's", () => {
+  // The code: first-action scores [0.9, 0], m = 0.45, n = 2, each action (r - m) * 2:
+  // s0 solver (0.9 - 0.45) * 2 = 0.9, s0 verifier (1 - 0.45) * 2 = 1.1, s1 solver -0.9.
+  const code = rlooAdvantages(PENALIZED, options).actions.map((a) => a.advantage);
+  [0.9, 1.1, -0.9].forEach((want, i) => assertClose(code[i], want));
+  // Trajectory scores S = [0.95, 0]: both of s0's actions get 0.95, s1's -0.95.
+  const trajectory = rlooTrajectoryAdvantages(PENALIZED, options).actions.map((a) => a.advantage);
+  [0.95, 0.95, -0.95].forEach((want, i) => assertClose(trajectory[i], want));
+});
+
+Deno.test("REINFORCE++ with an invalid action: centred on the first-action mean, then whitened", () => {
+  // The code centres r - m with m = 0.45: [0.45, 0.55, -0.45] before whitening; the trajectory
+  // form S - mu with mu = 0.475: [0.475, 0.475, -0.475].
+  const centred = (g: GroupAdvantages[]) => {
+    const { mu, sigma } = g[0].batch!;
+    return g[0].actions.map((a) => a.advantage * (sigma + options.eps) + mu);
+  };
+  [0.45, 0.55, -0.45].forEach((want, i) =>
+    assertClose(centred(reinforcePlusPlusAdvantages([PENALIZED], options))[i], want)
+  );
+  [0.475, 0.475, -0.475].forEach((want, i) =>
+    assertClose(centred(reinforcePlusPlusTrajectoryAdvantages([PENALIZED], options))[i], want)
+  );
 });
 
 Deno.test("REINFORCE++-baseline: group-mean centering, then one batch-wide normalization", () => {

@@ -4,7 +4,7 @@ import { assertIssue, issuesOf, minimalConfig } from "./fixture.ts";
 
 Deno.test("a minimal config is completed with the documented defaults", () => {
   const c = parseConfig(minimalConfig());
-  assert.equal(c.schema_version, 2);
+  assert.equal(c.schema_version, 3);
   assert.equal(c.seed, 0);
   assert.deepEqual(c.estimator, { kind: "dr-mas", sigma: "population", eps: 1e-6 });
   assert.equal(c.group_size, 4);

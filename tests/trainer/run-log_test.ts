@@ -5,29 +5,56 @@ import { readRunLog, RunLogError } from "../../engine/trainer/run-log.ts";
 import { hashConfig, openStore } from "../../events/mod.ts";
 import { runStartedEvent } from "../events/sample-events.ts";
 
-Deno.test("a run recorded under an older config schema is refused for resume and replay", async () => {
+/** A store holding one run.started whose config is `edit` of the sample's. */
+async function withOldRun(
+  edit: (config: Record<string, unknown>) => Record<string, unknown>,
+  check: (store: Awaited<ReturnType<typeof openStore>>) => Promise<void>,
+): Promise<void> {
   const tmp = await Deno.makeTempDir();
   try {
     await using store = await openStore(join(tmp, "events.sqlite"));
     const started = runStartedEvent();
     if (started.type !== "run.started") throw new Error("expected run.started");
-    const config = { ...started.data.config, schema_version: CONFIG_SCHEMA_VERSION - 1 };
+    const config = edit(started.data.config);
     await store.append("old-run", [{
       type: "run.started",
       data: { ...started.data, config, configHash: hashConfig(config) },
     }]);
+    await check(store);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+Deno.test("a run recorded under config schema 1 is refused for resume and replay", async () => {
+  await withOldRun((c) => ({ ...c, schema_version: 1 }), async (store) => {
     await assert.rejects(
       () => readRunLog(store, "old-run"),
       (e) =>
         e instanceof RunLogError &&
-        e.message.includes(
-          `config schema ${
-            CONFIG_SCHEMA_VERSION - 1
-          }, this code runs schema ${CONFIG_SCHEMA_VERSION}`,
-        ) &&
+        e.message.includes(`config schema 1, this code runs schema ${CONFIG_SCHEMA_VERSION}`) &&
         /events stay readable/.test(e.message),
     );
-  } finally {
-    await Deno.remove(tmp, { recursive: true });
+  });
+});
+
+Deno.test("a schema-2 run is read as schema 3 unless its estimator changed meaning", async () => {
+  await withOldRun((c) => ({ ...c, schema_version: 2 }), async (store) => {
+    const log = await readRunLog(store, "old-run");
+    assert.equal(log.config.schema_version, CONFIG_SCHEMA_VERSION);
+  });
+  for (const kind of ["rloo", "reinforce++"]) {
+    await withOldRun(
+      (c) => ({ ...c, schema_version: 2, estimator: { ...(c.estimator as object), kind } }),
+      async (store) => {
+        await assert.rejects(
+          () => readRunLog(store, "old-run"),
+          (e) =>
+            e instanceof RunLogError &&
+            e.message.includes(`estimator ${kind} now takes the Dr. MAS code's numerators`) &&
+            e.message.includes(`${kind}-trajectory`),
+        );
+      },
+    );
   }
 });
