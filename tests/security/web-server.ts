@@ -16,7 +16,8 @@ export interface RunningDashboard extends AsyncDisposable {
 }
 
 /**
- * Starts `deno task web --store STORE --port 0 ...args` and waits for its URL line.
+ * Starts `deno task web --store STORE --port 0 ...args` (with `env` added to this process's
+ * environment) and waits for its URL line.
  *
  * @example
  * ```ts
@@ -27,9 +28,11 @@ export interface RunningDashboard extends AsyncDisposable {
 export async function startDashboard(
   store: string,
   args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
 ): Promise<RunningDashboard> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, "--store", store, "--port", "0", ...args],
+    env: { ...env },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -43,7 +46,12 @@ export async function startDashboard(
   }
   const url = out.match(/at (http:\/\/127\.0\.0\.1:\d+)\//)?.[1];
   if (!url) {
-    child.kill("SIGKILL");
+    // Killed where it still runs; where it exited at start, kill throws and its stderr says why.
+    try {
+      child.kill("SIGKILL");
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err;
+    }
     throw new Error(`deno task web did not start: ${out}${await stderr}`);
   }
   let stopped: Promise<{ code: number; stderr: string }> | null = null;

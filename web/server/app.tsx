@@ -16,6 +16,7 @@ import {
   QueryTimeoutError,
   WriteRefusedError,
 } from "../../analysis/mod.ts";
+import { IslandsUnavailable } from "../components/island.tsx";
 import { Layout } from "../components/layout.tsx";
 import { toWire } from "../components/wire-json.ts";
 import { forPage } from "../components/chart-data.ts";
@@ -36,7 +37,7 @@ import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
 import { type AllowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
-import { islandBundles } from "./island-bundles.ts";
+import { IslandBuildError, islandBundles, islandsUnavailable } from "./island-bundles.ts";
 import { BadParameterError, choiceParam, numberParam, wholeNumberParam } from "./query-params.ts";
 import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
@@ -50,7 +51,14 @@ export const TIMELINE_STEPS = 40;
 export const REQUEST_BODY_LIMIT = 64 * 1024;
 
 function page(title: string, active: string, body: VNode): string {
-  return "<!doctype html>" + renderToString(<Layout title={title} active={active}>{body}</Layout>);
+  const unavailable = islandsUnavailable();
+  // The page says its islands are unavailable and starts the next build, so a reload may have them.
+  if (unavailable) islandBundles().catch(() => {});
+  return "<!doctype html>" + renderToString(
+    <IslandsUnavailable.Provider value={unavailable?.message ?? null}>
+      <Layout title={title} active={active}>{body}</Layout>
+    </IslandsUnavailable.Provider>,
+  );
 }
 
 /** What the app serves: the source and its exports, the SQL runner, and the Host names it answers. */
@@ -235,7 +243,10 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
 
   app.get("/islands/:file", async (c) => {
     const name = c.req.param("file").match(/^([a-z-]+)\.js$/)?.[1];
-    const js = name ? (await islandBundles()).get(name) : undefined;
+    // Bundles that did not build: 503 with the reason (islandBundles rejects with nothing else).
+    const bundles = await islandBundles().catch((err: IslandBuildError) => err);
+    if (bundles instanceof IslandBuildError) return c.text(bundles.message, 503);
+    const js = name ? bundles.get(name) : undefined;
     if (!js) return c.text("no such island", 404);
     return c.body(js, 200, { "content-type": "text/javascript" });
   });

@@ -25,7 +25,7 @@ export interface DashboardOptions {
 }
 
 /**
- * Opens the store's projections, builds the island bundles and serves the dashboard.
+ * Opens the store's projections, starts building the island bundles and serves the dashboard.
  *
  * @example
  * ```ts
@@ -43,14 +43,9 @@ export async function serveDashboard(
     ...USER_SQL_LIMITS,
     timeoutMs: options.queryTimeoutMs ?? USER_SQL_LIMITS.timeoutMs,
   });
-  try {
-    await islandBundles();
-  } catch (err) {
-    await sql.close();
-    await exports.close();
-    await source.close();
-    throw err;
-  }
+  // Built ahead of the first page, without waiting: a failure is logged, the pages say their
+  // interactive parts are unavailable, and the next request for an island's script tries again.
+  islandBundles().catch(() => {});
   const hostname = options.hostname ?? "127.0.0.1";
   let hosts: AllowedHosts | null = null;
   const app = createApp({ source, exports, sql, hosts: () => hosts! });
