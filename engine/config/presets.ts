@@ -69,7 +69,9 @@ const refine = (
     },
   ],
   agent_to_wg: "separate",
-  estimator: { kind: estimator, sigma: "population", eps: 1e-6 },
+  // The code's torch.std (n - 1) and eps (core_algos.py lines 556-566): all three refine presets
+  // follow run_math.sh, and only the estimator differs between them.
+  estimator: { kind: estimator, sigma: "unbiased", eps: 1e-6 },
   group_size: 4,
   batch_size: 4,
   steps: 20,
@@ -83,6 +85,7 @@ const refine = (
     aggregation: estimator === "dr-grpo" ? "seq-sum-const" : "token-mean",
   },
   updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute" },
+  // run_math.sh line 79: invalid_action_penalty_coef=0.1.
   rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
   evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 0 },
 });
@@ -127,7 +130,8 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
       },
     ],
     agent_to_wg: "separate",
-    estimator: { kind: "dr-mas" },
+    // run_search.sh line 25 (group_by_agent_id=True) with the code's torch.std (n - 1).
+    estimator: { kind: "dr-mas", sigma: "unbiased", eps: 1e-6 },
     group_size: 4,
     batch_size: 4,
     steps: 20,
@@ -137,7 +141,8 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean.
     loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean" },
     updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute" },
-    rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
+    // run_search.sh line 77: invalid_action_penalty_coef=0.01 (0.1 is the math script's).
+    rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.01 },
     // avg@4 / pass@4 over the 64 held-out questions: an episode is up to nine turns, and 64 x 16
     // samples took 3m44s of a two-step run; 4 samples keep a default run within minutes. The
     // splits stay the world's defaults: the pretraining corpus holds out this world's questions.
@@ -176,6 +181,8 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
       optimizer: { lr: 1e-4, weight_decay: 0, warmup_ratio: 0.1 },
     })),
     agent_to_wg: "separate",
+    // MADA-RL publishes no code and names no convention; population sigma is the papers'
+    // definition (the Dr. MAS paper's Sec. 4), so this preset keeps it.
     estimator: { kind: "mada", sigma: "population", eps: 1e-6 },
     group_size: 4,
     batch_size: 4,

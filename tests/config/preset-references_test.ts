@@ -1,0 +1,28 @@
+/**
+ * The presets named after the Dr. MAS scripts take the scripts' values and the code's
+ * conventions (langfengQ/DrMAS 19c632b, examples/drmas_trainer/run_math.sh and run_search.sh;
+ * verl/trainer/ppo/core_algos.py for torch.std).
+ */
+import assert from "node:assert/strict";
+import { parseConfig, presetInput } from "../../engine/config/mod.ts";
+
+const resolved = (name: string) => parseConfig(presetInput(name), name);
+
+Deno.test("refine presets follow run_math.sh: the code's sigma (n - 1), penalty 0.1", () => {
+  for (const name of ["refine-drmas", "refine-grpo", "refine-drgrpo"]) {
+    const c = resolved(name);
+    assert.deepEqual([c.estimator.sigma, c.estimator.eps], ["unbiased", 1e-6], name);
+    assert.equal(c.rewards.invalid_action_penalty, 0.1, name);
+  }
+});
+
+Deno.test("search-drmas follows run_search.sh: the code's sigma, penalty 0.01 (line 77)", () => {
+  const c = resolved("search-drmas");
+  assert.deepEqual([c.estimator.kind, c.estimator.sigma], ["dr-mas", "unbiased"]);
+  assert.equal(c.rewards.invalid_action_penalty, 0.01);
+  assert.equal(c.updates.mini_batches, 5); // ppo_mini_update_num=5, line 59
+});
+
+Deno.test("debate-mada keeps the papers' population sigma (MADA-RL publishes no code)", () => {
+  assert.equal(resolved("debate-mada").estimator.sigma, "population");
+});
