@@ -5,7 +5,9 @@ import { add, div, min, mul, reduceSum, sqrt, type Value } from "../mod.ts";
 export const CLIP_EPS = 1e-6;
 
 /**
- * sqrt(sum over all tensors of sum(g^2)): a float scalar.
+ * sqrt(sum over all tensors of sum(g^2)): a float scalar. Summed tensor by tensor, in order, even
+ * where the tensors are also stacked (optimizer-step.ts): one reduction over a stack would add in
+ * another order, and the norm, the clip and every update after it would move in the low bits.
  *
  * @example const norm = globalNorm([gradW, gradB]);
  */
@@ -15,11 +17,11 @@ export function globalNorm(grads: readonly Value[]): Value {
 }
 
 /**
- * Scales every gradient by min(1, maxNorm / (norm + 1e-6)); maxNorm = +Inf disables clipping.
+ * The factor every gradient is scaled by: min(1, maxNorm / (norm + 1e-6)); maxNorm = +Inf
+ * disables clipping.
  *
- * @example const clipped = clipByGlobalNorm(grads, norm, maxGradNorm);
+ * @example const clipped = mul(grad, clipScale(norm, maxGradNorm));
  */
-export function clipByGlobalNorm(grads: readonly Value[], norm: Value, maxNorm: Value): Value[] {
-  const scale = min(div(maxNorm, add(norm, CLIP_EPS)), 1);
-  return grads.map((g) => mul(g, scale));
+export function clipScale(norm: Value, maxNorm: Value): Value {
+  return min(div(maxNorm, add(norm, CLIP_EPS)), 1);
 }

@@ -1,12 +1,14 @@
 /**
  * One guarded optimizer step on the graph: global gradient norm, non-finite guard, clipping by
  * global norm, AdamW. A step whose gradient norm is NaN or Inf leaves every parameter, moment and
- * the step counter unchanged and reports skipped = 1.
+ * the step counter unchanged and reports skipped = 1. Clipping and AdamW run once per group of
+ * same-layout tensors stacked into one buffer (row-groups.ts), with the per-tensor results.
  */
-import { add, castTo, sub, type Value } from "../mod.ts";
+import { add, castTo, mul, sub, type Value } from "../mod.ts";
 import { ADAM_DEFAULTS, type AdamConstants, type AdamSlot, adamwUpdate } from "./adamw.ts";
-import { clipByGlobalNorm, globalNorm } from "./clip-grad.ts";
+import { clipScale, globalNorm } from "./clip-grad.ts";
 import { isFinite } from "./finite.ts";
+import { rowGroups, stackRows, unstackRows } from "./row-groups.ts";
 
 /** Graph scalars the step reads (float, shape []). */
 export interface OptimizerScalars {
@@ -18,10 +20,17 @@ export interface OptimizerScalars {
   readonly maxGradNorm: Value;
 }
 
+/** Updated parameter and moments of one slot. */
+export interface UpdatedSlot {
+  readonly param: Value;
+  readonly m: Value;
+  readonly v: Value;
+}
+
 /** What one guarded step produces. */
 export interface OptimizerStepResult {
   /** Updated parameter and moments, in the order of the slots given. */
-  readonly slots: readonly { readonly param: Value; readonly m: Value; readonly v: Value }[];
+  readonly slots: readonly UpdatedSlot[];
   /** Global gradient norm before clipping. */
   readonly gradNorm: Value;
   /** 1 when the update was skipped for a non-finite gradient, else 0 (float scalar). */
@@ -44,17 +53,28 @@ export function optimizerStep(
 ): OptimizerStepResult {
   const gradNorm = globalNorm(slots.map((s) => s.grad));
   const ok = isFinite(gradNorm);
-  const clipped = clipByGlobalNorm(slots.map((s) => s.grad), gradNorm, scalars.maxGradNorm);
+  const scale = clipScale(gradNorm, scalars.maxGradNorm);
   const applied = castTo(ok, scalars.step.dtype);
   const t = add(scalars.step, 1);
-  const next = slots.map((s, i) =>
-    adamwUpdate({ ...s, grad: clipped[i] }, {
-      t,
-      lr: scalars.lr,
-      weightDecay: scalars.weightDecay,
-      apply: ok,
-    }, constants)
-  );
+  const next: UpdatedSlot[] = new Array(slots.length);
+  for (const group of rowGroups(slots.map((s) => s.param))) {
+    const members = group.map((i) => slots[i]);
+    const stacked = (pick: (s: AdamSlot) => Value) => stackRows(members.map(pick));
+    const updated = adamwUpdate(
+      {
+        param: stacked((s) => s.param),
+        grad: mul(stacked((s) => s.grad), scale),
+        m: stacked((s) => s.m),
+        v: stacked((s) => s.v),
+      },
+      { t, lr: scalars.lr, weightDecay: scalars.weightDecay, apply: ok },
+      constants,
+    );
+    const params = unstackRows(updated.param, members.map((s) => s.param));
+    const ms = unstackRows(updated.m, members.map((s) => s.m));
+    const vs = unstackRows(updated.v, members.map((s) => s.v));
+    group.forEach((slot, k) => (next[slot] = { param: params[k], m: ms[k], v: vs[k] }));
+  }
   return {
     slots: next,
     gradNorm,
