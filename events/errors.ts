@@ -146,6 +146,20 @@ export class StoreVersionError extends StoreOpenError {
   }
 }
 
+/**
+ * A store argument that names no store: empty, or a URL of a scheme no backend speaks. Raised
+ * before anything is opened or created.
+ */
+export class StoreTargetError extends EventLogError {
+  override name = "StoreTargetError";
+  constructor(readonly target: string, readonly reason: string) {
+    super(
+      `store ${JSON.stringify(target)}: ${reason}; give an SQLite file path or a postgres:// ` +
+        "(postgresql://) URL",
+    );
+  }
+}
+
 /** A write was attempted through a store opened read-only. */
 export class StoreReadOnlyError extends EventLogError {
   override name = "StoreReadOnlyError";

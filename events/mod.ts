@@ -94,7 +94,8 @@ export type {
   StreamHead,
   SubscribeOptions,
 } from "./store/event-store.ts";
-export { isPostgresUrl, openStore, type OpenStoreOptions } from "./store/open-store.ts";
+export { openStore, type OpenStoreOptions } from "./store/open-store.ts";
+export { isPostgresUrl, parseStoreTarget, type StoreTarget } from "./store/store-target.ts";
 export { postgresOpenError } from "./store/postgres-open-error.ts";
 export { redactUrl } from "./store/postgres-backend.ts";
 export { DEFAULT_STORE } from "./cli/command.ts";
@@ -118,6 +119,7 @@ export {
   StoreNotFoundError,
   StoreOpenError,
   StoreReadOnlyError,
+  StoreTargetError,
   StoreVersionError,
   StoreWriteError,
   UnknownEventTypeError,

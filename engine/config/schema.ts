@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_STORE } from "../../events/cli/mod.ts";
+import { parseStoreTarget } from "../../events/mod.ts";
 import { ESTIMATOR_NAMES } from "../advantages/mod.ts";
 import {
   MAX_AGENTS,
@@ -239,6 +240,16 @@ export const rolloutSchema = z.strictObject({
   ),
 }).describe("where rollouts are generated");
 
+/** An event store (events/store/store-target.ts): any other URL scheme would become a file. */
+const storeTarget = z.string().refine((text) => {
+  try {
+    parseStoreTarget(text);
+    return true;
+  } catch {
+    return false;
+  }
+}, { error: "an SQLite file path or a postgres:// (postgresql://) URL" });
+
 /** The whole file. */
 export const experimentConfigSchema = z.strictObject({
   name: z.string().min(1).default("custom").describe("the experiment's name, shown with its runs"),
@@ -351,7 +362,7 @@ export const experimentConfigSchema = z.strictObject({
       "release idle worker groups' device memory between phases (Dr. MAS offload)",
     ),
   }).prefault({}).describe("where and how the models run"),
-  store: z.string().min(1).default(DEFAULT_STORE).describe(
+  store: storeTarget.default(DEFAULT_STORE).describe(
     "event store: a SQLite file path or a postgres:// URL",
   ),
 });

@@ -16,15 +16,14 @@
  * ```
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { storeArgument } from "./store-argument.ts";
+import { UsageError } from "./usage-error.ts";
 import { userPath } from "./user-path.ts";
+
+export { UsageError };
 
 /** Exit codes every task uses. */
 export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2 });
-
-/** A usage mistake by the caller: printed with the command's usage line, exit 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
@@ -38,6 +37,11 @@ export interface OptionHelp {
    * user ran the task from (see user-path.ts); the default stays relative to the repository root.
    */
   readonly path?: boolean;
+  /**
+   * A path option's value as typed, checked and resolved (default: userPath); throws a
+   * UsageError for a value it refuses. The default value is taken as it is.
+   */
+  readonly parse?: (typed: string) => string;
 }
 
 /** A command definition: name, usage line, summary and options (parseArgs shape plus help). */
@@ -64,6 +68,7 @@ export const storeOption = {
     default: DEFAULT_STORE,
     value: "PATH|URL",
     path: true,
+    parse: storeArgument,
     help: `event store: a SQLite file path or a postgres:// URL (default ${DEFAULT_STORE})`,
   },
 } as const;
@@ -120,7 +125,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
   // Path options parse without their default, so that only a value the user typed is resolved.
   const parseOptions = Object.fromEntries(
     optionEntries.map(([k, v]) => {
-      const { help: _help, value: _value, path, ...rest } = v;
+      const { help: _help, value: _value, path, parse: _parse, ...rest } = v;
       if (path) delete rest.default;
       return [k, rest];
     }),
@@ -132,7 +137,8 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
       if (given === undefined) {
         if (opt.default !== undefined) values[name] = opt.default;
       } else {
-        values[name] = Array.isArray(given) ? given.map(userPath) : userPath(given as string);
+        const parse = opt.parse ?? userPath;
+        values[name] = Array.isArray(given) ? given.map(parse) : parse(given as string);
       }
     }
   };

@@ -1,6 +1,7 @@
 /**
  * Opens an event store by URL or path: `postgres://` and `postgresql://` URLs open the Postgres
- * store, anything else is an SQLite file path. Commands that only read (verify, sql, report,
+ * store, a path without a URL scheme the SQLite file, any other URL is refused (store-target.ts).
+ * For writing, an SQLite file that exists must already be a store. Commands that only read (verify, sql, report,
  * export, replay, web) open with `readOnly`: the store must exist, is never created, migrated or
  * written, and reading needs read rights only.
  *
@@ -18,6 +19,7 @@ import type { EventStore } from "./event-store.ts";
 import { LogStore } from "./log-store.ts";
 import { openSqliteBackend } from "./sqlite-backend.ts";
 import { openPostgresBackend } from "./postgres-backend.ts";
+import { parseStoreTarget } from "./store-target.ts";
 
 /** Options of `openStore`. */
 export interface OpenStoreOptions<N extends AnyEvent> {
@@ -32,24 +34,20 @@ export interface OpenStoreOptions<N extends AnyEvent> {
   readonly catalogue?: Catalogue<N>;
 }
 
-/** Whether `target` names a Postgres server rather than an SQLite file. */
-export function isPostgresUrl(target: string): boolean {
-  return /^postgres(ql)?:\/\//.test(target);
-}
-
 /**
  * Opens (for writing: creating and migrating as needed) the store at `target`. Throws
- * StoreOpenError or one of its subclasses: StoreNotFoundError, NotAnEventStoreError,
- * StoreCorruptError, StoreVersionError.
+ * StoreTargetError for a target that names no store, StoreOpenError or one of its subclasses:
+ * StoreNotFoundError, NotAnEventStoreError, StoreCorruptError, StoreVersionError.
  */
 export async function openStore<N extends AnyEvent = NewEvent>(
   target: string,
   options: OpenStoreOptions<N> = {},
 ): Promise<EventStore<N>> {
   const mode = { create: options.create ?? true, readOnly: options.readOnly ?? false };
-  const backend = isPostgresUrl(target)
-    ? await openPostgresBackend(target, mode)
-    : await openSqliteBackend(target, mode);
+  const where = parseStoreTarget(target);
+  const backend = where.kind === "postgres"
+    ? await openPostgresBackend(where.url, mode)
+    : await openSqliteBackend(where.path, mode);
   const catalogue = options.catalogue ?? (runCatalogue as unknown as Catalogue<N>);
   return new LogStore(backend, catalogue);
 }

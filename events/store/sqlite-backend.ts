@@ -21,7 +21,7 @@ import type { Backend, EventRow, WriteTx } from "./backend.ts";
 import type { RunLease, StreamHead } from "./event-store.ts";
 import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
 import { readOnlyBackend } from "./read-only-backend.ts";
-import { connectSqlite } from "./sqlite-connect.ts";
+import { connectSqlite, createSqliteStore } from "./sqlite-connect.ts";
 import { sqliteReadError } from "./sqlite-errors.ts";
 import { inspectSqliteFile } from "./sqlite-file.ts";
 import { immediateTransaction } from "./sqlite-transaction.ts";
@@ -99,12 +99,13 @@ export async function openSqliteBackend(
   path: string,
   options: SqliteBackendOptions,
 ): Promise<Backend> {
-  const mayCreate = options.create && !options.readOnly;
   const state = await inspectSqliteFile(path);
   if (state === "missing") {
-    if (!mayCreate) throw new StoreNotFoundError(path, "no such file");
+    if (!options.create || options.readOnly) throw new StoreNotFoundError(path, "no such file");
     await Deno.mkdir(dirname(path), { recursive: true });
-  } else if (state === "empty" && !mayCreate) {
+    await createSqliteStore(path);
+  } else if (state === "empty") {
+    // Someone's zero-byte file (a typo'd name, a placeholder) is not made into a store.
     throw new NotAnEventStoreError(path, "an empty file, no events table");
   }
   const { db, storeId } = await connectSqlite(path, options);

@@ -1,20 +1,24 @@
 /**
  * Opens the SQLite file of a store, for writing or for reading only, and recognizes it as an
- * event store before anything is written: another application's database, an empty file that
- * the caller did not ask to create, or a store from newer code is refused untouched.
+ * event store before anything is written: another application's database, an SQLite file with no
+ * tables, or a store from newer code is refused untouched.
  *
- * For writing: WAL mode (`synchronous=NORMAL`), and the log's migrations applied under
- * `BEGIN IMMEDIATE`, so a second process opening a fresh file at the same moment waits, then finds
- * the tables made. For reading: `readOnly`, no pragma that changes the file, no migration; a WAL
- * store in a folder this process cannot write (a read-only mount) is read as immutable.
+ * A new store is made whole beside its path and then linked into place (createSqliteStore), so a
+ * file at a store's path is a store or not ours: never one half made by another process, and an
+ * empty database someone else left there is never adopted. For writing: WAL mode
+ * (`synchronous=NORMAL`), and an older store's missing migrations applied under
+ * `BEGIN IMMEDIATE`, so two processes upgrading it at the same moment apply them once. For
+ * reading: `readOnly`, no pragma that changes the file, no migration; a WAL store in a folder this
+ * process cannot write (a read-only mount) is read as immutable.
  *
  * @example
  * ```ts
- * const { db, storeId } = await connectSqlite("runs.sqlite", { readOnly: true, create: false });
+ * await createSqliteStore("runs.sqlite"); // unless a store is there already
+ * const { db, storeId } = await connectSqlite("runs.sqlite", { readOnly: true });
  * ```
  */
 import { DatabaseSync } from "node:sqlite";
-import { resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Kysely } from "kysely";
 import { Migrator } from "kysely/migration";
@@ -87,7 +91,14 @@ async function migrate(db: DatabaseSync, path: string): Promise<void> {
   });
 }
 
-async function connectForWriting(path: string, create: boolean): Promise<SqliteConnection> {
+/** WAL mode, and the log's migrations this file lacks applied. */
+async function prepareForWriting(db: DatabaseSync, path: string, found: StoreInventory) {
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  if (logMigrationNames.some((m) => !found.migrations.includes(m))) await migrate(db, path);
+}
+
+async function connectForWriting(path: string): Promise<SqliteConnection> {
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path);
@@ -98,14 +109,35 @@ async function connectForWriting(path: string, create: boolean): Promise<SqliteC
     db.exec("PRAGMA busy_timeout = 10000");
     // Recognized before WAL mode or a migration writes anything.
     const found = inventory(db);
-    if (recognizeStore(path, found) === "empty" && !create) {
-      throw new NotAnEventStoreError(path, "no events table");
+    if (recognizeStore(path, found) === "empty") {
+      throw new NotAnEventStoreError(path, "an SQLite database with no events table");
     }
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    if (logMigrationNames.some((m) => !found.migrations.includes(m))) await migrate(db, path);
+    await prepareForWriting(db, path, found);
     return { db, storeId: storeIdOf(db) };
   });
+}
+
+/**
+ * Makes a store at `path`, which must not exist: built and migrated in a file of its own beside
+ * it, then hard-linked to `path`, which fails rather than replace a file that appeared meanwhile.
+ * A process that loses that race opens the winner's store; a process killed while building
+ * leaves only its own `.creating` file.
+ */
+export async function createSqliteStore(path: string): Promise<void> {
+  const building = join(dirname(path), `.${basename(path)}.${crypto.randomUUID()}.creating`);
+  try {
+    const db = new DatabaseSync(building);
+    await closingOnError(db, path, () => prepareForWriting(db, path, inventory(db)));
+    db.close();
+    await Deno.link(building, path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AlreadyExists)) throw openError(path, err);
+  } finally {
+    // The -wal and -shm files are gone after a clean close; any left by a failure go too.
+    for (const file of [building, `${building}-wal`, `${building}-shm`]) {
+      await Deno.remove(file).catch(() => {});
+    }
+  }
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -156,10 +188,10 @@ async function connectForReading(path: string): Promise<SqliteConnection> {
   });
 }
 
-/** Opens the database of the store at `path` (which exists, or which the caller may create). */
+/** Opens the database of the store at `path`, which exists (see createSqliteStore). */
 export function connectSqlite(
   path: string,
-  options: { readonly readOnly: boolean; readonly create: boolean },
+  options: { readonly readOnly: boolean },
 ): Promise<SqliteConnection> {
-  return options.readOnly ? connectForReading(path) : connectForWriting(path, options.create);
+  return options.readOnly ? connectForReading(path) : connectForWriting(path);
 }
