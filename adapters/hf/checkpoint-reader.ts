@@ -4,8 +4,9 @@
  * tensor is read only when asked for.
  */
 import { join } from "node:path";
+import { FileReadError, readJsonFile } from "../../events/files/mod.ts";
 import { CorruptSafetensorsError, MissingFileError, MissingTensorError } from "./errors.ts";
-import { exists } from "./file-exists.ts";
+import { exists, MODEL_JSON_MAX_BYTES } from "./file-exists.ts";
 import { openSafetensors, type SafetensorsFile } from "./safetensors-reader.ts";
 import type { NamedTensor } from "./tensor.ts";
 
@@ -115,9 +116,10 @@ function missingWeights(dir: string): never {
 async function readIndex(path: string): Promise<Map<string, string>> {
   let json: unknown;
   try {
-    json = JSON.parse(await Deno.readTextFile(path));
+    json = await readJsonFile(path, { maxBytes: MODEL_JSON_MAX_BYTES });
   } catch (e) {
-    throw new CorruptSafetensorsError(path, `index is not valid JSON (${(e as Error).message})`);
+    if (!(e instanceof FileReadError)) throw e;
+    throw new CorruptSafetensorsError(path, `index ${e.reason}`);
   }
   const weightMap = (json as { weight_map?: unknown })?.weight_map;
   if (typeof weightMap !== "object" || weightMap === null || Array.isArray(weightMap)) {

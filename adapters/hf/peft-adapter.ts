@@ -24,6 +24,7 @@
  *   bias, use_rslora, task_type, base_model_name_or_path, revision, inference_mode).
  */
 import { join } from "node:path";
+import { readJsonFile } from "../../events/files/mod.ts";
 import { exists } from "./file-exists.ts";
 import type { FloatDtype } from "./dtype.ts";
 import { InvalidAdapterError, MissingFileError } from "./errors.ts";
@@ -35,6 +36,8 @@ import type { NamedTensor } from "./tensor.ts";
 
 export const ADAPTER_CONFIG_FILE = "adapter_config.json";
 export const ADAPTER_WEIGHTS_FILE = "adapter_model.safetensors";
+/** The largest adapter_config.json read: PEFT writes about 1 KiB. */
+const ADAPTER_CONFIG_MAX_BYTES = 1024 * 1024;
 
 /** The adapter_config.json fields this project reads and writes. */
 export interface LoraConfig {
@@ -129,25 +132,27 @@ export async function loadLoraAdapter(
   dir: string,
   base: ModelConfig | null = null,
 ): Promise<LoraAdapter> {
+  // An adapter folder holds its own two files: a link in it may lead anywhere, so none is read.
   const configPath = join(dir, ADAPTER_CONFIG_FILE);
-  if (!(await exists(configPath))) {
+  let json: unknown;
+  try {
+    json = await readJsonFile(configPath, {
+      maxBytes: ADAPTER_CONFIG_MAX_BYTES,
+      symlinks: "refuse",
+    });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
     throw new MissingFileError(
       configPath,
       "the PEFT LoRA config (peft_type, r, lora_alpha, target_modules)",
     );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(await Deno.readTextFile(configPath));
-  } catch (e) {
-    throw new InvalidAdapterError(configPath, `is not valid JSON (${(e as Error).message})`);
   }
   const config = parseLoraConfig(json, configPath);
   const weightsPath = join(dir, ADAPTER_WEIGHTS_FILE);
   if (!(await exists(weightsPath))) {
     throw new MissingFileError(weightsPath, "the LoRA A/B matrices in safetensors format");
   }
-  using file = await openSafetensors(weightsPath);
+  using file = await openSafetensors(weightsPath, { symlinks: "refuse" });
   const parts = new Map<string, { a?: NamedTensor; b?: NamedTensor }>();
   for (const name of file.names()) {
     const match = PEFT_NAME.exec(name);

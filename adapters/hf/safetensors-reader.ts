@@ -3,6 +3,7 @@
  * tensor is then read from its own byte range, so a caller that wants a few tensors of a large
  * file never holds the rest in memory.
  */
+import { regularFileSize, type SymlinkPolicy } from "../../events/files/mod.ts";
 import { assertLittleEndianHost, decodeFloats, FLOAT_DTYPES, isFloatDtype } from "./dtype.ts";
 import { CorruptSafetensorsError, MissingFileError, UnsupportedDtypeError } from "./errors.ts";
 import {
@@ -25,15 +26,22 @@ export interface SafetensorsFile extends Disposable {
 }
 
 /**
- * Opens `path` and parses its header; throws MissingFileError / CorruptSafetensorsError.
+ * Opens `path` and parses its header; throws MissingFileError / CorruptSafetensorsError, and
+ * FileReadError for what is not a regular file (a FIFO would never answer the open) or, with
+ * `symlinks: "refuse"` (the files of an adapter folder a server reads), for a link.
  * @example
  * using f = await openSafetensors("model.safetensors");
  * const emb = await f.read("model.embed_tokens.weight");
  */
-export async function openSafetensors(path: string): Promise<SafetensorsFile> {
+export async function openSafetensors(
+  path: string,
+  options: { symlinks?: SymlinkPolicy } = {},
+): Promise<SafetensorsFile> {
   assertLittleEndianHost();
   let file: Deno.FsFile;
   try {
+    // No size limit: each tensor is read on its own, and the header must fit the file's size.
+    await regularFileSize(path, { maxBytes: Infinity, symlinks: options.symlinks });
     file = await Deno.open(path, { read: true });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {

@@ -6,13 +6,14 @@
  */
 import { join } from "node:path";
 import { Tokenizer } from "@huggingface/tokenizers";
+import { FileReadError, readJsonFile, readRegularTextFile } from "../../events/files/mod.ts";
 import {
   type ChatMessage,
   type ChatRenderOptions,
   type ChatTemplate,
   compileChatTemplate,
 } from "./chat-template.ts";
-import { exists } from "./file-exists.ts";
+import { exists, MODEL_JSON_MAX_BYTES } from "./file-exists.ts";
 import { InvalidTokenizerError, MissingFileError } from "./errors.ts";
 
 /** The loaded tokenizer. Ids are plain numbers. */
@@ -140,7 +141,8 @@ async function loadChatTemplate(
   // transformers >= 4.43 saves the template beside the config as chat_template.jinja.
   const jinjaPath = join(dir, "chat_template.jinja");
   if (await exists(jinjaPath)) {
-    return compileChatTemplate(await Deno.readTextFile(jinjaPath), jinjaPath, specialTokens);
+    const template = await readRegularTextFile(jinjaPath, { maxBytes: MODEL_JSON_MAX_BYTES });
+    return compileChatTemplate(template, jinjaPath, specialTokens);
   }
   const file = join(dir, "tokenizer_config.json");
   const value = config.chat_template;
@@ -165,18 +167,16 @@ function idList(v: unknown): number[] {
 }
 
 async function readJson(path: string): Promise<Record<string, unknown> | null> {
-  let text: string;
+  let json: unknown;
   try {
-    text = await Deno.readTextFile(path);
+    json = await readJsonFile(path, { maxBytes: MODEL_JSON_MAX_BYTES });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return null;
+    if (e instanceof FileReadError) throw new InvalidTokenizerError(path, e.reason);
     throw e;
   }
-  try {
-    const json = JSON.parse(text);
-    if (typeof json === "object" && json !== null && !Array.isArray(json)) return json;
-  } catch (e) {
-    throw new InvalidTokenizerError(path, `is not valid JSON (${(e as Error).message})`);
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    return json as Record<string, unknown>;
   }
   throw new InvalidTokenizerError(path, "must hold a JSON object");
 }

@@ -7,6 +7,7 @@
  * freed once the sequences running on it end.
  */
 import { basename } from "node:path";
+import { FileReadError } from "../../events/files/mod.ts";
 import {
   HfError,
   type HfModel,
@@ -314,12 +315,15 @@ export async function openServedModel(
   };
 }
 
-/** Reads a PEFT folder against the base, turning the reader's errors into a 400 naming it. */
+/**
+ * Reads a PEFT folder against the base, turning the reader's errors (a file that is not an
+ * adapter's, or not a regular file within its limit) into a 400 naming it.
+ */
 async function readAdapter(folder: string, config: ModelConfig) {
   try {
     return await loadLoraAdapter(folder, config);
   } catch (err) {
-    if (err instanceof HfError) {
+    if (err instanceof HfError || err instanceof FileReadError) {
       throw new ApiError(
         400,
         `${basename(folder)} is not a PEFT LoRA adapter of this base: ${err.message}`,

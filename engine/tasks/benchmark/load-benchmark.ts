@@ -12,6 +12,7 @@
  */
 import { basename, extname } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { jsonErrorPlace, readRegularTextFile, regularFileSize } from "../../../events/files/mod.ts";
 
 /** One benchmark problem with its gold answer and where it came from. */
 export interface BenchmarkProblem {
@@ -34,6 +35,12 @@ export class BenchmarkFileError extends Error {
     super(`${file}${location ? ` ${location}` : ""}: ${detail}`);
   }
 }
+
+/**
+ * The largest .jsonl or .json benchmark read (it is held as one string): MATH's 12,500 problems
+ * with solutions are about 10 MiB; a larger set fits as Parquet.
+ */
+const TEXT_MAX_BYTES = 256 * 1024 * 1024;
 
 const PROBLEM_KEYS = ["problem", "question", "Problem", "Question", "prompt", "input"];
 const ANSWER_KEYS = ["answer", "Answer", "final_answer", "expected_answer", "gold", "target"];
@@ -136,10 +143,11 @@ function fromJsonl(text: string, file: string): BenchmarkProblem[] {
     try {
       record = JSON.parse(line);
     } catch (err) {
+      const place = jsonErrorPlace(err);
       throw new BenchmarkFileError(
         file,
         `line ${i + 1}`,
-        `invalid JSON (${(err as Error).message})`,
+        `invalid JSON${place ? ` at column ${place.column}` : ""}`,
       );
     }
     out.push(recordToProblem(record, file, i + 1, `line ${i + 1}`));
@@ -152,7 +160,9 @@ function fromJsonArray(text: string, file: string): BenchmarkProblem[] {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new BenchmarkFileError(file, null, `invalid JSON (${(err as Error).message})`);
+    const place = jsonErrorPlace(err);
+    const where = place ? ` at line ${place.line} column ${place.column}` : "";
+    throw new BenchmarkFileError(file, null, `invalid JSON${where}`);
   }
   if (!Array.isArray(data)) {
     throw new BenchmarkFileError(file, null, "a .json benchmark must be an array of problems");
@@ -197,8 +207,9 @@ export async function loadBenchmark(file: string): Promise<BenchmarkProblem[]> {
   }
   let text = "";
   try {
-    if (ext === ".parquet") await Deno.stat(file);
-    else text = await Deno.readTextFile(file);
+    // DuckDB reads Parquet by column, so its size is not held; it must still be a regular file.
+    if (ext === ".parquet") await regularFileSize(file, { maxBytes: Infinity });
+    else text = await readRegularTextFile(file, { maxBytes: TEXT_MAX_BYTES });
   } catch (err) {
     throw new BenchmarkFileError(file, null, `cannot open (${(err as Error).message})`);
   }
