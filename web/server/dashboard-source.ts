@@ -8,8 +8,13 @@
  * appending all the time costs one catch-up per second, not one per request. Reads run one at a
  * time, and a generation never changes, so a page and the log position it reports always
  * describe the same projected events.
+ *
+ * A store file replaced while the dashboard runs (another file renamed over it, or one copied
+ * over it) is noticed as the CLI notices it, which opens the store afresh each time: before a
+ * read, when stat says the file changed, the store is opened again, and where that is another
+ * file or another log, the source moves to it and to projections built from it.
  */
-import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";
+import { type EventStore, isPostgresUrl, type NewEvent, openStore } from "../../events/mod.ts";
 import {
   type Analysis,
   analysisOf,
@@ -30,6 +35,7 @@ export const GENERATION_INTERVAL_MS = 1000;
 
 /** An open store plus its projections. */
 export interface DashboardSource extends AsyncDisposable {
+  /** the store read now: another one once the file at its path was replaced */
   readonly store: EventStore<NewEvent>;
   /**
    * Runs `read` with the projections and their log position, after moving to a newer generation
@@ -81,6 +87,41 @@ async function openCurrent(
   }
 }
 
+/** The store file as stat sees it: its device and inode, size and modification time. */
+interface FileStamp {
+  readonly file: string;
+  readonly content: string;
+}
+
+/** The stamp of the SQLite file `target`, "missing" where there is none; null for Postgres. */
+async function fileStamp(target: string): Promise<FileStamp | null> {
+  if (isPostgresUrl(target)) return null;
+  try {
+    const info = await Deno.stat(target);
+    return { file: `${info.dev}:${info.ino}`, content: `${info.size}:${info.mtime?.getTime()}` };
+  } catch (err) {
+    // Mid-replacement; opening it says what is there, or that nothing is.
+    if (err instanceof Deno.errors.NotFound) return { file: "missing", content: "" };
+    throw err;
+  }
+}
+
+/**
+ * Whether `fresh`, just opened at the path `open` was opened from, holds the log `open` reads:
+ * the same store id, and the same event at `open`'s last position. A store rewritten in place
+ * (a copy of another one, or of an older backup) differs in one or the other.
+ */
+async function sameLog(open: EventStore<NewEvent>, fresh: EventStore<NewEvent>) {
+  if (fresh.storeId !== open.storeId) return false;
+  try {
+    const last = await open.lastPosition();
+    return last === 0 || await fresh.eventHash(last) === await open.eventHash(last);
+  } catch {
+    // A connection opened before the file was rewritten may read it as damaged: another log.
+    return false;
+  }
+}
+
 /**
  * Opens a store that must already exist (the dashboard never creates one) and its projections.
  *
@@ -95,7 +136,8 @@ export async function openDashboardSource(
   options: DashboardSourceOptions = {},
 ): Promise<DashboardSource> {
   const interval = options.generationIntervalMs ?? GENERATION_INTERVAL_MS;
-  const store = await openStore(storeTarget, { readOnly: true });
+  let stamp = await fileStamp(storeTarget);
+  let store = await openStore(storeTarget, { readOnly: true });
   const steps: ((analysis: Analysis) => Promise<void>)[] = [];
   let folder: ProjectionsFolder;
   try {
@@ -112,9 +154,29 @@ export async function openDashboardSource(
     await store.close();
     throw err;
   }
+  // The store now at the path where its file was replaced, else null. A file changed in place
+  // by its own writer (a checkpoint) holds the same log: it is kept open and its stamp taken.
+  const replacement = async () => {
+    const now = await fileStamp(storeTarget);
+    if (now === null || (now.file === stamp?.file && now.content === stamp.content)) return null;
+    const fresh = await openStore(storeTarget, { readOnly: true });
+    try {
+      if (now.file === stamp?.file && await sameLog(store, fresh)) {
+        stamp = now;
+        await fresh.close();
+        return null;
+      }
+    } catch (err) {
+      await fresh.close();
+      throw err;
+    }
+    return { store: fresh, stamp: now };
+  };
   const moveOn = async () => {
+    const replaced = await replacement();
     // Writer leases are no events: a generation is left once they moved on (copy-leases.ts).
     if (
+      replaced === null &&
       await store.lastPosition() === current.position &&
       await leasesCurrent(current.analysis.conn, store)
     ) return;
@@ -122,7 +184,18 @@ export async function openDashboardSource(
     const wait = current.openedAt + interval - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const previous = current;
-    current = await openCurrent(folder, store, steps);
+    try {
+      current = await openCurrent(folder, replaced?.store ?? store, steps);
+    } catch (err) {
+      // The old store stays, and its stamp: the next read tries the replacement again.
+      await replaced?.store.close();
+      throw err;
+    }
+    if (replaced) {
+      // Live feeds on the old store end at their next wait; their browsers reconnect to this one.
+      await store.close();
+      ({ store, stamp } = replaced);
+    }
     // Reads run one at a time, so none is on the previous pages' instance; user SQL still
     // running on the previous snapshot keeps it until its lease is released.
     previous.snapshot.retire();
@@ -156,5 +229,14 @@ export async function openDashboardSource(
     await store.close();
     await folder.dispose();
   };
-  return { store, read, prepare, lease, close, [Symbol.asyncDispose]: close };
+  return {
+    get store() {
+      return store;
+    },
+    read,
+    prepare,
+    lease,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
