@@ -28,6 +28,10 @@ import {
   summarize,
 } from "../tasks/math/mod.ts";
 import { DEFAULT_GRADE_OPTIONS } from "../tasks/math/options.ts";
+import { readRegularTextFile } from "../../events/files/mod.ts";
+
+/** The largest JSONL batch read (held as one string): a million short pairs are about 100 MiB. */
+const BATCH_MAX_BYTES = 256 * 1024 * 1024;
 
 const usage =
   "deno task grade (--gold TEXT --pred TEXT | FILE.jsonl) [--float-rounding N] [--strict|--no-strict] " +
@@ -181,7 +185,7 @@ await runCommand(usage, async () => {
   const file = userPath(positionals[0]);
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = await readRegularTextFile(file, { maxBytes: BATCH_MAX_BYTES });
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
   }

@@ -65,6 +65,15 @@ Deno.test("a tasks file that is a device or too large: exit 2 naming it, the sto
   await Deno.remove(tmp, { recursive: true });
 });
 
+Deno.test("a grade batch that is /dev/zero: exit 2 naming it", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "polyrl-bounded-grade-" });
+  await Deno.symlink("/dev/zero", join(tmp, "pairs.jsonl"));
+  const grade = await runBounded("engine/cli/grade.ts", join(tmp, "pairs.jsonl"));
+  assert.equal(grade.code, 2, grade.stderr);
+  assert.match(grade.stderr, /pairs\.jsonl is a device, not a regular file/);
+  await Deno.remove(tmp, { recursive: true });
+});
+
 Deno.test("a model whose tokenizer.json is /dev/zero: serve refuses it and exits", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "polyrl-bounded-model-" });
   const model = await randomModel(tmp);
