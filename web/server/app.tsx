@@ -37,7 +37,7 @@ import { RunsPage } from "../pages/runs-page.tsx";
 import { SqlPage } from "../pages/sql-page.tsx";
 import { type AllowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
-import { IslandBuildError, islandBundles, islandsUnavailable } from "./island-bundles.ts";
+import { IslandBuildError, islandBundles, ISLANDS, islandsUnavailable } from "./island-bundles.ts";
 import { BadParameterError, choiceParam, numberParam, wholeNumberParam } from "./query-params.ts";
 import type { ExportFormat, TableExports } from "./table-exports.ts";
 import { STATIC_FILES } from "./static-files.ts";
@@ -243,12 +243,11 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
 
   app.get("/islands/:file", async (c) => {
     const name = c.req.param("file").match(/^([a-z-]+)\.js$/)?.[1];
+    if (!name || !ISLANDS.includes(name)) return c.text("no such island", 404);
     // Bundles that did not build: 503 with the reason (islandBundles rejects with nothing else).
     const bundles = await islandBundles().catch((err: IslandBuildError) => err);
     if (bundles instanceof IslandBuildError) return c.text(bundles.message, 503);
-    const js = name ? bundles.get(name) : undefined;
-    if (!js) return c.text("no such island", 404);
-    return c.body(js, 200, { "content-type": "text/javascript" });
+    return c.body(bundles.get(name)!, 200, { "content-type": "text/javascript" });
   });
 
   app.get("/static/*", async (c) => {
