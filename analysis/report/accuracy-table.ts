@@ -1,6 +1,6 @@
 import { mean, summarize } from "../stats/mod.ts";
 import type { RunGroup } from "./group-runs.ts";
-import { AVERAGE, type RunSummary } from "./run-summary.ts";
+import { AVERAGE, type ConfigValue, type RunSummary } from "./run-summary.ts";
 
 /** One group's accuracy on one benchmark over its runs (seeds). */
 export interface AccuracyCell {
@@ -13,6 +13,8 @@ export interface AccuracyCell {
   readonly sem: number | null;
   /** The per-run accuracies, in run order (the samples of every test below). */
   readonly samples: readonly number[];
+  /** Each sample's run seed (config key `seed`), same order: what pairs two groups' runs. */
+  readonly seeds: readonly ConfigValue[];
 }
 
 /** The accuracy columns of a set of runs, and which of them the average column averages. */
@@ -67,9 +69,12 @@ export function accuracyTable(
 ): AccuracyCell[] {
   return groups.flatMap((g) =>
     columns.flatMap((benchmark): AccuracyCell[] => {
-      const samples = g.runs.map((r) => runAccuracy(r, benchmark, averageOf))
-        .filter((x): x is number => x !== undefined);
-      if (samples.length === 0) return [];
+      const measured = g.runs.map((r) => ({
+        seed: r.config.seed ?? null,
+        accuracy: runAccuracy(r, benchmark, averageOf),
+      })).filter((x): x is { seed: ConfigValue; accuracy: number } => x.accuracy !== undefined);
+      if (measured.length === 0) return [];
+      const samples = measured.map((x) => x.accuracy);
       return [Object.freeze({
         kind: "accuracy-cell",
         group: g.value,
@@ -78,6 +83,7 @@ export function accuracyTable(
         mean: mean(samples),
         sem: samples.length >= 2 ? summarize(samples).sem : null,
         samples,
+        seeds: measured.map((x) => x.seed),
       })];
     })
   );

@@ -14,8 +14,8 @@ function cellOf(report: Report, group: string, benchmark: string) {
   return report.accuracy.find((c) => c.group === group && c.benchmark === benchmark);
 }
 
-function ciText(c: Comparison): string {
-  return c.welch ? `[${signedPoints(c.welch.ci[0])}, ${signedPoints(c.welch.ci[1])}]` : "n/a";
+function ciText(test: { readonly ci: readonly [number, number] } | null): string {
+  return test ? `[${signedPoints(test.ci[0])}, ${signedPoints(test.ci[1])}]` : "n/a";
 }
 
 function markdown(r: Report): string {
@@ -43,7 +43,10 @@ function markdown(r: Report): string {
     `Baseline: \`${key}=${r.baseline}\`. Accuracy is ${r.metric} at each run's last evaluation, in ` +
     `percentage points, mean ± SEM over runs (seeds); a column is one benchmark at one k ` +
     `(samples per problem), so results with different k are never averaged together. Tests are ` +
-    `Welch's two-sided t-tests over per-run accuracy; CIs are 95%.`,
+    `Welch's two-sided t-tests over per-run accuracy; where two groups ran the same seeds, the ` +
+    `paired t-test over seeds stands beside it (runs of one seed share their random draws and ` +
+    `synthetic benchmark), with the correlation r of the pairs and how many times smaller its ` +
+    `standard error is than Welch's; CIs are 95%.`,
     "",
     markdownTable(
       [key, "runs"],
@@ -79,15 +82,33 @@ function markdown(r: Report): string {
     "",
     table(r.vsBaseline, r.vsBaselineEmpty, () =>
       markdownTable(
-        [key, "benchmark", "diff", "95% CI", "t", "df", "p"],
+        [
+          key,
+          "benchmark",
+          "diff",
+          "95% CI",
+          "t",
+          "df",
+          "p",
+          "paired 95% CI",
+          "paired p",
+          "pairs",
+          "r",
+          "SE Welch / paired",
+        ],
         r.vsBaseline.map((c) => [
           c.group,
           c.benchmark,
           signedPoints(c.diff),
-          ciText(c),
+          ciText(c.welch),
           figure(c.welch?.t ?? null),
           figure(c.welch?.df ?? null),
           pValue(c.welch?.p),
+          ciText(c.paired),
+          pValue(c.paired?.p),
+          c.paired ? String(c.paired.n) : "not paired",
+          figure(c.paired?.correlation ?? null),
+          figure(c.paired?.seRatio ?? null),
         ]),
       )),
     "",
@@ -203,6 +224,14 @@ export function reportCsvTables(r: Report): ReportCsv[] {
       c.welch?.p ?? null,
       c.welch?.ci[0] ?? null,
       c.welch?.ci[1] ?? null,
+      c.paired?.n ?? null,
+      c.paired?.se ?? null,
+      c.paired?.t ?? null,
+      c.paired?.p ?? null,
+      c.paired?.ci[0] ?? null,
+      c.paired?.ci[1] ?? null,
+      c.paired?.correlation ?? null,
+      c.paired?.seRatio ?? null,
     ]);
   const compCols = [
     "group",
@@ -215,6 +244,14 @@ export function reportCsvTables(r: Report): ReportCsv[] {
     "p",
     "ci_low",
     "ci_high",
+    "paired_n",
+    "paired_se",
+    "paired_t",
+    "paired_p",
+    "paired_ci_low",
+    "paired_ci_high",
+    "pair_correlation",
+    "se_ratio",
   ];
   return [
     table("runs", ["group", "run_id"], r.groups.flatMap((g) => g.runs.map((id) => [g.value, id]))),

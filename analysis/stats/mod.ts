@@ -27,6 +27,7 @@ export {
   welchFromSummary,
   type WelchResult,
 } from "./welch.ts";
+export { pairedFromSamples, type PairedResult } from "./paired-t.ts";
 export {
   criticImprovement,
   type CriticRoundEffect,

@@ -65,6 +65,36 @@ Deno.test("report: mean ± SEM and Welch against the baseline, checked by hand",
   close(ab.welch!.p, ba.welch!.p);
 });
 
+Deno.test("report: the paired test over shared seeds, checked by hand", () => {
+  const r = buildReport(runs, { groupBy: "estimator", baseline: "grpo" });
+  const vs = r.vsBaseline.find((c) => c.group === "drmas" && c.benchmark === "math")!;
+  // Pairs by seed: drmas (0.45, 0.47, 0.46) - grpo (0.40, 0.42, 0.44) = (0.05, 0.05, 0.02);
+  // mean 0.04, variance (0.0001 + 0.0001 + 0.0004) / 2 = 0.0003, SE sqrt(0.0003 / 3) = 0.01.
+  const p = vs.paired!;
+  assert.equal(p.n, 3);
+  close(p.diff, 0.04, 1e-9);
+  close(p.se, 0.01, 1e-9);
+  close(p.t, 4, 1e-9);
+  assert.equal(p.df, 2);
+  // r: deviations (-0.01, 0.01, 0) and (-0.02, 0, 0.02): cov 0.0002 / 2, sds 0.01 and 0.02.
+  close(p.correlation!, 0.5, 1e-9);
+  close(p.seRatio!, vs.welch!.se / 0.01, 1e-9);
+  // Runs in another order pair by seed, not by position.
+  const shuffled = buildReport([...runs].reverse(), { groupBy: "estimator", baseline: "grpo" });
+  const again = shuffled.vsBaseline.find((c) => c.group === "drmas" && c.benchmark === "math")!;
+  close(again.paired!.t, 4, 1e-9);
+  // Different seeds, or a seed twice: no pairing, Welch only.
+  const unpaired = buildReport(
+    runs.map((x) =>
+      x.config.estimator === "drmas" ? { ...x, config: { ...x.config, seed: 9 } } : x
+    ),
+    { groupBy: "estimator", baseline: "grpo" },
+  );
+  assert.equal(unpaired.vsBaseline[0].paired, null);
+  assert.ok(unpaired.vsBaseline[0].welch);
+  assert.match(renderReport(r, "md"), /paired 95% CI/);
+});
+
 Deno.test("report: stability, Lemma and cost tables", () => {
   const withCost = [
     run("g1", "grpo", 1, 0.4, 0.6, {

@@ -1,12 +1,13 @@
 /**
  * Every row of the conformance data (tests/conformance/). Tolerances: pass@k (TypeScript and the SQL macro)
- * within 1e-12 absolute (values lie in [0, 1]); Welch t, df, p and the CI bounds within 1e-9
- * relative (the issue's bound).
+ * within 1e-12 absolute (values lie in [0, 1]); Welch's and the paired test's t, df, p and CI bounds
+ * within 1e-9 relative (the issue's bound).
  */
 import assert from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { VIEWS } from "../../analysis/projections/schema.ts";
 import {
+  pairedFromSamples,
   passAtK,
   summarize,
   welchFromSamples,
@@ -58,6 +59,20 @@ Deno.test("Welch from samples matches every row of welch.jsonl within 1e-9 relat
     assertRel(w.p, r.p, 1e-9, `row ${i} p`);
     assertRel(w.ci[0], r.ci95[0], 1e-9, `row ${i} ci low`);
     assertRel(w.ci[1], r.ci95[1], 1e-9, `row ${i} ci high`);
+  });
+});
+
+Deno.test("the paired t-test matches every row of paired.jsonl (scipy ttest_rel, pearsonr)", async () => {
+  const data = await rows<WelchRow & { r: number }>("paired.jsonl");
+  assert.equal(data.length, 60);
+  data.forEach((r, i) => {
+    const p = pairedFromSamples(r.a, r.b);
+    assertRel(p.t, r.t, 1e-9, `row ${i} t`);
+    assert.equal(p.df, r.df, `row ${i} df`);
+    assertRel(p.p, r.p, 1e-9, `row ${i} p`);
+    assertRel(p.ci[0], r.ci95[0], 1e-9, `row ${i} ci low`);
+    assertRel(p.ci[1], r.ci95[1], 1e-9, `row ${i} ci high`);
+    assertRel(p.correlation!, r.r, 1e-9, `row ${i} correlation`);
   });
 });
 

@@ -146,7 +146,7 @@ function CompareTables({ data }: { data: CompareData }) {
           ))}
         </tbody>
       </table>
-      <h2>Difference vs baseline {r.baseline} (Welch, 95% CI)</h2>
+      <h2>Difference vs baseline {r.baseline} (Welch; paired over seeds where both ran them)</h2>
       {r.vsBaselineEmpty !== null && <p class="notice empty-reason">{r.vsBaselineEmpty}.</p>}
       {r.vsBaselineEmpty === null && (
         <table class="vs-baseline">
@@ -157,6 +157,10 @@ function CompareTables({ data }: { data: CompareData }) {
               <th>Δ (pp)</th>
               <th>95% CI</th>
               <th>p</th>
+              <th>paired 95% CI</th>
+              <th>paired p</th>
+              <th title="correlation of the two groups' accuracies over the shared seeds">r</th>
+              <th title="Welch's standard error over the paired test's">SE ratio</th>
             </tr>
           </thead>
           <tbody>
@@ -169,6 +173,18 @@ function CompareTables({ data }: { data: CompareData }) {
                   {c.welch ? `[${pct(c.welch.ci[0])}, ${pct(c.welch.ci[1])}]` : "n/a (one run)"}
                 </td>
                 <td class="num">{c.welch ? formatNumber(c.welch.p, 3) : "—"}</td>
+                <td class="num">
+                  {c.paired
+                    ? `[${pct(c.paired.ci[0])}, ${pct(c.paired.ci[1])}]`
+                    : "not paired"}
+                </td>
+                <td class="num">{c.paired ? formatNumber(c.paired.p, 3) : "—"}</td>
+                <td class="num">
+                  {c.paired?.correlation != null ? formatNumber(c.paired.correlation, 2) : "—"}
+                </td>
+                <td class="num">
+                  {c.paired?.seRatio != null ? `${formatNumber(c.paired.seRatio, 2)}×` : "—"}
+                </td>
               </tr>
             ))}
           </tbody>
