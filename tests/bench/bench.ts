@@ -4,6 +4,7 @@
  */
 import type { BackendName } from "../../adapters/onnx/runtime/mod.ts";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { PEER_SCRIPT } from "./torch-peer.ts";
 
 const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu", "webgpu-web"];
 
@@ -32,6 +33,7 @@ const suites: Record<string, () => Promise<{ run: BenchSuite }>> = {
   replay: () => import("../replay/replay-bench.ts"),
   serve: () => import("./serve-bench.ts"),
   web: () => import("../web/bench-web.ts"),
+  webgpu: () => import("./webgpu-bench.ts"),
   workers: () => import("./workers-bench.ts"),
 };
 
@@ -56,17 +58,16 @@ const cli = defineCommand({
         "match it to the PyTorch peer's argument",
     },
     peer: {
-      type: "string",
-      value: "FILE",
-      path: true,
-      help: "the PyTorch peer (shared/peers/torch_decoder_bench.py): the models suite runs it " +
-        "right after itself at the same threads and prints ours / PyTorch per workload (cpu only)",
+      type: "boolean",
+      help: "the models suite then runs the PyTorch peer (tests/bench/peers/" +
+        "torch_decoder_bench.py, on OpenBLAS) at the same threads and prints ours / PyTorch per " +
+        "workload (cpu only)",
     },
   },
   examples: [
     "deno task bench events random",
     "deno task bench --backend webgpu onnx models",
-    "deno task bench models --threads 1 --peer ../shared/peers/torch_decoder_bench.py",
+    "deno task bench models --threads 1 --peer",
   ],
 });
 
@@ -107,7 +108,7 @@ await runCommand(cli.usage, async () => {
     await (await load()).run({
       backend: backend as BackendName | null,
       threads,
-      peer: values.peer,
+      peer: values.peer ? PEER_SCRIPT : undefined,
     });
   }
 });

@@ -1,8 +1,11 @@
 /**
- * The PyTorch peer of `deno task bench models` (`shared/peers/torch_decoder_bench.py`: the
- * embedded model's shape in plain PyTorch, the same four workloads), run right after the suite
+ * The PyTorch peer of `deno task bench models` (`peers/torch_decoder_bench.py`: the embedded
+ * model's shape in plain PyTorch on OpenBLAS, the same four workloads), run right after the suite
  * with the same thread count, and the ratios ours / PyTorch of each workload's tokens/s.
  */
+
+/** The peer script, beside this file. */
+export const PEER_SCRIPT = new URL("./peers/torch_decoder_bench.py", import.meta.url).pathname;
 
 /** Tokens/s of the four workloads both benchmarks measure. */
 export interface PeerFigures {
@@ -38,7 +41,7 @@ export function parsePeerReport(text: string): PeerFigures {
  * Runs the peer script with Debian's python3 (the one python3-torch installs into), prints its
  * report and each ratio ours / PyTorch.
  *
- * @example await comparePeer("../shared/peers/torch_decoder_bench.py", 2, ours);
+ * @example await comparePeer(PEER_SCRIPT, 2, ours);
  */
 export async function comparePeer(script: string, threads: number, ours: PeerFigures) {
   const out = await new Deno.Command("/usr/bin/python3", {
@@ -55,7 +58,8 @@ export async function comparePeer(script: string, threads: number, ours: PeerFig
   if (out.code !== 0) {
     throw new Error(
       `the peer ${script} failed (exit ${out.code}): ${new TextDecoder().decode(out.stderr)}; ` +
-        "it needs Debian's python3-torch (apt-get install -y python3-torch)",
+        "it needs Debian's python3-torch on OpenBLAS " +
+        "(apt-get install -y python3-torch libopenblas0-pthread)",
     );
   }
   console.log(text.trimEnd());

@@ -11,7 +11,7 @@
  *   the question and the episode's earlier turns) with continuous batching, each episode's next
  *   turn joining the running batch between decode steps, against whole waves of turns.
  * All figures come from one run, so machine load affects them alike. `--threads N` sets the cpu
- * runtime's intra-op threads; `--peer FILE` (cpu only) then runs the PyTorch peer at the same
+ * runtime's intra-op threads; `--peer` (cpu only) then runs the PyTorch peer at the same
  * threads and prints ours / PyTorch for next token, generation and the train step.
  */
 import {
