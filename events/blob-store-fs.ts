@@ -1,6 +1,7 @@
 /**
  * The filesystem blob store that sits next to an SQLite log: `<dir>/<ab>/<abcdef...>`. Writes go
- * to a temporary file renamed into place, so a crash never leaves a partial blob under its key.
+ * to a temporary file renamed into place, so a crash never leaves a partial blob under its key,
+ * and a write that fails removes its temporary file.
  *
  * @example
  * ```ts
@@ -34,8 +35,14 @@ export function filesystemBlobStore(dir: string): BlobStore {
       if (existing !== undefined && sha256Hex(existing) === hash) return hash;
       await Deno.mkdir(`${dir}/${hash.slice(0, 2)}`, { recursive: true });
       const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-      await Deno.writeFile(tmp, bytes);
-      await Deno.rename(tmp, path);
+      try {
+        await Deno.writeFile(tmp, bytes);
+        await Deno.rename(tmp, path);
+      } catch (err) {
+        // A write that failed part way (a full disk, a quota) leaves no partial copy behind.
+        await Deno.remove(tmp).catch(() => {});
+        throw err;
+      }
       return hash;
     },
     async get(hash: string) {
