@@ -19,6 +19,7 @@ export class HfError extends Error {
 export type HfErrorCode =
   | "missing-file"
   | "corrupt-safetensors"
+  | "non-finite-weight"
   | "unsupported-dtype"
   | "shape-mismatch"
   | "missing-tensor"
@@ -42,6 +43,24 @@ export class CorruptSafetensorsError extends HfError {
   constructor(readonly path: string, detail: string) {
     super("corrupt-safetensors", `corrupt safetensors file ${path}: ${detail}`, { path, detail });
     this.name = "CorruptSafetensorsError";
+  }
+}
+
+/** A weight that is NaN or infinite: every logit computed from it would be NaN. */
+export class NonFiniteWeightError extends HfError {
+  constructor(
+    readonly dir: string,
+    readonly tensor: string,
+    readonly index: number,
+    value: number,
+  ) {
+    super(
+      "non-finite-weight",
+      `${dir}: tensor ${tensor} holds ${value} at element ${index}; a model's weights must be ` +
+        "finite numbers (re-export or re-download the checkpoint)",
+      { dir, tensor, index, value },
+    );
+    this.name = "NonFiniteWeightError";
   }
 }
 

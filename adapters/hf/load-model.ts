@@ -5,7 +5,12 @@
  */
 import { join } from "node:path";
 import { openCheckpoint } from "./checkpoint-reader.ts";
-import { InvalidConfigError, InvalidTokenizerError, MissingFileError } from "./errors.ts";
+import {
+  InvalidConfigError,
+  InvalidTokenizerError,
+  MissingFileError,
+  NonFiniteWeightError,
+} from "./errors.ts";
 import { checkTensorShapes } from "./expected-tensors.ts";
 import { type ModelConfig, parseModelConfig } from "./model-config.ts";
 import type { NamedTensor } from "./tensor.ts";
@@ -48,6 +53,7 @@ export async function loadHfModel(dir: string, options: LoadOptions = {}): Promi
     );
   }
   const tensors = await ckpt.readAll((name) => !ignored.has(name));
+  checkFinite(dir, tensors);
   return Object.freeze({
     kind: "hf-model",
     dir,
@@ -56,6 +62,20 @@ export async function loadHfModel(dir: string, options: LoadOptions = {}): Promi
     tokenizer,
     ignoredTensors: check.ignored,
   });
+}
+
+/**
+ * Throws NonFiniteWeightError for the first NaN or infinite weight: one pass over the float
+ * arrays as they are loaded, so a damaged checkpoint is refused before a run is recorded rather
+ * than at its first NaN logit.
+ */
+function checkFinite(dir: string, tensors: ReadonlyMap<string, NamedTensor>): void {
+  for (const [name, { data }] of tensors) {
+    // A plain loop: a findIndex callback per weight costs ten times as much.
+    for (let i = 0; i < data.length; i++) {
+      if (!Number.isFinite(data[i])) throw new NonFiniteWeightError(dir, name, i, data[i]);
+    }
+  }
 }
 
 /**

@@ -16,6 +16,24 @@ export const SUPPORTED_ARCHITECTURES = Object.freeze(
 );
 export type Architecture = (typeof SUPPORTED_ARCHITECTURES)[number];
 
+/**
+ * Upper bounds of the sizes a config.json may give: each far above any released model of these
+ * families (the largest in brackets) and low enough that no size asks for an array JavaScript
+ * cannot allocate. A value past its bound is refused naming the key and the limit.
+ */
+export const MODEL_CONFIG_LIMITS: Readonly<Record<string, number>> = Object.freeze({
+  vocab_size: 2 ** 21, // [262,144]
+  hidden_size: 2 ** 16, // [16,384]
+  intermediate_size: 2 ** 18, // [53,248]
+  num_hidden_layers: 1024, // [126]
+  num_attention_heads: 1024, // [128]
+  num_key_value_heads: 1024, // [128]
+  head_dim: 4096, // [256]
+  // Positions are float32 in the graph, exact integers up to 2^24 [10,485,760].
+  max_position_embeddings: 2 ** 24,
+  original_max_position_embeddings: 2 ** 24,
+});
+
 const MODEL_TYPE: Readonly<Record<Architecture, string>> = Object.freeze({
   Qwen2ForCausalLM: "qwen2",
   Qwen3ForCausalLM: "qwen3",
@@ -232,9 +250,10 @@ function fieldReader(raw: Record<string, unknown>, file: string) {
   };
   const int = (field: string, min = 1): number => {
     const v = raw[field];
-    return Number.isSafeInteger(v) && (v as number) >= min
-      ? v as number
-      : bad(field, `an integer >= ${min}`);
+    if (!Number.isSafeInteger(v) || (v as number) < min) return bad(field, `an integer >= ${min}`);
+    const max = MODEL_CONFIG_LIMITS[field];
+    if (max !== undefined && (v as number) > max) return bad(field, `at most ${max}, its limit`);
+    return v as number;
   };
   return {
     int,

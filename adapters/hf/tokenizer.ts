@@ -58,6 +58,15 @@ export async function loadTokenizer(dir: string): Promise<HfTokenizer> {
   if (tokenizerJson === null) {
     throw new MissingFileError(tokenizerPath, "the tokenizer (a Hugging Face tokenizers export)");
   }
+  // An empty model vocabulary still loads, and encodes every text to nothing but special tokens.
+  const vocab = (tokenizerJson.model as { vocab?: object } | undefined)?.vocab;
+  if (vocab !== undefined && Object.keys(vocab).length === 0) {
+    throw new InvalidTokenizerError(
+      tokenizerPath,
+      "has an empty vocabulary (model.vocab holds no tokens); give the model the tokenizer.json " +
+        "it was trained with",
+    );
+  }
   const config = (await readJson(join(dir, "tokenizer_config.json"))) ?? {};
   const generation = (await readJson(join(dir, "generation_config.json"))) ?? {};
   const modelConfig = (await readJson(join(dir, "config.json"))) ?? {};

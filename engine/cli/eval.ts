@@ -18,6 +18,7 @@ import {
   userPathIfExists,
 } from "../../events/cli/mod.ts";
 import { checkRunId, openStore, RUN_ID_RULE, RunIdError } from "../../events/mod.ts";
+import { HfError } from "../../adapters/hf/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import {
   ConfigError,
@@ -29,6 +30,7 @@ import {
 } from "../config/mod.ts";
 import {
   type BenchmarkSummary,
+  evalConfig,
   type EvalProgress,
   EvaluationInputError,
   type Protocol,
@@ -38,8 +40,13 @@ import {
   runEvaluation,
   runTeamEvaluation,
   type SeedStat,
+  teamEvalConfig,
 } from "../evaluation/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
+import { loadQuestions } from "../trainer/task-source.ts";
+import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
+import type { Question } from "../workflows/mod.ts";
+import { BenchmarkFileError } from "../tasks/mod.ts";
 import { printRunId } from "./run-id-line.ts";
 
 const USAGE = "deno task eval RUN|latest[@STEP] [--data FILE...] [--n N] [--seeds K] | " +
@@ -165,6 +172,25 @@ function number(flag: string, text: string | undefined): number | undefined {
   return n;
 }
 
+/**
+ * Reads every `--data` file as the evaluation will (it reads them again); a UsageError naming
+ * the first bad one.
+ */
+async function checkBenchmarkFiles(
+  files: readonly string[],
+): Promise<Map<string, readonly Question[]>> {
+  const questions = new Map<string, readonly Question[]>();
+  for (const file of files) {
+    try {
+      questions.set(file, await loadQuestions(file));
+    } catch (err) {
+      if (err instanceof BenchmarkFileError) throw new UsageError(`--data ${err.message}`);
+      throw err;
+    }
+  }
+  return questions;
+}
+
 function stat(s: SeedStat): string {
   return s.sem === null ? s.mean.toFixed(4) : `${s.mean.toFixed(4)} ± ${s.sem.toFixed(4)}`;
 }
@@ -235,10 +261,13 @@ await runCommand(USAGE, async () => {
     `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
       crypto.randomUUID().slice(0, 6)
     }`;
-  // Run ids are checked before the store is opened.
+  // Run ids and benchmark files are checked before the store is opened: a refused command
+  // creates no store and records no run.
   runIds(base, seedsFrom(firstSeed ?? 0));
+  const questions = await checkBenchmarkFiles(data);
 
-  await using store = await openStore(values.store);
+  // A run's team lives in the store already; only a model from outside may start a new store.
+  await using store = await openStore(values.store, { create: teamRun === undefined });
   try {
     const team = teamRun === undefined ? null : await resolveTeam(store, teamRun, "RUN");
     const source = team !== null ? null : await resolveModelSource(
@@ -250,6 +279,15 @@ await runCommand(USAGE, async () => {
     const seeds = seedsFrom(firstSeed ?? team?.config.seed ?? 0);
     const ids = runIds(base, seeds);
     const label = team?.label ?? source!.label;
+    // Before any run.started: every model's context holds --max-tokens, its tokenizer the text.
+    const settings = { n, seed: seeds[0], sampling, device: values.device, threads };
+    await checkModelFit(
+      team
+        ? teamEvalConfig({ ...settings, team, benchmarks: data.length === 0 ? null : data })
+        : evalConfig({ ...settings, source: source!, protocol, benchmarks: data, n: n ?? 16 }),
+      { train: [], validation: [], test: [], benchmarks: questions },
+      { given: team ? undefined : "--model", maxTokens: "--max-tokens" },
+    );
     const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
     const progress = progressReporter("eval");
     try {
@@ -313,6 +351,8 @@ await runCommand(USAGE, async () => {
   } catch (err) {
     if (err instanceof EvaluationInputError) throw new UsageError(err.message);
     if (err instanceof ConfigError) throw new UsageError(err.message);
+    // A model that does not fit, or whose files turn out damaged as they load (NaN weights).
+    if (err instanceof ModelFitError || err instanceof HfError) throw new UsageError(err.message);
     throw err;
   }
 });

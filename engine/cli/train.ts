@@ -25,12 +25,14 @@ import {
   RunIdError,
   runIdSlug,
 } from "../../events/mod.ts";
+import { HfError } from "../../adapters/hf/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { ESTIMATOR_NAMES, ESTIMATOR_REGISTRY } from "../advantages/mod.ts";
 import {
   ConfigError,
   loadConfig,
   MAX_STEPS,
+  type NormalizedConfig,
   overridesFromFlags,
   PRESET_SUMMARIES,
   presetNames,
@@ -40,7 +42,10 @@ import { runTraining, type TrainProgress, type TrainResult } from "../trainer/tr
 import { WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
-import { checkModelFiles } from "../trainer/model-files.ts";
+import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
+import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
+import { taskSource } from "../trainer/task-source.ts";
+import { BenchmarkFileError } from "../tasks/mod.ts";
 import { printRunId } from "./run-id-line.ts";
 
 const cli = defineCommand({
@@ -166,8 +171,7 @@ await runCommand(cli.usage, async () => {
     throw err;
   }
   const runId = givenRunId ?? defaultRunId(config.name);
-  // Before the store is opened: a mistyped model path records no run and prints no run id.
-  await checkModelFiles(config.agents, values.model === undefined ? undefined : "--model");
+  await checkRunInputs(config, values.model === undefined ? undefined : "--model");
   await using store = await openStore(config.store);
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
   console.error(
@@ -190,6 +194,8 @@ await runCommand(cli.usage, async () => {
       if (err instanceof ConfigError || err instanceof WorkflowConfigError) {
         throw new UsageError(err.message);
       }
+      // A model whose weights turn out damaged as they load (NaN): refused before run.started.
+      if (err instanceof HfError) throw new UsageError(err.message);
       throw err;
     });
     progress.finish();
@@ -199,6 +205,27 @@ await runCommand(cli.usage, async () => {
     await runtime.close();
   }
 });
+
+/**
+ * What a run reads from the user's files, checked before the store is opened, so that a refused
+ * run creates no store, records nothing and prints no run id: every agent's model files, the
+ * tasks and benchmark files (read as the run will read them again), and that each model fits
+ * the run (model-fit.ts). A problem is a UsageError naming the file or key to fix.
+ */
+async function checkRunInputs(config: NormalizedConfig, given: string | undefined): Promise<void> {
+  try {
+    await checkModelFiles(config.agents, given);
+    await checkModelFit(config, await taskSource(config), { given });
+  } catch (err) {
+    if (err instanceof BenchmarkFileError) {
+      throw new UsageError(`a problems file of the config: ${err.message}`);
+    }
+    if (err instanceof ModelFilesError || err instanceof ModelFitError || err instanceof HfError) {
+      throw new UsageError(err.message);
+    }
+    throw err;
+  }
+}
 
 /** `--run-id`'s value if it is a valid run id; a UsageError (exit 2) saying the rule if not. */
 function runIdFlag(text: string): string {

@@ -58,3 +58,10 @@ export const MAX_IN_FLIGHT = 4096;
 
 /** Seconds one completion or adapter request may take (openai rollout backend): a day. */
 export const MAX_REQUEST_SECONDS = 86_400;
+
+/**
+ * Levels of nested objects and arrays in a config file (the schema's own keys go 4 deep; the
+ * free-form `workflow.params` takes the rest). Merging and validating recurse once per level, so
+ * a deeper file would overflow the stack instead of being refused.
+ */
+export const MAX_CONFIG_DEPTH = 64;

@@ -3,6 +3,7 @@
  * command-line overrides, layered with mergeConfig and validated once at the end.
  */
 import { dirname, isAbsolute, resolve } from "node:path";
+import { MAX_CONFIG_DEPTH } from "./bounds.ts";
 import { ConfigError } from "./errors.ts";
 import { mergeConfig } from "./merge.ts";
 import { type NormalizedConfig, parseConfig } from "./normalize.ts";
@@ -46,7 +47,35 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ConfigError(file, [{ key: "(file)", value, allowed: "a JSON object" }]);
   }
+  const tooDeep = pathBelowDepth(value, MAX_CONFIG_DEPTH);
+  if (tooDeep !== null) {
+    // The key path is cut short: it is as long as the nesting.
+    const shown = tooDeep.length > 6 ? [...tooDeep.slice(0, 6), "..."] : tooDeep;
+    throw new ConfigError(file, [{
+      key: shown.join("."),
+      value: `(objects and arrays nested more than ${MAX_CONFIG_DEPTH} levels deep)`,
+      allowed: `at most ${MAX_CONFIG_DEPTH} levels of nesting`,
+    }]);
+  }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The key path of the first object or array nested more than `limit` levels deep in `value`,
+ * or null; walked with a stack of its own, so the depth it measures cannot overflow the call
+ * stack.
+ */
+function pathBelowDepth(value: unknown, limit: number): string[] | null {
+  const pending: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  while (pending.length > 0) {
+    const { value: node, path } = pending.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    if (path.length >= limit) return path;
+    for (const [key, child] of Object.entries(node)) {
+      pending.push({ value: child, path: [...path, Array.isArray(node) ? `[${key}]` : key] });
+    }
+  }
+  return null;
 }
 
 /**

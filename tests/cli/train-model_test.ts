@@ -66,10 +66,10 @@ Deno.test("train --model DIR: every agent on that model, recorded; bad models re
     for (const p of policies) assert.ok(p.type === "policy.initialized" && p.data.model === model);
     assert.equal(events.at(-1)!.type, "run.completed");
 
-    // Refused before the store gets a run: exit 1, the flag and the path named, no run id.
+    // Refused before the store gets a run: exit 2, the flag and the path named, no run id.
     const refused = async (run: string, dir: string, expected: RegExp) => {
       const r = await trainFrom(tmp, ...common, "--model", dir, "--run-id", run);
-      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, expected);
       assert.doesNotMatch(r.stdout, /run id/);
       assert.deepEqual(await streamEvents(storePath, run), []);

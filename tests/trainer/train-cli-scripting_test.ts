@@ -100,13 +100,13 @@ Deno.test("train: a closed output pipe (train 2>&1 | head -2) does not stop the 
   }
 });
 
-Deno.test("train: a mistyped or incomplete model directory exits 1 before a run is recorded", async () => {
+Deno.test("train: a mistyped or incomplete model directory exits 2 before a run is recorded", async () => {
   const tmp = await Deno.makeTempDir();
   try {
     const store = join(tmp, "events.sqlite");
     const typo = join(tmp, "modle");
     const missing = await train("--config", await configFile(tmp, typo, store), "--run-id", "a");
-    assert.equal(missing.code, 1, missing.stderr);
+    assert.equal(missing.code, 2, missing.stderr);
     assert.match(missing.stderr, new RegExp(`agent solver: model ${typo} is not a directory`));
     assert.doesNotMatch(missing.stdout, /run id/);
     assert.deepEqual(await eventTypes(store, "a"), []);
@@ -114,7 +114,7 @@ Deno.test("train: a mistyped or incomplete model directory exits 1 before a run 
     const model = await randomModel(tmp);
     await Deno.remove(join(model, "tokenizer.json"));
     const partial = await train("--config", await configFile(tmp, model, store), "--run-id", "b");
-    assert.equal(partial.code, 1, partial.stderr);
+    assert.equal(partial.code, 2, partial.stderr);
     assert.match(
       partial.stderr,
       new RegExp(`agent solver: model directory ${model} has no tokenizer.json`),
@@ -125,7 +125,7 @@ Deno.test("train: a mistyped or incomplete model directory exits 1 before a run 
     await Deno.writeTextFile(join(model, "tokenizer.json"), "{}");
     await Deno.writeTextFile(join(model, "config.json"), "{");
     const broken = await train("--config", await configFile(tmp, model, store), "--run-id", "c");
-    assert.equal(broken.code, 1, broken.stderr);
+    assert.equal(broken.code, 2, broken.stderr);
     assert.match(broken.stderr, /config\.json.* is not valid JSON/);
     assert.deepEqual(await eventTypes(store, "c"), []);
   } finally {
