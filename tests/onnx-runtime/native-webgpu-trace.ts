@@ -42,7 +42,8 @@ interface TraceCase {
   readonly microBatchSize?: number;
 }
 
-const hyper: TrainStepHyper = {
+/** The step's hyperparameters (clip, KL and weight decay all active). */
+export const hyper: TrainStepHyper = {
   lr: 0.01,
   clipLow: 0.2,
   clipHigh: 0.28,
@@ -56,10 +57,10 @@ const tiny = { vocab: 16, dim: 8, hidden: 16, rank: 0 };
 const decoder: DecoderSizes = { vocab: 96, dim: 32, heads: 2, layers: 2 };
 
 /** Bench-decoder weights: norms at 1, matrices uniform in +-1/sqrt(fan-in), as onnx-bench. */
-function decoderWeights(seed: number): Record<string, HostTensor> {
+export function decoderWeights(sizes: DecoderSizes, seed: number): Record<string, HostTensor> {
   const next = stream(seed);
   return Object.fromEntries(
-    decoderParams(decoder).map((p) => {
+    decoderParams(sizes).map((p) => {
       const n = p.shape.reduce((a, b) => a * b, 1);
       const scale = 1 / Math.sqrt(p.shape[0]);
       const data = p.name.includes("norm")
@@ -90,7 +91,7 @@ export const traceCases: Readonly<Record<string, () => TraceCase>> = {
   "tiny-micro": () => ({ ...tinyCase(), microBatchSize: 2 }),
   decoder: () => ({
     config: { policy: decoderPolicy(decoder), params: decoderParams(decoder), kl: "k3" },
-    initial: decoderWeights(10),
+    initial: decoderWeights(decoder, 10),
     batches: [5, 6].map((seed) => tinyBatch({ ...tiny, vocab: decoder.vocab }, 4, 12, seed)),
     microBatchSize: 2,
   }),
