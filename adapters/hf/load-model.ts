@@ -4,6 +4,7 @@
  * No network is touched; the directory must already hold the files.
  */
 import { join } from "node:path";
+import { FileReadError, readJsonFile } from "../../events/files/mod.ts";
 import { openCheckpoint } from "./checkpoint-reader.ts";
 import {
   InvalidConfigError,
@@ -12,6 +13,7 @@ import {
   NonFiniteWeightError,
 } from "./errors.ts";
 import { checkTensorShapes } from "./expected-tensors.ts";
+import { MODEL_JSON_MAX_BYTES } from "./file-exists.ts";
 import { type ModelConfig, parseModelConfig } from "./model-config.ts";
 import type { NamedTensor } from "./tensor.ts";
 import { type HfTokenizer, loadTokenizer } from "./tokenizer.ts";
@@ -84,20 +86,15 @@ function checkFinite(dir: string, tensors: ReadonlyMap<string, NamedTensor>): vo
  */
 export async function readModelConfig(dir: string): Promise<ModelConfig> {
   const path = join(dir, "config.json");
-  let text: string;
+  let json: unknown;
   try {
-    text = await Deno.readTextFile(path);
+    json = await readJsonFile(path, { maxBytes: MODEL_JSON_MAX_BYTES });
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
       throw new MissingFileError(path, "the model config (architectures, hidden_size, ...)");
     }
+    if (e instanceof FileReadError) throw new InvalidConfigError(path, "(root)", e.reason);
     throw e;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new InvalidConfigError(path, "(root)", `is not valid JSON (${(e as Error).message})`);
   }
   return parseModelConfig(json, path);
 }

@@ -1,6 +1,6 @@
 /**
  * Files a user names are read only when they are regular files within a size limit, and an error
- * never quotes their contents: a tasks file or a model's tokenizer.json linked to /dev/zero (which
+ * never quotes their contents: a tasks file or a model's JSON linked to /dev/zero (which
  * grew memory without bound), an oversized tasks file, and inside an adapter folder that
  * `deno task serve` loads, a FIFO as the weights (the load never answered) or a link to
  * /etc/passwd as the config (its first line reached the client). Each runs the real command and
@@ -74,14 +74,24 @@ Deno.test("a grade batch that is /dev/zero: exit 2 naming it", async () => {
   await Deno.remove(tmp, { recursive: true });
 });
 
-Deno.test("a model whose tokenizer.json is /dev/zero: serve refuses it and exits", async () => {
+Deno.test("a model whose config.json or tokenizer.json is /dev/zero: serve refuses it", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "polyrl-bounded-model-" });
   const model = await randomModel(tmp);
-  await Deno.remove(join(model, "tokenizer.json"));
-  await Deno.symlink("/dev/zero", join(model, "tokenizer.json"));
-  const serve = await runBounded("engine/cli/serve.ts", "--model", model, "--port", "0");
-  assert.notEqual(serve.code, 0, serve.stdout);
-  assert.match(serve.stderr, /tokenizer\.json: is a device, not a regular file/);
+  for (const file of ["config.json", "tokenizer.json"]) {
+    const saved = join(tmp, file);
+    await Deno.rename(join(model, file), saved);
+    await Deno.symlink("/dev/zero", join(model, file));
+    const serve = await runBounded("engine/cli/serve.ts", "--model", model, "--port", "0");
+    assert.notEqual(serve.code, 0, serve.stdout);
+    assert.match(
+      serve.stderr,
+      new RegExp(
+        `${file.replace(".", "\\.")}: (field \\(root\\) )?is a device, not a regular file`,
+      ),
+    );
+    await Deno.remove(join(model, file));
+    await Deno.rename(saved, join(model, file));
+  }
   await Deno.remove(tmp, { recursive: true });
 });
 
