@@ -9,7 +9,7 @@
  * group's update, at no extra backward pass). `logprobs` shares the forward: log p(target) without
  * dropout, the numbers the objective's ratio starts from.
  */
-import { globalNorm, optimizerStep } from "./optim/mod.ts";
+import { globalNorm, optimizerStep, rowGroups, stackRows, unstackRows } from "./optim/mod.ts";
 import { add, gradients, Graph, greater, toOnnxModel, type Value, where } from "./mod.ts";
 import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./train-step-loss.ts";
 import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
@@ -30,6 +30,24 @@ export interface TrainStepGraph {
   readonly stateBindings: readonly { readonly state: string; readonly output: string }[];
   /** Scalar outputs returned to the host. */
   readonly metrics: readonly string[];
+  /** `accumulate` and `apply`: the running gradient sums they read (the runner starts them at 0). */
+  readonly gradientSums: readonly GradientSum[];
+}
+
+/**
+ * One running gradient sum: the gradients of same-layout trainable parameters stacked along axis
+ * 0 (optim/row-groups.ts), so that accumulating is two nodes per group rather than per tensor and
+ * the optimizer reads the stack as it is. Parameter k's gradient is the row-major slice after the
+ * elements of the parameters before it.
+ */
+export interface GradientSum {
+  /** Graph input (and state) name, `IO.gradSum(group)`. */
+  readonly name: string;
+  /** Output of `accumulate` that replaces it, `IO.gradSumNext(group)`. */
+  readonly next: string;
+  readonly shape: readonly number[];
+  /** Trainable parameters whose gradients are stacked, in order. */
+  readonly params: readonly string[];
 }
 
 const BATCH = "batch";
@@ -69,12 +87,19 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     const logits = config.policy({ params, tokens, attentionMask });
     checkLogits(logits);
     g.output(targetLogprobs(temperedLogSoftmax(logits, f32(IO.temperature)), targets), IO.logprobs);
-    return finish(kind, g, bindings, metrics);
+    return finish(kind, g, bindings, metrics, []);
   }
 
+  const sums = kind === "accumulate" || kind === "apply" ? gradientSums(config, trainable) : [];
   let grads: Value[];
+  let stackedGrads: Value[] | undefined;
   if (kind === "apply") {
-    grads = trainable.map((name) => f32(IO.gradAcc(name), params[name].shape));
+    stackedGrads = sums.map((sum) => f32(sum.name, sum.shape));
+    grads = new Array(trainable.length);
+    sums.forEach((sum, k) => {
+      const pieces = unstackRows(stackedGrads![k], sum.params.map((name) => params[name]));
+      sum.params.forEach((name, j) => (grads[trainable.indexOf(name)] = pieces[j]));
+    });
   } else {
     const tokens = g.input(IO.tokens, "int32", [BATCH, SEQ]);
     const targets = g.input(IO.targets, "int32", [BATCH, SEQ]);
@@ -127,11 +152,11 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
   if (kind === "accumulate") {
     publish(globalNorm(grads), IO.gradNorm);
     const keep = greater(f32(IO.accumulate), 0);
-    trainable.forEach((name, i) => {
-      const acc = f32(IO.gradAcc(name), params[name].shape);
-      g.output(where(keep, add(acc, grads[i]), grads[i]), IO.gradAccNext(name));
-      bindings.push({ state: IO.gradAcc(name), output: IO.gradAccNext(name) });
-    });
+    for (const sum of sums) {
+      const fresh = stackRows(sum.params.map((name) => grads[trainable.indexOf(name)]));
+      g.output(where(keep, add(f32(sum.name, sum.shape), fresh), fresh), sum.next);
+      bindings.push({ state: sum.name, output: sum.next });
+    }
   } else {
     const step = f32(IO.adamStep);
     const result = optimizerStep(
@@ -143,6 +168,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
       })),
       { step, lr: f32(IO.lr), weightDecay: f32(IO.weightDecay), maxGradNorm: f32(IO.maxGradNorm) },
       config.adam,
+      stackedGrads,
     );
     trainable.forEach((name, i) => {
       const next = result.slots[i];
@@ -162,7 +188,25 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     // The host learns the count from this run's outputs, not from a second read of the state.
     publish(result.stepNext, IO.appliedSteps);
   }
-  return finish(kind, g, bindings, metrics);
+  return finish(kind, g, bindings, metrics, sums);
+}
+
+/**
+ * The gradient sums of the trainable parameters: one per group of `rowGroups`, in its order
+ * (the order `optimizerStep` groups them in).
+ */
+function gradientSums(config: TrainStepConfig, trainable: readonly string[]): GradientSum[] {
+  const specs = trainable.map((name) => config.params.find((p) => p.name === name)!);
+  return rowGroups(specs.map((p) => ({ dtype: "float32", shape: p.shape }))).map((group, k) => {
+    const members = group.map((i) => specs[i]);
+    const rows = members.reduce((n, p) => n + p.shape[0], 0);
+    return Object.freeze({
+      name: IO.gradSum(k),
+      next: IO.gradSumNext(k),
+      shape: Object.freeze([rows, ...members[0].shape.slice(1)]),
+      params: Object.freeze(members.map((p) => p.name)),
+    });
+  });
 }
 
 /** Serializes a built graph with the state bindings and metrics the runner needs. */
@@ -171,6 +215,7 @@ function finish(
   g: Graph,
   bindings: { state: string; output: string }[],
   metrics: string[],
+  gradientSums: readonly GradientSum[],
 ): TrainStepGraph {
   return Object.freeze({
     kind,
@@ -178,6 +223,7 @@ function finish(
     model: toOnnxModel(g),
     stateBindings: Object.freeze(bindings),
     metrics: Object.freeze(metrics),
+    gradientSums: Object.freeze(gradientSums),
   });
 }
 

@@ -93,7 +93,7 @@ export interface TrainStepRunner {
   readonly trainable: readonly string[];
   /** Frozen parameters as fed to every run (the shared tensors when given). */
   readonly frozen: Readonly<Record<string, DeviceTensor>>;
-  /** Parameters, moments (`IO.adamM(name)`, `IO.adamV(name)`), `IO.adamStep`, accumulators. */
+  /** Parameters, moments (`IO.adamM(name)`, `IO.adamV(name)`), `IO.adamStep`, gradient sums. */
   readonly state: DeviceState;
   /**
    * One optimizer step on `batch` (micro-batched when the runner was opened so). `masks` fills
@@ -215,11 +215,10 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       await load(runtime, config, "accumulate"),
       await load(runtime, config, "apply"),
     ] as const;
-    // The accumulate graph reads the accumulators even when it restarts them; start at zero.
-    for (const name of trainable) {
-      const shape = config.params.find((p) => p.name === name)!.shape;
-      const size = shape.reduce((a, b) => a * b, 1);
-      state.write(IO.gradAcc(name), hostTensor("float32", shape, new Float32Array(size)));
+    // The accumulate graph reads the gradient sums even when it restarts them; start at zero.
+    for (const sum of loaded[0].graph.gradientSums) {
+      const size = sum.shape.reduce((a, b) => a * b, 1);
+      state.write(sum.name, hostTensor("float32", sum.shape, new Float32Array(size)));
     }
     return loaded;
   };

@@ -141,8 +141,12 @@ export const IO = Object.freeze({
   adamMNext: (name: string) => `adam_m_next:${name}`,
   adamV: (name: string) => `adam_v:${name}`,
   adamVNext: (name: string) => `adam_v_next:${name}`,
-  gradAcc: (name: string) => `grad_acc:${name}`,
-  gradAccNext: (name: string) => `grad_acc_next:${name}`,
+  /**
+   * The running gradient sum of one group of same-layout trainable parameters, stacked along
+   * axis 0 in parameter order (optim/row-groups.ts); TrainStepGraph.gradientSums lists them.
+   */
+  gradSum: (group: number) => `grad_sum:${group}`,
+  gradSumNext: (group: number) => `grad_sum_next:${group}`,
 });
 
 /** The loss metrics every step reports (host scalars). */

@@ -15,6 +15,7 @@ import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
 import { IO } from "../../adapters/onnx/train-step-spec.ts";
 import { keyedNormal, tinyModel, withCpu } from "./helpers.ts";
 import { logSoftmax64, type LoraBranch, mergeLora, referenceLogits } from "./reference.ts";
+import { gradientsFromSums, zeroGradientSums } from "../onnx-train/gradient-sums.ts";
 
 // Two sequences of different lengths, right-padded; every real next-token is a loss token.
 const seqs = [[4, 8, 15, 16, 23, 42], [7, 3, 250]];
@@ -74,20 +75,11 @@ async function graphGradients(
   const step = buildTrainStep({ ...trainStepConfig(spec) }, "accumulate");
   return await withCpu(async (rt) => {
     const session = await rt.load(step.model);
-    const zeros = Object.fromEntries(
-      trainableParams(spec).map((p) => [
-        IO.gradAcc(p.name),
-        hostTensor("float32", p.shape, new Float32Array(p.shape.reduce((a, b) => a * b, 1))),
-      ]),
-    );
+    const zeros = zeroGradientSums(step);
     const out = await session.run({ ...params, ...batchFeeds(), ...masks, ...zeros });
     await session.release();
-    return Object.fromEntries(
-      trainableParams(spec).map((p) => [
-        p.name,
-        out.host[IO.gradAccNext(p.name)].data as Float32Array,
-      ]),
-    );
+    const shapes = Object.fromEntries(trainableParams(spec).map((p) => [p.name, p.shape]));
+    return gradientsFromSums(step, out.host, shapes);
   });
 }
 

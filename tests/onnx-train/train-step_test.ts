@@ -15,6 +15,7 @@ import {
 } from "../../adapters/onnx/train-step-spec.ts";
 import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";
+import { gradientsFromSums, zeroGradientSums } from "./gradient-sums.ts";
 import { adamwStep, clipScale, globalNorm, logSoftmax, policyObjective } from "./reference.ts";
 import { rows, tinyBatch, tinyLogits, tinyParams, tinyPolicy, tinyWeights } from "./tiny-policy.ts";
 
@@ -102,13 +103,14 @@ async function graphGradients(cfg: TrainStepConfig, temperature: number, part = 
       [IO.temperature]: scalar(temperature),
       [IO.accumulate]: scalar(0),
     } as Record<string, HostTensor>;
-    for (const p of cfg.params) {
-      feeds[IO.param(p.name)] = weights[p.name];
-      feeds[IO.gradAcc(p.name)] = weights[p.name]; // ignored when accumulate = 0
-    }
-    const out = (await session.run(feeds)).host;
+    for (const p of cfg.params) feeds[IO.param(p.name)] = weights[p.name];
+    const out = (await session.run({ ...feeds, ...zeroGradientSums(built) })).host;
     await session.release();
-    return Object.fromEntries(cfg.params.map((p) => [p.name, out[IO.gradAccNext(p.name)].data]));
+    return gradientsFromSums(
+      built,
+      out,
+      Object.fromEntries(cfg.params.map((p) => [p.name, p.shape])),
+    );
   });
 }
 

@@ -40,7 +40,9 @@ export interface OptimizerStepResult {
 }
 
 /**
- * Emits the guarded, clipped AdamW step for all trainable slots.
+ * Emits the guarded, clipped AdamW step for all trainable slots. `stackedGrads`, when given, are
+ * the gradients of each group of `rowGroups` over the parameters already stacked (a gradient sum
+ * kept stacked between runs), so they are not stacked again from the slots' gradients.
  *
  * @example
  * const r = optimizerStep([{ param, grad, m, v }], { step, lr, weightDecay, maxGradNorm });
@@ -50,6 +52,7 @@ export function optimizerStep(
   slots: readonly AdamSlot[],
   scalars: OptimizerScalars,
   constants: AdamConstants = ADAM_DEFAULTS,
+  stackedGrads?: readonly Value[],
 ): OptimizerStepResult {
   const gradNorm = globalNorm(slots.map((s) => s.grad));
   const ok = isFinite(gradNorm);
@@ -57,13 +60,13 @@ export function optimizerStep(
   const applied = castTo(ok, scalars.step.dtype);
   const t = add(scalars.step, 1);
   const next: UpdatedSlot[] = new Array(slots.length);
-  for (const group of rowGroups(slots.map((s) => s.param))) {
+  rowGroups(slots.map((s) => s.param)).forEach((group, k) => {
     const members = group.map((i) => slots[i]);
     const stacked = (pick: (s: AdamSlot) => Value) => stackRows(members.map(pick));
     const updated = adamwUpdate(
       {
         param: stacked((s) => s.param),
-        grad: mul(stacked((s) => s.grad), scale),
+        grad: mul(stackedGrads?.[k] ?? stacked((s) => s.grad), scale),
         m: stacked((s) => s.m),
         v: stacked((s) => s.v),
       },
@@ -73,8 +76,8 @@ export function optimizerStep(
     const params = unstackRows(updated.param, members.map((s) => s.param));
     const ms = unstackRows(updated.m, members.map((s) => s.m));
     const vs = unstackRows(updated.v, members.map((s) => s.v));
-    group.forEach((slot, k) => (next[slot] = { param: params[k], m: ms[k], v: vs[k] }));
-  }
+    group.forEach((slot, j) => (next[slot] = { param: params[j], m: ms[j], v: vs[j] }));
+  });
   return {
     slots: next,
     gradNorm,

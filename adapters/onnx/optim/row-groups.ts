@@ -17,13 +17,13 @@ import { concat, split, type Value } from "../mod.ts";
 export const MAX_FAN = 7;
 
 /**
- * Indices of `values` grouped by layout (dtype, rank and every dim after the first), each group
+ * Indices of `values` (graph values, or parameter specs) grouped by layout (dtype, rank and every dim after the first), each group
  * in the order given and the groups in order of their first member. A scalar has no rows to
  * stack and stays alone.
  *
  * @example rowGroups([a, b, c]) // a and c [16, 896], b [896, 16]: [[0, 2], [1]]
  */
-export function rowGroups(values: readonly Value[]): number[][] {
+export function rowGroups(values: readonly Pick<Value, "dtype" | "shape">[]): number[][] {
   const groups = new Map<string, number[]>();
   values.forEach((v, i) => {
     const key = v.shape.length === 0
