@@ -13,6 +13,11 @@ export interface PeerFigures {
   readonly nextToken512: number;
   readonly generation: number;
   readonly trainStep: number;
+  /**
+   * CPU seconds per train step (the process's user + system time): what the load of a shared
+   * machine does not move as it moves the wall-clock rates above.
+   */
+  readonly trainStepCpu: number;
 }
 
 const patterns: Record<keyof PeerFigures, RegExp> = {
@@ -20,9 +25,10 @@ const patterns: Record<keyof PeerFigures, RegExp> = {
   nextToken512: /next token at context 512: KV cache ([\d.]+) tok\/s/,
   generation: /generation, batch 64 x 32 new tokens \(16-token prompts\): ([\d.]+) tok\/s/,
   trainStep: /train step \(full, AdamW\), batch 8 x 128: ([\d.]+) tok\/s/,
+  trainStepCpu: /train step \(full, AdamW\), batch 8 x 128: .*?([\d.]+) s CPU\/step/,
 };
 
-/** Reads the four figures from a report in either benchmark's wording. */
+/** Reads the figures from the peer's report. */
 export function parsePeerReport(text: string): PeerFigures {
   const read = (key: keyof PeerFigures) => {
     const m = patterns[key].exec(text);
@@ -34,6 +40,7 @@ export function parsePeerReport(text: string): PeerFigures {
     nextToken512: read("nextToken512"),
     generation: read("generation"),
     trainStep: read("trainStep"),
+    trainStepCpu: read("trainStepCpu"),
   };
 }
 
@@ -64,17 +71,24 @@ export async function comparePeer(script: string, threads: number, ours: PeerFig
   }
   console.log(text.trimEnd());
   const peer = parsePeerReport(text);
-  const names: Record<keyof PeerFigures, string> = {
+  const names: Record<Exclude<keyof PeerFigures, "trainStepCpu">, string> = {
     nextToken128: "next token, context 128, batch 1",
     nextToken512: "next token, context 512, batch 1",
     generation: "generation, batch 64 x 32",
     trainStep: "train step, batch 8 x 128",
   };
   console.log(`ours / PyTorch at ${threads} thread(s), tokens/s (> 1: ours is faster):`);
-  for (const key of Object.keys(names) as (keyof PeerFigures)[]) {
+  for (const key of Object.keys(names) as (keyof typeof names)[]) {
     console.log(
       `  ${names[key].padEnd(34)} ${ours[key].toFixed(0).padStart(6)} / ` +
         `${peer[key].toFixed(0).padStart(6)} = ${(ours[key] / peer[key]).toFixed(2)}x`,
     );
   }
+  // Seconds, so the ratio is PyTorch / ours: > 1 is ours faster here too.
+  console.log(
+    `  ${"train step, CPU s/step (PyTorch/ours)".padEnd(34)} ${
+      peer.trainStepCpu.toFixed(3).padStart(6)
+    } / ${ours.trainStepCpu.toFixed(3).padStart(6)} = ` +
+      `${(peer.trainStepCpu / ours.trainStepCpu).toFixed(2)}x`,
+  );
 }

@@ -14,6 +14,7 @@
  * runtime's intra-op threads; `--peer` (cpu only) then runs the PyTorch peer at the same
  * threads and prints ours / PyTorch for next token, generation and the train step.
  */
+import process from "node:process";
 import {
   createGenerator,
   type Generator,
@@ -193,6 +194,7 @@ export async function run(options: BenchOptions): Promise<void> {
     nextToken512: 0,
     generation: 0,
     trainStep: 0,
+    trainStepCpu: 0,
   };
   try {
     const base = uploadBase(rt, spec, tensors);
@@ -307,10 +309,14 @@ export async function run(options: BenchOptions): Promise<void> {
       (_, r) => ({ tokens: ids(129, r), lossSpans: [[1, 129] as const] }),
     );
     const hyper = { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 };
+    // The peer's CPU time covers its warm-up step and two timed ones; so does this.
+    const cpuBefore = process.cpuUsage();
     const stepSeconds = await seconds(2, async () => {
       await trainer.step(examples, hyper);
     });
+    const cpu = process.cpuUsage(cpuBefore);
     ours.trainStep = (8 * 128) / stepSeconds;
+    ours.trainStepCpu = (cpu.user + cpu.system) / 1e6 / 3;
     // Memory mapped anew per step (glibc-malloc.ts keeps what a step freed for the next one).
     const faultSteps = 4;
     const faultsBefore = Deno.build.os === "linux" ? minorPageFaults() : 0;
@@ -323,7 +329,9 @@ export async function run(options: BenchOptions): Promise<void> {
     console.log(
       `train step (fused: forward, backward, AdamW), batch 8 x 128: ${
         ((8 * 128) / stepSeconds).toFixed(0)
-      } tok/s (${stepSeconds.toFixed(2)} s/step${faults})`,
+      } tok/s (${stepSeconds.toFixed(2)} s/step, ${
+        ours.trainStepCpu.toFixed(3)
+      } s CPU/step${faults})`,
     );
     await trainer.release();
   } finally {
