@@ -84,6 +84,12 @@ export const runStarted = defineEvent({
      * so their events are unchanged.
      */
     workflowModule: z.strictObject({ path: z.string().min(1), sha256 }).optional(),
+    /**
+     * What the run evaluates on, by the name its `evaluation.completed` events carry: the problem
+     * count and the SHA-256 of the problems (id, problem, answer; canonical JSON). Absent in runs
+     * recorded before it was.
+     */
+    benchmarks: z.record(z.string(), z.strictObject({ problems: count, sha256 })).optional(),
   }).superRefine((d, ctx) => {
     let actual: string;
     try {

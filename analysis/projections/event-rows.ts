@@ -62,6 +62,9 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
           JSON.stringify(d.config),
           JSON.stringify(d.runtime),
         ]],
+        ...Object.entries(d.benchmarks ?? {}).sort(([a], [b]) => a < b ? -1 : 1).map((
+          [benchmark, b],
+        ): TableRow => ["run_benchmarks", [run, benchmark, b.problems, b.sha256]]),
         ...flattenConfig(d.config).map(([k, v]): TableRow => ["run_config", [run, k, v]]),
         ...agentRoles(d.config).map(([a, r]): TableRow => ["agent_roles", [run, a, r]]),
       ];

@@ -17,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -34,6 +34,13 @@ export const TABLES = Object.freeze({
     ["execution_provider", "VARCHAR"],
     ["config_json", "VARCHAR"],
     ["runtime_json", "VARCHAR"],
+  ]),
+  // What each run evaluates on, by content (run.started's benchmarks; none in older runs).
+  run_benchmarks: table("run_benchmarks", [
+    ["run_id", "VARCHAR"],
+    ["benchmark", "VARCHAR"],
+    ["problems", "BIGINT"],
+    ["sha256", "VARCHAR"],
   ]),
   run_config: table("run_config", [
     ["run_id", "VARCHAR"],
@@ -498,11 +505,13 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
   [
     "eval_summary",
     `CREATE OR REPLACE VIEW eval_summary AS
-      SELECT run_id, step, benchmark, any_value(samples_per_problem) AS k, count(*) AS problems,
-        avg(c / n) AS avg_at_k,
-        avg(pass_at_k(n, c, samples_per_problem)) FILTER (WHERE n >= samples_per_problem)
-          AS pass_at_k
-      FROM evals WHERE n > 0 GROUP BY run_id, step, benchmark`,
+      SELECT e.*, b.sha256 AS benchmark_sha256
+      FROM (SELECT run_id, step, benchmark, any_value(samples_per_problem) AS k,
+          count(*) AS problems, avg(c / n) AS avg_at_k,
+          avg(pass_at_k(n, c, samples_per_problem)) FILTER (WHERE n >= samples_per_problem)
+            AS pass_at_k
+        FROM evals WHERE n > 0 GROUP BY run_id, step, benchmark) e
+      LEFT JOIN run_benchmarks b USING (run_id, benchmark)`,
   ],
 ]);
 
@@ -526,5 +535,6 @@ export const EXPORTED = Object.freeze([
   "evals",
   "eval_summary",
   "eval_metrics",
+  "run_benchmarks",
   "debate_rounds",
 ]);

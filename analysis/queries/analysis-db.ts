@@ -125,5 +125,7 @@ export interface AnalysisDb {
     problems: number;
     avg_at_k: number;
     pass_at_k: number | null;
+    /** The SHA-256 of the benchmark's problems; NULL for runs recorded before it was. */
+    benchmark_sha256: string | null;
   };
 }

@@ -35,7 +35,8 @@ import {
  * and `updates` are new.
  * 3: `rloo` and `reinforce++` take the Dr. MAS code's numerators (each action's own score against
  * the mean first-action score); the schema-2 forms are `rloo-trajectory` and
- * `reinforce++-trajectory`. Schema-2 runs of other estimators are read as schema 3 (upcast.ts).
+ * `reinforce++-trajectory`; generated tasks take their problems from `tasks.seed` (default 0), not
+ * the run's seed. Schema-2 runs of other estimators are read as schema 3 (upcast.ts).
  */
 export const CONFIG_SCHEMA_VERSION = 3;
 
@@ -52,11 +53,21 @@ const splits = z.strictObject({
   test: int(0, MAX_SPLIT).describe("held-out problems the evaluation's `test` uses"),
 }).describe("problems per split, generated from the seed");
 
+/**
+ * The problem set of a generated task kind is its own seed's, not the run's: runs of every seed
+ * train and evaluate on the same problems unless a config asks otherwise, so the spread between
+ * seeds is the spread of training, not of benchmarks (the run's seed orders and samples).
+ */
+const problemSetSeed = int(0, Number.MAX_SAFE_INTEGER).default(0).describe(
+  "seed of the generated problem set (every split); the same for every run seed unless set",
+);
+
 const syntheticMath = z.strictObject({
   kind: z.literal("synthetic-math").describe("generated arithmetic word problems"),
   difficulty: int(1, 10).default(2).describe(
     "difficulty of the generated problems (more steps, larger operands)",
   ),
+  seed: problemSetSeed,
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
 
@@ -66,6 +77,7 @@ const syntheticSearch = z.strictObject({
   ),
   documents: int(1, MAX_DOCUMENTS).default(200).describe("documents in the generated collection"),
   max_hops: int(1, 2).default(2).describe("facts a question chains, at most"),
+  seed: problemSetSeed,
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });
 

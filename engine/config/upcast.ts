@@ -24,7 +24,8 @@ const STEPS: readonly UpcastStep[] = [
   {
     // 3: rloo and reinforce++ centre each action's own score on the mean first-action score, as
     // the Dr. MAS code does; the schema-2 forms are rloo-trajectory and reinforce++-trajectory.
-    // Nothing else changed meaning.
+    // Generated tasks take their problems from tasks.seed, which schema 2 did not have: its
+    // problems were the run seed's, so that is the value it upcasts to.
     from: 2,
     upcast: (config) => {
       const kind = (config.estimator as { kind?: unknown } | undefined)?.kind;
@@ -32,7 +33,13 @@ const STEPS: readonly UpcastStep[] = [
         return `estimator ${kind} now takes the Dr. MAS code's numerators (schema 3); the run's ` +
           `form is estimator ${kind}-trajectory, under which it can be trained again`;
       }
-      return { ...config, schema_version: 3 };
+      const tasks = config.tasks as { kind?: unknown } | undefined;
+      const generated = tasks?.kind === "synthetic-math" || tasks?.kind === "synthetic-search";
+      return {
+        ...config,
+        schema_version: 3,
+        ...(generated ? { tasks: { ...tasks, seed: config.seed } } : {}),
+      };
     },
   },
 ];

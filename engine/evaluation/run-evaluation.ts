@@ -12,7 +12,12 @@ import { MAX_ROLLOUT_EPISODES, type NormalizedConfig } from "../config/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import { buildWorkflow } from "../workflows/mod.ts";
 import { codeVersion, runtimeRecord } from "../trainer/runtime-record.ts";
-import { benchmarkName, evaluate } from "../trainer/evaluate.ts";
+import {
+  benchmarkIdentities,
+  benchmarkName,
+  benchmarkQuestions,
+} from "../trainer/benchmark-identity.ts";
+import { evaluate } from "../trainer/evaluate.ts";
 import { workflowRollouts } from "../trainer/rollouts.ts";
 import { loadQuestions, type TaskSource, taskSource } from "../trainer/task-source.ts";
 import { EvaluationInputError } from "./errors.ts";
@@ -167,11 +172,7 @@ export async function runTeamEvaluation(
   }
   const problems = new Map<string, number>();
   for (const benchmark of first.evaluation.benchmarks) {
-    const count = benchmark === "validation"
-      ? tasks.validation.length
-      : benchmark === "test"
-      ? tasks.test.length
-      : tasks.benchmarks.get(benchmark)!.length;
+    const count = benchmarkQuestions(tasks, benchmark)!.length;
     // An empty split is not evaluated (as in training): it has no row to summarize.
     if (count > 0) problems.set(benchmarkName(benchmark), count);
   }
@@ -276,6 +277,7 @@ async function recordSeeds(
           seed: config.seed,
           codeVersion: version,
           runtime: runtimeRecord(options.runtime.info),
+          benchmarks: benchmarkIdentities(config.evaluation.benchmarks, plan.tasks),
         },
       },
       ...plan.policies.map(({ id, source, loaded }): NewEvent => ({

@@ -3,6 +3,7 @@
  * recorded as eval-phase turn and trajectory events, then one `evaluation.completed` per
  * benchmark with every problem's n and c and the avg@n / pass@n they give.
  */
+import { benchmarkName, benchmarkQuestions } from "./benchmark-identity.ts";
 import type { NewEvent } from "../../events/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import type { Question } from "../workflows/mod.ts";
@@ -27,11 +28,7 @@ export async function evaluate(
   const metrics: Record<string, number> = {};
   const sets: { benchmark: string; questions: readonly Question[] }[] = [];
   for (const benchmark of config.evaluation.benchmarks) {
-    const questions = benchmark === "validation"
-      ? tasks.validation
-      : benchmark === "test"
-      ? tasks.test
-      : tasks.benchmarks.get(benchmark);
+    const questions = benchmarkQuestions(tasks, benchmark);
     if (!questions) throw new Error(`benchmark ${benchmark} was not loaded with the tasks`);
     if (questions.length > 0) sets.push({ benchmark, questions });
   }
@@ -64,10 +61,4 @@ export async function evaluate(
     for (const [k, v] of Object.entries(benchMetrics)) metrics[`${name}/${k}`] = v;
   }
   return { events, metrics };
-}
-
-/** The name a benchmark's `evaluation.completed` carries: the file name without extension. */
-export function benchmarkName(benchmark: string): string {
-  const base = benchmark.split("/").pop()!;
-  return base.replace(/\.(jsonl|json|parquet)$/i, "");
 }

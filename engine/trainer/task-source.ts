@@ -42,7 +42,7 @@ export async function loadBenchmarkFiles(
 }
 
 /**
- * Builds the task source of a config (deterministic from its seed).
+ * Builds the task source of a config (deterministic from `tasks.seed` for generated tasks).
  *
  * @example const tasks = await taskSource(config); tasks.train[0].problem;
  */
@@ -57,7 +57,7 @@ async function splits(config: NormalizedConfig): Promise<Omit<TaskSource, "bench
     case "synthetic-math": {
       const split = (name: "train" | "validation" | "test") =>
         generateArithmeticTasks({
-          seed: config.seed,
+          seed: t.seed,
           difficulty: t.difficulty,
           split: name,
           count: t.splits[name],
@@ -66,7 +66,7 @@ async function splits(config: NormalizedConfig): Promise<Omit<TaskSource, "bench
     }
     case "synthetic-search": {
       const world = generateSearchWorld({
-        seed: config.seed,
+        seed: t.seed,
         splits: t.splits,
         documents: t.documents,
         maxHops: t.max_hops,

@@ -7,6 +7,7 @@
  * the next step starts: the store for a run, an idempotent store sink for a resumed one, a
  * comparer for a replay (one loop for all three).
  */
+import { benchmarkIdentities } from "./benchmark-identity.ts";
 import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { checkRunId, hashConfig } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
@@ -141,7 +142,7 @@ export async function runTraining(
     tasks = await taskSource(config);
     workflow = await buildWorkflow(config, tasks.retriever);
     // No run.failed when this fails: the stream may be another run's (a taken run id).
-    if (!resume) await append([await runStartedEvent(config, runtime)]);
+    if (!resume) await append([await runStartedEvent(config, runtime, tasks)]);
   } catch (err) {
     await pool.release();
     throw err;
@@ -280,7 +281,11 @@ export async function runTraining(
   }
 }
 
-async function runStartedEvent(config: NormalizedConfig, runtime: Runtime): Promise<NewEvent> {
+async function runStartedEvent(
+  config: NormalizedConfig,
+  runtime: Runtime,
+  tasks: TaskSource,
+): Promise<NewEvent> {
   const module = await workflowModuleSource(config.workflow);
   return {
     type: "run.started",
@@ -292,6 +297,7 @@ async function runStartedEvent(config: NormalizedConfig, runtime: Runtime): Prom
       runtime: runtimeRecord(runtime.info),
       // Only custom workflows have a module; built-in runs record exactly what they always did.
       ...(module ? { workflowModule: module } : {}),
+      benchmarks: benchmarkIdentities(config.evaluation.benchmarks, tasks),
     },
   };
 }
