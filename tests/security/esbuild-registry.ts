@@ -1,9 +1,9 @@
 /**
  * A cold esbuild for `deno bundle`, offline: a local npm registry on 127.0.0.1 that serves only
  * esbuild's platform package (@esbuild/linux-x64 and the like), packed from the esbuild binary
- * Deno already installed in this machine's DENO_DIR. A child given `coldEnv()` (an empty DENO_DIR
- * of its own, NPM_CONFIG_REGISTRY this registry) installs esbuild as a fresh machine does:
- * packument, tarball download, unpack, binary copied out, package folder removed.
+ * Deno already installed in this machine's DENO_DIR. A child given `coldEnv()` (a DENO_DIR of its
+ * own without esbuild, NPM_CONFIG_REGISTRY this registry) installs esbuild as a fresh machine
+ * does: packument, tarball download, unpack, binary copied out, package folder removed.
  */
 
 /** A running registry. */
@@ -14,7 +14,10 @@ export interface EsbuildRegistry extends AsyncDisposable {
   readonly downloads: number;
   /** while false, every request is 404 (a registry without the package) */
   available: boolean;
-  /** DENO_DIR (a new empty folder, removed on dispose) and NPM_CONFIG_REGISTRY for a child */
+  /**
+   * DENO_DIR without esbuild (removed on dispose) and NPM_CONFIG_REGISTRY for a child; call it
+   * while no child given it earlier runs
+   */
   coldEnv(): Promise<Record<string, string>>;
 }
 
@@ -25,7 +28,7 @@ export interface EsbuildRegistryOptions {
    * passed since the first, as on a network slower than the children that ask (default 1)
    */
   readonly together?: number;
-  /** the longest a tarball request waits for the others (default 2000 ms) */
+  /** the longest a tarball request waits for the others (default 1000 ms) */
   readonly holdMs?: number;
 }
 
@@ -111,7 +114,7 @@ async function sha512Integrity(bytes: Uint8Array<ArrayBuffer>): Promise<string> 
 export async function esbuildRegistry(
   options: EsbuildRegistryOptions = {},
 ): Promise<EsbuildRegistry> {
-  const { together = 1, holdMs = 2000 } = options;
+  const { together = 1, holdMs = 1000 } = options;
   const esbuild = await installedEsbuild();
   const dir = await Deno.makeTempDir({ prefix: "polyrl-esbuild-registry-" });
   const tarball = new Uint8Array(await packTarball(esbuild, dir));
@@ -161,10 +164,17 @@ export async function esbuildRegistry(
     },
   );
   const url = `http://127.0.0.1:${server.addr.port}/`;
-  const coldEnv = async () => ({
-    DENO_DIR: await Deno.makeTempDir({ dir, prefix: "deno-dir-" }),
-    NPM_CONFIG_REGISTRY: url,
-  });
+  // One DENO_DIR for every child, so its compiled modules are kept from one to the next; what
+  // `deno bundle` installs of esbuild (dl/, npm/) goes before each, so each installs it again.
+  const childDenoDir = `${dir}/deno-dir`;
+  const coldEnv = async () => {
+    for (const installed of ["dl", "npm"]) {
+      await Deno.remove(`${childDenoDir}/${installed}`, { recursive: true }).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+    }
+    return { DENO_DIR: childDenoDir, NPM_CONFIG_REGISTRY: url };
+  };
   return Object.assign(registry, {
     url,
     coldEnv,
