@@ -5,8 +5,8 @@
  *
  * @example
  * ```ts
- * // cd /work/main/web && deno task sql --store runs.sqlite
- * userPath("runs.sqlite"); // "/work/main/web/runs.sqlite"
+ * // cd ~/polyrl/web && deno task sql --store runs.sqlite
+ * userPath("runs.sqlite"); // "/home/me/polyrl/web/runs.sqlite"
  * ```
  */
 import { isAbsolute, resolve } from "node:path";
