@@ -15,15 +15,22 @@
 # polled every 0.2 s, over the figure's window (PyTorch's own peak is reported beside it).
 #
 # --local runs the same steps here on Mesa's software adapter (lavapipe) at the `tiny` shape, in
-# about a minute (tests/device/h200_test.ts runs it in CI). --cpu measures the real shapes on the
+# about a minute (tests/device/h200_test.ts runs it in CI); the native stages run on Mesa 25's
+# lavapipe from $POLYRL_SOFTWARE_VULKAN (.ci/software-vulkan.sh) and are skipped, saying so,
+# without it. --cpu measures the real shapes on the
 # cpu backend and PyTorch on the CPU at a batch a 2-core machine finishes in minutes (train step
 # 1x128; generation 4x32 new tokens for 0.5B, 2x16 for 1.5B), 2 threads each. --carried uses
 # the carried Deno and node_modules even here (prepare.sh's check of the carry).
 #
+# Two WebGPU paths are measured: `native-*` stages on onnxruntime-node's native WebGPU EP
+# (--backend webgpu, issue 32), the others on onnxruntime-web's through Deno (webgpu-web, issue
+# 20). bench-webgpu compares the two per train step (deno task bench webgpu).
+#
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
-# --stages=A,B,... runs only the named device stages, in the default order: 0.5b-float32,
-# 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16, bench-models (the peer
-# stages follow their shape's float32 stage). Each ours stage generates first (64 x 256 new), then
+# --stages=A,B,... runs only the named device stages, in the default order: native-0.5b-float32,
+# native-0.5b-profile, native-1.5b-float32, native-0.5b-float16, native-1.5b-float16,
+# bench-webgpu, 0.5b-float32, 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16,
+# bench-models (the peer stages follow their shape's first float32 stage). Each ours stage generates first (64 x 256 new), then
 # trains 8x512 and 32x512 on one runner; 0.5b-profile writes onnxruntime's per-op profile of a
 # 0.5B micro-step and decode step. Measured on the H200 (2026-12-04): loading the 0.5B train step's
 # sessions took 30 s (1.5B: 50 s), a 0.5B 8x512 step 5 s, each peer stage 31-36 s; all of it does
@@ -32,6 +39,9 @@
 #
 # Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [--stages=LIST] [OUTDIR]
 #   (or OUT=OUTDIR); on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
+# The carry list is that one folder: .device/ holds deno.xz, node_modules.tar.xz (onnxruntime-web
+# and -node cut to what loads) and vulkan/*.deb, as tests/device/prepare.sh builds and sizes them.
+# Works on an H100 or an H200 (the machine is named from nvidia-smi).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -39,7 +49,9 @@ cd "$root"
 mode=device
 carried=0
 with_peer=1
-all_stages="0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
+all_stages="native-0.5b-float32 native-0.5b-profile native-1.5b-float32 native-0.5b-float16"
+all_stages+=" native-1.5b-float16 bench-webgpu"
+all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
 chosen="$all_stages"
 outdir="${OUT:-}"
 for arg in "$@"; do
@@ -86,7 +98,7 @@ say() { echo "[$(date -u +%H:%M:%S)] $*"; }
 start=$(date +%s)
 case "$mode" in # seconds for everything
   device) budget=450 ;;
-  local) budget=240 ;;
+  local) budget=300 ;;
   cpu) budget=1800 ;;
 esac
 [ -n "${POLYRL_DEVICE_BUDGET_S:-}" ] && budget="$POLYRL_DEVICE_BUDGET_S"
@@ -179,7 +191,9 @@ skip() {
 }
 
 case "$mode" in
-  device) machine=H200 ;;
+  device) machine="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 |
+    sed 's/^NVIDIA //')"
+    machine="${machine:-GPU}" ;;
   local) machine="local lavapipe" ;;
   cpu) machine="local cpu (2 cores, shared)" ;;
 esac
@@ -214,15 +228,25 @@ if [ "$mode" = device ]; then
   # sessions 50, 8x512 step 9 (first 9.4), 32x512 about 36; the peer's stages 31-36.
   big=(--generate 64x256 --prompt 32 --train 8x512,32x512 --micro-batch auto --steps 1)
   declare -A limit=([qwen2.5-0.5b]=120 [qwen2.5-1.5b]=180)
+  declare -A peered=()
   for name in $all_stages; do
     [[ " $chosen " == *" $name "* ]] || continue
-    shape="qwen2.5-${name%%-*}"
-    case "$name" in
+    # native-X: stage X on onnxruntime-node's WebGPU EP; X alone: on onnxruntime-web's.
+    base="${name#native-}"
+    if [ "$base" != "$name" ]; then
+      backend=(--backend webgpu) label=native
+    else
+      backend=(--backend webgpu-web) label=ours
+    fi
+    shape="qwen2.5-${base%%-*}"
+    case "$base" in
       *-float32)
-        stage "ours $shape float32" "${limit[$shape]}" "${ours[@]}" --shape "$shape" --dtype float32 \
-          --graphs "${big[@]}"
+        stage "$label $shape float32" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
+          --shape "$shape" --dtype float32 --graphs "${big[@]}"
+        # PyTorch + PEFT once per shape, after the first of its float32 stages.
+        [ "$with_peer" = 0 ] || [ -n "${peered[$shape]:-}" ] && continue
+        peered[$shape]=1
         for dtype in float32 bfloat16; do
-          [ "$with_peer" = 0 ] && continue
           stage "torch $shape $dtype" 40 "${peer[@]}" --shape "$shape" --device cuda --dtype "$dtype" \
             --train 8x512,32x512 --steps 2 --generate 64x256 --prompt 32
         done
@@ -230,18 +254,20 @@ if [ "$mode" = device ]; then
       *-profile)
         # One warm-up and one timed step of 2 micro-batches, then 2 + 4 decode steps: the profile
         # averages the runs after each session's first.
-        stage "profile $shape float32" 90 "${ours[@]}" --shape "$shape" --dtype float32 --profile \
-          --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
+        stage "$label profile $shape float32" 90 "${ours[@]}" "${backend[@]}" --shape "$shape" \
+          --dtype float32 --profile --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
         ;;
       *-float16)
         if [ "$f16" -gt 0 ]; then
-          stage "ours $shape float16" "${limit[$shape]}" "${ours[@]}" --shape "$shape" --dtype float16 "${big[@]}"
+          stage "$label $shape float16" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
+            --shape "$shape" --dtype float16 "${big[@]}"
         else
-          skip "ours $shape float16" "the adapter has no shader-f16"
+          skip "$label $shape float16" "the adapter has no shader-f16"
         fi
         ;;
-      bench-onnx) stage "bench onnx" 20 deno task bench --backend webgpu onnx ;;
-      bench-models) stage "bench models" 90 deno task bench --backend webgpu models ;;
+      bench-webgpu) stage "bench webgpu" 120 deno task bench webgpu ;;
+      bench-onnx) stage "bench onnx" 20 deno task bench --backend webgpu-web onnx ;;
+      bench-models) stage "bench models" 90 deno task bench --backend webgpu-web models ;;
     esac
   done
 elif [ "$mode" = cpu ]; then
@@ -266,16 +292,32 @@ elif [ "$mode" = cpu ]; then
       --steps 1 --generate "$gen" --prompt 32
   done
 else
-  tiny=(--shape tiny --backend webgpu --generate 4x8 --prompt 8 --train 2x32,4x32 --micro-batch 2 --steps 1)
+  tiny=(--shape tiny --generate 4x8 --prompt 8 --train 2x32,4x32 --micro-batch 2 --steps 1)
+  tinyProfile=(--shape tiny --dtype float32 --profile --train 4x32 --micro-batch 2 --steps 1
+    --generate 4x4 --prompt 8)
   if [ "$gpu" -gt 0 ]; then
-    stage "ours tiny float32" 90 "${ours[@]}" "${tiny[@]}" --dtype float32 --graphs
-    stage "profile tiny float32" 60 "${ours[@]}" --shape tiny --backend webgpu --dtype float32 \
-      --profile --train 4x32 --micro-batch 2 --steps 1 --generate 4x4 --prompt 8
+    stage "ours tiny float32" 90 "${ours[@]}" "${tiny[@]}" --backend webgpu-web --dtype float32 --graphs
+    stage "profile tiny float32" 60 "${ours[@]}" "${tinyProfile[@]}" --backend webgpu-web
     if [ "$f16" -gt 0 ]; then
-      stage "ours tiny float16" 60 "${ours[@]}" "${tiny[@]}" --dtype float16
+      stage "ours tiny float16" 60 "${ours[@]}" "${tiny[@]}" --backend webgpu-web --dtype float16
     else
       skip "ours tiny float16" "the adapter has no shader-f16"
     fi
+  fi
+  # The native EP on Mesa 25's lavapipe, set at launch for these processes only (the layout
+  # .ci/software-vulkan.sh unpacks; adapters/onnx/runtime/software-vulkan.ts reads the same).
+  sv="${POLYRL_SOFTWARE_VULKAN:-}"
+  if [ -n "$sv" ]; then
+    native=(env VK_ICD_FILENAMES="$sv/lvp_icd.json"
+      LD_LIBRARY_PATH="$sv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      "${ours[@]}" --backend webgpu)
+    stage "native tiny float32" 60 "${native[@]}" "${tiny[@]}" --dtype float32
+    stage "native profile tiny float32" 60 "${native[@]}" "${tinyProfile[@]}"
+    stage "native tiny float16" 60 "${native[@]}" "${tiny[@]}" --dtype float16
+  else
+    for name in "native tiny float32" "native profile tiny float32" "native tiny float16"; do
+      skip "$name" "POLYRL_SOFTWARE_VULKAN is unset: no Mesa 25 lavapipe for the native WebGPU EP (.ci/software-vulkan.sh DIR)"
+    done
   fi
   if [ -n "$python" ]; then
     stage "torch tiny float32" 30 "${peer[@]}" --shape tiny --device cpu --threads 1 --dtype float32 \
@@ -284,8 +326,9 @@ else
     skip "torch tiny float32" "no python3 with torch here (apt-get install python3-torch)"
   fi
   skip "torch bfloat16" "bfloat16 is the GPU peer's dtype; CPU bfloat16 matmuls are emulated"
-  [ "$gpu" -gt 0 ] && stage "bench onnx" 60 deno task bench --backend webgpu onnx
+  [ "$gpu" -gt 0 ] && stage "bench onnx" 60 deno task bench --backend webgpu-web onnx
   skip "bench models" "the embedded model's generation workloads take minutes on a software adapter; run on the GPU"
+  skip "bench webgpu" "onnxruntime-web compiles the decoder's shaders for minutes on a software adapter; run on the GPU or deno task bench webgpu"
 fi
 
 [ -n "$poller" ] && kill "$poller" 2>/dev/null

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
 import type { Figure, Ratio } from "./figures.ts";
 
 const SCRIPT = join(import.meta.dirname!, "h200.sh");
@@ -41,6 +42,26 @@ interface FiguresJson {
   readonly bench: Record<string, string[]>;
 }
 
+/** The tiny shape's timed figures of one backend and dtype: 2 train batches and generation. */
+function assertTinyWorkloads(mine: FiguresJson["figures"], what: string) {
+  const sizes = mine.filter((f) => f.tokensPerSecond! > 0).map((f) => `${f.workload} ${f.batch}`);
+  assert.deepEqual(sizes.sort(), ["generate 4", "train-step 2", "train-step 4"], what);
+  const train4 = mine.find((f) => f.workload === "train-step" && f.batch === 4)!;
+  assert.equal(train4.microBatch, 2, "4 sequences ran as 2 micro-batches of 2");
+  assert.ok(Number.isFinite(train4.gradNorm) && (train4.gradNorm as number) > 0);
+  const gen = mine.find((f) => f.workload === "generate")!;
+  assert.equal(gen.generated, 4 * 8, "every row generated its 8 new tokens");
+}
+
+/** The profile figures of one backend, by session. */
+function profilesOf(result: FiguresJson, backend: string) {
+  return new Map(
+    result.figures.filter((f) =>
+      f.impl === "polyrl" && f.backend === backend && f.workload === "profile"
+    ).map((f) => [f.session as string, f]),
+  );
+}
+
 Deno.test("h200.sh refuses a missing output folder and an unknown option with exit 2", async () => {
   const none = await bash([], { OUT: "" });
   assert.equal(none.code, 2);
@@ -50,7 +71,10 @@ Deno.test("h200.sh refuses a missing output folder and an unknown option with ex
   assert.match(bad.stderr, /unknown option --fast/);
   const stage = await bash(["--stages=0.5b-float32,2b-float32", "/tmp/x"]);
   assert.equal(stage.code, 2);
-  assert.match(stage.stderr, /--stages names 2b-float32; expected some of: 0\.5b-float32, /);
+  assert.match(
+    stage.stderr,
+    /--stages names 2b-float32; expected some of: native-0\.5b-float32, .*, 0\.5b-float32, /,
+  );
 });
 
 Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 and float16, the profile, the PyTorch peer, bench onnx, figures.json", async () => {
@@ -67,6 +91,27 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     }
     assert.equal(status.get("adapter")?.status, "ok");
     assert.match(status.get("bench models")?.reason ?? "", /software adapter; run on the GPU/);
+    assert.match(status.get("bench webgpu")?.reason ?? "", /software adapter; run on the GPU/);
+
+    // The native WebGPU EP's stages, on Mesa 25's lavapipe where CI unpacked it.
+    const nativeDtypes = Deno.env.get(softwareVulkanVariable) ? ["float32", "float16"] : [];
+    if (nativeDtypes.length === 0) {
+      assert.match(status.get("native tiny float32")?.reason ?? "", /POLYRL_SOFTWARE_VULKAN/);
+    }
+    for (const dtype of nativeDtypes) {
+      const mine = result.figures.filter((f) =>
+        f.impl === "polyrl" && f.backend === "webgpu" && f.dtype === dtype && !f.profiled
+      );
+      assert.ok(mine.every((f) => f.runtime === "onnxruntime-node"), dtype);
+      assertTinyWorkloads(mine, `native ${dtype}`);
+    }
+    if (nativeDtypes.length > 0) {
+      const profiles = profilesOf(result, "webgpu");
+      // A train step reads back its scalars once, in the apply run; decode reads nothing.
+      assert.equal(profiles.get("train-step accumulate")!.copiesToHost, 0);
+      assert.equal(profiles.get("train-step apply")!.copiesToHost, 1);
+      assert.equal(profiles.get("decode")!.copiesToHost, 0);
+    }
 
     if (!result.adapter.found) {
       // No Vulkan driver at all: the WebGPU stages say so; nothing else can be checked.
@@ -79,27 +124,21 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     const ours = result.figures.filter((f) => f.impl === "polyrl");
     const dtypes = result.adapter.shaderF16 ? ["float32", "float16"] : ["float32"];
     for (const dtype of dtypes) {
-      const mine = ours.filter((f) => f.dtype === dtype && f.backend === "webgpu" && !f.profiled);
-      const sizes = mine.filter((f) => f.tokensPerSecond! > 0).map((f) =>
-        `${f.workload} ${f.batch}`
+      assertTinyWorkloads(
+        ours.filter((f) => f.dtype === dtype && f.backend === "webgpu-web" && !f.profiled),
+        dtype,
       );
-      assert.deepEqual(sizes.sort(), ["generate 4", "train-step 2", "train-step 4"], dtype);
-      const train4 = mine.find((f) => f.workload === "train-step" && f.batch === 4)!;
-      assert.equal(train4.microBatch, 2, "4 sequences ran as 2 micro-batches of 2");
-      assert.ok(Number.isFinite(train4.gradNorm) && (train4.gradNorm as number) > 0);
-      const gen = mine.find((f) => f.workload === "generate")!;
-      assert.equal(gen.generated, 4 * 8, "every row generated its 8 new tokens");
     }
     // The graphs stay small: parameters are inputs, not initializers.
     const graphs = ours.filter((f) => f.workload === "graph");
     assert.deepEqual(graphs.map((g) => g.graph).sort(), ["decode", "prefill", "train-step-fused"]);
     assert.ok(graphs.every((g) => (g.bytes as number) > 1000 && (g.bytes as number) < 2 ** 20));
-    assert.ok(result.bench["bench onnx"].some((l) => /^webgpu: batch 1 x seq 32.*ratio/.test(l)));
+    assert.ok(
+      result.bench["bench onnx"].some((l) => /^webgpu-web: batch 1 x seq 32.*ratio/.test(l)),
+    );
 
     // The profile stage: where a micro-step's and a decode step's time goes, per session.
-    const profiles = new Map(
-      ours.filter((f) => f.workload === "profile").map((f) => [f.session as string, f]),
-    );
+    const profiles = profilesOf(result, "webgpu-web");
     assert.deepEqual(
       [...profiles.keys()].filter((s) => !s.startsWith("cache")).sort(),
       ["decode", "prefill", "train-step accumulate", "train-step apply"],
@@ -122,7 +161,7 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       const torch = result.figures.filter((f) => f.impl.startsWith("torch-"));
       assert.equal(torch.filter((f) => f.tokensPerSecond! > 0).length, 3);
       // One ratio per (ours dtype, workload size) against the float32 peer.
-      assert.equal(result.ratios.length, 3 * dtypes.length);
+      assert.equal(result.ratios.length, 3 * (dtypes.length + nativeDtypes.length));
       for (const r of result.ratios) {
         assert.ok(Math.abs(r.ratio - r.ours.tokensPerSecond / r.torch.tokensPerSecond) < 1e-12);
       }

@@ -4,8 +4,9 @@
 #   deno.xz              the Deno binary of the pinned npm package (@deno/linux-x64-glibc)
 #   node_modules.tar.xz  the node_modules the device steps import, onnxruntime-web cut to the
 #                        files its WebGPU build loads: the bundle its ./webgpu export names and
-#                        the asyncify loader and WASM it imports (onnxruntime-node stays behind: the cpu
-#                        backend is not run there)
+#                        the asyncify loader and WASM it imports; onnxruntime-node (the native
+#                        webgpu backend) cut to its linux-x64 binding and library (45 MB, about
+#                        13 MB under xz -6)
 #   vulkan/*.deb         Debian's Vulkan loader and the GL vendor-neutral dispatch libraries
 #                        (amd64; NVIDIA's Vulkan ICD is libGLX_nvidia, which links libGLdispatch),
 #                        unpacked there with dpkg -x
@@ -47,14 +48,14 @@ if [ "$(cat "$dest/deno.version" 2>/dev/null)" != "$DENO_VERSION" ] || [ ! -s "$
 fi
 
 # 2. node_modules: the packages the device entry points import and everything they link to.
-#    onnxruntime-node is left out (cpu backend; 46 MB of native library), onnxruntime-web is cut
-#    to the bundle its ./webgpu export names and the asyncify loader and WASM that bundle loads
-#    (step 4 proves that set complete: drop one and the bare copy fails to load a model).
+#    onnxruntime-web is cut to the bundle its ./webgpu export names and the asyncify loader and
+#    WASM that bundle loads, onnxruntime-node to the linux-x64 binaries its binding loads (step 4
+#    proves that set complete: drop one and the bare copy fails to load a model).
 if [ ! -d node_modules/.deno ]; then
   echo "prepare.sh: node_modules/ is missing; run deno install --frozen first" >&2
   exit 1
 fi
-roots=(onnxruntime-web @huggingface/jinja @huggingface/tokenizers protobufjs)
+roots=(onnxruntime-web onnxruntime-node @huggingface/jinja @huggingface/tokenizers protobufjs)
 nm="$work/nm/node_modules"
 mkdir -p "$nm/.deno"
 declare -A seen=()
@@ -84,6 +85,9 @@ ortweb="$(ls -d "$nm"/.deno/onnxruntime-web@*/node_modules/onnxruntime-web)"
 find "$ortweb/dist" -type f ! -name ort.webgpu.bundle.min.mjs \
   ! -name ort-wasm-simd-threaded.asyncify.mjs ! -name ort-wasm-simd-threaded.asyncify.wasm -delete
 rm -rf "$ortweb/docs" "$ortweb/lib"
+ortnode="$(ls -d "$nm"/.deno/onnxruntime-node@*/node_modules/onnxruntime-node)"
+find "$ortnode/bin" -mindepth 3 -maxdepth 3 -type d ! -path '*/linux/x64' -exec rm -rf {} +
+rm -rf "$ortnode/script" "$ortnode/lib"
 find "$nm" -name '*.map' -delete
 tar -C "$work/nm" -cf - node_modules | xz -6 -T2 >"$dest/node_modules.tar.xz"
 echo "node_modules: ${!seen[*]}"

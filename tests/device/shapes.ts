@@ -58,9 +58,10 @@ const cli = defineCommand({
     shape: { type: "string", value: "NAME", help: "a key of tests/device/shapes.json" },
     backend: {
       type: "string",
-      value: "cpu|wasm|webgpu",
+      value: "cpu|wasm|webgpu|webgpu-web",
       default: "webgpu",
-      help: "the runtime backend",
+      help: "the runtime backend (webgpu: onnxruntime-node's native WebGPU EP; webgpu-web: " +
+        "onnxruntime-web's)",
     },
     dtype: {
       type: "string",
@@ -92,7 +93,7 @@ const cli = defineCommand({
     graphs: { type: "boolean", help: "also write the serialized sizes of the graphs" },
     profile: {
       type: "boolean",
-      help: "profile every session (onnxruntime's profiler; wasm and webgpu) and write where " +
+      help: "profile every session (onnxruntime's profiler; not cpu) and write where " +
         "the time of a run goes, per op type",
     },
     threads: { type: "string", value: "N", default: "0", help: "cpu threads (0: default)" },
@@ -244,8 +245,8 @@ await runCommand(cli.usage, async () => {
     throw new UsageError(`--shape ${shape}: expected one of ${Object.keys(shapes).join(", ")}`);
   }
   const backend = values.backend as BackendName;
-  if (!["cpu", "wasm", "webgpu"].includes(backend)) {
-    throw new UsageError(`--backend ${backend}: expected cpu, wasm or webgpu`);
+  if (!["cpu", "wasm", "webgpu", "webgpu-web"].includes(backend)) {
+    throw new UsageError(`--backend ${backend}: expected cpu, wasm, webgpu or webgpu-web`);
   }
   const dtype = values.dtype as BaseDtype;
   if (dtype !== "float32" && dtype !== "float16") {
@@ -271,6 +272,7 @@ await runCommand(cli.usage, async () => {
     impl: "polyrl",
     machine: values.machine,
     backend,
+    runtime: rt.info.onnxruntime.package,
     dtype,
     shape,
     adapter: rt.info.adapter?.description ?? null,
@@ -337,7 +339,9 @@ await runCommand(cli.usage, async () => {
       });
     }
 
-    const bindingLimit = backend === "webgpu" ? await storageBindingLimit() : Infinity;
+    const bindingLimit = rt.info.executionProvider === "webgpu"
+      ? await storageBindingLimit()
+      : Infinity;
     // One runner per micro-batch size, shared by the batches that split alike (the graphs take
     // any batch and length): loading the 0.5B shape's accumulate and apply sessions took 30 s
     // on the H200 run, as long as several steps.
