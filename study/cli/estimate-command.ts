@@ -11,6 +11,7 @@ import {
   formatOption,
   parseFormat,
   runCommand,
+  storeOption,
   textTable,
   toCsv,
 } from "../../events/cli/mod.ts";
@@ -56,9 +57,9 @@ const cli = defineCommand({
       help: "runs at a time in the study, each single-threaded (default: the number of cores)",
     },
     store: {
-      type: "string",
+      ...storeOption.store,
+      default: undefined,
       value: "PATH",
-      path: true,
       help: "keep the measured runs in this SQLite store (default: a temporary one, removed)",
     },
     ...formatOption,

@@ -4,7 +4,13 @@
  * one run per cell, and writes the report (docs/study/README.md, study.json, SVG figures) from
  * the event log alone. `--report-only` rebuilds the report from an existing store.
  */
-import { defineCommand, ExitCode, runCommand, UsageError } from "../../events/cli/mod.ts";
+import {
+  defineCommand,
+  ExitCode,
+  runCommand,
+  storeOption,
+  UsageError,
+} from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
 import { GridError, runStudy } from "../mod.ts";
 import { withPower, withPreviousStudy } from "../read-study-results.ts";
@@ -44,10 +50,8 @@ const cli = defineCommand({
       help: "report folder (default docs/study)",
     },
     store: {
-      type: "string",
+      ...storeOption.store,
       default: ".polyrl/study.sqlite",
-      value: "PATH|URL",
-      path: true,
       help: "event store of the study's runs (default .polyrl/study.sqlite)",
     },
     device: {

@@ -30,6 +30,8 @@ const STORE_COMMANDS: readonly (readonly [string, readonly string[]])[] = [
   ["analysis/cli/export.ts", ["latest"]],
   ["analysis/cli/runs.ts", []],
   ["web/cli/web.ts", ["--port", "0"]],
+  ["study/cli/study.ts", ["--report-only"]],
+  ["study/cli/study.ts", ["estimate"]],
 ];
 
 /** One benchmark problem, enough for `eval --model embedded` to get to its store. */
