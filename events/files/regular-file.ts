@@ -29,15 +29,18 @@ export class FileReadError extends Error {
   }
 }
 
+const UNITS: readonly (readonly [string, number])[] = [
+  ["GiB", 1024 ** 3],
+  ["MiB", 1024 ** 2],
+  ["KiB", 1024],
+];
+
 /** "12.5 MiB" for messages. */
 function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  const [unit, scale] = bytes < 1024 ** 2
-    ? ["KiB", 1024]
-    : bytes < 1024 ** 3
-    ? ["MiB", 1024 ** 2]
-    : ["GiB", 1024 ** 3];
-  return `${Number((bytes / (scale as number)).toFixed(1))} ${unit}`;
+  for (const [unit, scale] of UNITS) {
+    if (bytes >= scale) return `${Number((bytes / scale).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
 
 function kindOf(info: Deno.FileInfo): string {
@@ -73,7 +76,7 @@ export async function regularFileSize(path: string, limits: ReadLimits): Promise
   }
   if (!info.isFile) {
     const only = limits.symlinks === "refuse" && info.isSymlink
-      ? "; only regular files are read here, not links"
+      ? "; links are not followed here"
       : "; give a regular file";
     throw new FileReadError(path, `is ${kindOf(info)}, not a regular file${only}`);
   }
