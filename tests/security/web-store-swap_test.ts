@@ -1,7 +1,7 @@
 /**
  * The real dashboard (`deno task web`) over a store file that is replaced while it runs: another
  * store renamed over it, or copied over it. Its next answers come from the new store, as the CLI
- * commands' would; the old store's runs are gone from its pages and from SQL.
+ * commands' would; the old store's runs are gone from its pages, SQL and table exports.
  */
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
@@ -27,6 +27,13 @@ async function sqlRunIds(web: RunningDashboard): Promise<string[]> {
   return (JSON.parse(text) as { rows: string[][] }).rows.map((row) => row[0]);
 }
 
+/** The runs table as the SQL console's DuckDB-Wasm loads it. */
+async function runsExport(web: RunningDashboard): Promise<string> {
+  const res = await fetch(`${web.url}/data/runs.csv`);
+  assert.equal(res.status, 200);
+  return await res.text();
+}
+
 /** The Runs page's HTML. */
 async function runsPage(web: RunningDashboard): Promise<string> {
   const res = await fetch(`${web.url}/`);
@@ -49,12 +56,14 @@ for (
       await using web = await startDashboard(a);
       assert.deepEqual(await sqlRunIds(web), ["store-a-run"]);
       assert.match(await runsPage(web), /store-a-run/);
+      assert.match(await runsExport(web), /store-a-run/);
 
       await replace(b, a);
       assert.deepEqual(await sqlRunIds(web), ["store-b-run"]);
-      const page = await runsPage(web);
-      assert.match(page, /store-b-run/);
-      assert.doesNotMatch(page, /store-a-run/);
+      for (const text of [await runsPage(web), await runsExport(web)]) {
+        assert.match(text, /store-b-run/);
+        assert.doesNotMatch(text, /store-a-run/);
+      }
       const { stderr } = await web.stop();
       assert.doesNotMatch(stderr, /error/i, stderr);
     } finally {

@@ -1,11 +1,11 @@
 /**
  * Files of the analysis tables for the browser's DuckDB-Wasm and for download, written with
- * DuckDB's COPY into a private temporary folder and rewritten when the projected log position
- * moves on. Parquet is the export format; CSV is what the console loads into DuckDB-Wasm,
+ * DuckDB's COPY into a private temporary folder and rewritten when the source reads other
+ * projections (the log moved on, or the store file was replaced by another). Parquet is the export format; CSV is what the console loads into DuckDB-Wasm,
  * because the Wasm build reads Parquet through an extension it downloads from
  * extensions.duckdb.org, which an offline machine cannot reach, while CSV is built in.
  */
-import { EXPORTED } from "../../analysis/mod.ts";
+import { type Analysis, EXPORTED } from "../../analysis/mod.ts";
 import { confineDuckDB } from "./confine-duckdb.ts";
 import type { DashboardSource } from "./dashboard-source.ts";
 
@@ -19,7 +19,7 @@ const COPY_OPTIONS: Readonly<Record<ExportFormat, string>> = {
 
 /** Exports by table name. */
 export interface TableExports extends AsyncDisposable {
-  /** The file of `table` at the current log position; null for a name not in EXPORTED. */
+  /** The file of `table` from the current projections; null for a name not in EXPORTED. */
   file(table: string, format: ExportFormat): Promise<Uint8Array<ArrayBuffer> | null>;
   close(): Promise<void>;
 }
@@ -36,15 +36,17 @@ export interface TableExports extends AsyncDisposable {
 export async function tableExports(source: DashboardSource): Promise<TableExports> {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-web-exports-" });
   await source.prepare((a) => confineDuckDB(a.conn, dir));
-  const written = new Map<string, number>();
+  // The projections each file was written from: a log position alone would not tell a store
+  // replaced by another with as many events.
+  const written = new Map<string, Analysis>();
   const file = (table: string, format: ExportFormat) => {
     if (!(EXPORTED as readonly string[]).includes(table)) return Promise.resolve(null);
-    return source.read(async (a, position) => {
+    return source.read(async (a) => {
       const path = `${dir}/${table}.${format}`;
-      if (written.get(path) !== position) {
+      if (written.get(path) !== a) {
         // `table` is one of EXPORTED's fixed names and `path` is ours: nothing user-given is spliced.
         await a.conn.run(`COPY (SELECT * FROM ${table}) TO '${path}' ${COPY_OPTIONS[format]}`);
-        written.set(path, position);
+        written.set(path, a);
       }
       return await Deno.readFile(path);
     });
