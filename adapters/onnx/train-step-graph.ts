@@ -136,9 +136,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
         klCoef,
         temperature,
       },
-      config.aggregation ?? "token-mean",
-      kl,
-      config.objective,
+      config,
     );
     grads = gradients(g, objective.loss, trainable.map((name) => params[name]));
     publish(objective.loss, IO.loss);
@@ -147,6 +145,9 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     publish(objective.clipFraction, IO.clipFraction);
     publish(objective.approxKl, IO.approxKl);
     publish(objective.entropy, IO.entropy);
+    if (objective.maxRatio) publish(objective.maxRatio, IO.maxRatio);
+    if (objective.dualClipFraction) publish(objective.dualClipFraction, IO.dualClipFraction);
+    if (objective.klClampFraction) publish(objective.klClampFraction, IO.klClampFraction);
   }
 
   if (kind === "accumulate") {

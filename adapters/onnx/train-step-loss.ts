@@ -1,6 +1,7 @@
 /**
- * The clipped policy objective (PPO, GRPO, DAPO's asymmetric clip) on logits, with an optional
- * KL penalty to a reference policy, plus the diagnostics every step reports. Per-token values are
+ * The clipped policy objective (PPO, GRPO, DAPO's asymmetric clip, dual-clip PPO) on logits, with
+ * an optional KL penalty to a reference policy and entropy bonus, plus the diagnostics every step
+ * reports. Per-token values are
  * weighted so that summing a micro-batch's contribution over all micro-batches gives the loss of
  * the whole batch: the denominators are inputs computed over the whole batch. Every distribution
  * here (ratio, KL, entropy) is the tempered one the rollout sampled from, softmax(logits / T).
@@ -13,23 +14,28 @@ import {
   exp,
   gatherElements,
   greater,
+  less,
   logSoftmax,
   max,
+  min,
   mul,
   neg,
+  reduceMax,
   reduceSum,
   scalar,
   squeeze,
   sub,
   unsqueeze,
   type Value,
+  where,
 } from "./mod.ts";
-import {
-  type KlEstimator,
-  type LossAggregation,
-  type TrainObjective,
-  TrainStepError,
-} from "./train-step-spec.ts";
+import { type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
+
+/** The settings of a train step that shape its loss (defaults as TrainStepConfig says). */
+export type LossTerms = Pick<
+  TrainStepConfig,
+  "objective" | "aggregation" | "kl" | "dualClip" | "klClamp" | "entropyCoeff"
+>;
 
 /** Graph values the objective reads. Per-token tensors are float32 [batch, seq]. */
 export interface ObjectiveInputs {
@@ -60,6 +66,12 @@ export interface ObjectiveOutputs {
   readonly approxKl: Value;
   /** Token mean of the policy's entropy at each position. */
   readonly entropy: Value;
+  /** With a dual clip: the largest ratio new / old over the loss tokens. */
+  readonly maxRatio?: Value;
+  /** With a dual clip: the fraction of loss tokens whose loss it capped. */
+  readonly dualClipFraction?: Value;
+  /** With a KL clamp (and the k3 estimator): the fraction of loss tokens it clamped. */
+  readonly klClampFraction?: Value;
 }
 
 /**
@@ -83,22 +95,20 @@ export function targetLogprobs(logpAll: Value, targets: Value): Value {
  * ratio 1.
  *
  * @example
- * const out = policyObjective(inputs, "token-mean", "k3");
+ * const out = policyObjective(inputs, { aggregation: "token-mean", kl: "k3", dualClip: 3 });
  * const grads = gradients(g, out.loss, params);
  */
-export function policyObjective(
-  x: ObjectiveInputs,
-  aggregation: LossAggregation,
-  kl: KlEstimator | null,
-  objective: TrainObjective = "clipped",
-): ObjectiveOutputs {
+export function policyObjective(x: ObjectiveInputs, terms: LossTerms): ObjectiveOutputs {
+  const aggregation = terms.aggregation ?? "token-mean";
+  const kl = terms.kl ?? null;
   const logpAll = temperedLogSoftmax(x.logits, x.temperature);
   const logp = targetLogprobs(logpAll, x.targets);
   const zero = () => scalar(x.logits.graph, 0, "float32");
   const tokenMean = (v: Value) => div(reduceSum(mul(v, x.lossMask)), x.tokenCount);
   let perToken: Value;
   let ratioTerms: { readonly unclipped: Value; readonly clipped: Value } | null = null;
-  if (objective === "likelihood") {
+  let dualClipped: { readonly ratio: Value; readonly capped: Value } | null = null;
+  if (terms.objective === "likelihood") {
     perToken = mul(neg(x.advantages), logp);
   } else {
     const ratio = exp(sub(logp, x.oldLogprobs));
@@ -106,6 +116,11 @@ export function policyObjective(
     const clipped = mul(neg(x.advantages), clip(ratio, sub(1, x.clipLow), add(x.clipHigh, 1)));
     perToken = max(unclipped, clipped);
     ratioTerms = { unclipped, clipped };
+    if (terms.dualClip != null) {
+      const capped = dualClip(perToken, x.advantages, terms.dualClip);
+      dualClipped = { ratio, capped: greater(perToken, capped) };
+      perToken = capped;
+    }
   }
 
   // token-mean and seq-sum-const differ only in the denominator the host feeds.
@@ -116,15 +131,28 @@ export function policyObjective(
   const policyLoss = reduceSum(mul(perToken, weight));
 
   let klLoss = zero();
+  let klClampFraction: Value | undefined;
   if (kl !== null) {
     if (!x.refLogprobs) throw new TrainStepError(`kl estimator ${kl} needs refLogprobs`);
     const d = sub(x.refLogprobs, logp);
-    const perTokenKl = kl === "k1" ? neg(d) : sub(sub(exp(d), d), 1);
+    let perTokenKl = kl === "k1" ? neg(d) : sub(sub(exp(d), d), 1);
+    if (kl === "k3" && terms.klClamp != null) {
+      // veRL core_algos.py kl_penalty lines 965-969 clamp low_var_kl (k3) to [-10, 10]: a token
+      // the policy has moved far from the reference adds at most the bound, with no gradient.
+      klClampFraction = tokenMean(castTo(greater(perTokenKl, terms.klClamp), "float32"));
+      perTokenKl = clip(perTokenKl, -terms.klClamp, terms.klClamp);
+    }
     klLoss = reduceSum(mul(perTokenKl, weight));
   }
-  const loss = kl === null ? policyLoss : add(policyLoss, mul(x.klCoef, klLoss));
 
   const entropyPerToken = neg(reduceSum(mul(exp(logpAll), logpAll), [-1]));
+  // veRL dp_actor.py lines 406-410: policy_loss = pg_loss - agg_loss(entropy) * entropy_coeff,
+  // the entropy aggregated as the policy loss is; the KL term is added after (line 420).
+  const entropyCoeff = terms.entropyCoeff ?? 0;
+  const withEntropy = entropyCoeff === 0
+    ? policyLoss
+    : sub(policyLoss, mul(entropyCoeff, reduceSum(mul(entropyPerToken, weight))));
+  const loss = kl === null ? withEntropy : add(withEntropy, mul(x.klCoef, klLoss));
   return {
     loss,
     policyLoss,
@@ -134,5 +162,22 @@ export function policyObjective(
       : tokenMean(castTo(greater(ratioTerms.clipped, ratioTerms.unclipped), "float32")),
     approxKl: ratioTerms === null ? zero() : tokenMean(sub(x.oldLogprobs, logp)),
     entropy: tokenMean(entropyPerToken),
+    ...(dualClipped && {
+      maxRatio: reduceMax(mul(dualClipped.ratio, x.lossMask)),
+      dualClipFraction: tokenMean(castTo(dualClipped.capped, "float32")),
+    }),
+    ...(klClampFraction && { klClampFraction }),
   };
+}
+
+/**
+ * Dual-clip PPO (Ye et al. 2020, arXiv:1912.09729; veRL core_algos.py compute_policy_loss lines
+ * 880-885): where A < 0 the clipped loss is capped at -A * c. A token whose ratio has grown past
+ * c (the new policy favours a token the advantage says to avoid, e.g. a stale or off-policy
+ * sample) then adds -A * c with no gradient, instead of a loss and gradient that grow with the
+ * ratio. Where A >= 0 the loss is unchanged.
+ */
+function dualClip(perToken: Value, advantages: Value, c: number): Value {
+  if (!(c > 1)) throw new TrainStepError(`dualClip must be > 1 (veRL asserts it), got ${c}`);
+  return where(less(advantages, 0), min(perToken, mul(neg(advantages), c)), perToken);
 }

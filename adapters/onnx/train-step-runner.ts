@@ -29,7 +29,6 @@ import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train
 import {
   IO,
   logprobTemperature,
-  LOSS_METRICS,
   trainableNames,
   type TrainStepConfig,
   TrainStepError,
@@ -60,6 +59,12 @@ export interface TrainStepMetrics {
   readonly clipFraction: number;
   readonly approxKl: number;
   readonly entropy: number;
+  /** With a dual clip: the largest ratio new / old over the loss tokens. */
+  readonly maxRatio?: number;
+  /** With a dual clip: the fraction of loss tokens whose loss it capped. */
+  readonly dualClipFraction?: number;
+  /** With a KL clamp: the fraction of loss tokens whose k3 estimate it clamped. */
+  readonly klClampFraction?: number;
   /** Global gradient norm before clipping. */
   readonly gradNorm: number;
   /** True when the gradient was not finite and nothing was updated. */
@@ -275,6 +280,8 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       const v = (sums as Record<string, HostTensor | number>)[name];
       return typeof v === "number" ? v : v.data[0] as number;
     };
+    // Present only where the graph computes them (a dual clip, a KL clamp).
+    const optional = (key: string, name: string) => name in sums ? { [key]: value(name) } : {};
     return Object.freeze({
       loss: value(IO.loss),
       policyLoss: value(IO.policyLoss),
@@ -282,6 +289,9 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       clipFraction: value(IO.clipFraction),
       approxKl: value(IO.approxKl),
       entropy: value(IO.entropy),
+      ...optional("maxRatio", IO.maxRatio),
+      ...optional("dualClipFraction", IO.dualClipFraction),
+      ...optional("klClampFraction", IO.klClampFraction),
       gradNorm: last[IO.gradNorm].data[0] as number,
       skipped: last[IO.skipped].data[0] !== 0,
       appliedSteps: last[IO.appliedSteps].data[0] as number,
@@ -312,7 +322,12 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
         ...hp,
         [IO.accumulate]: scalar(i === 0 ? 0 : 1),
       });
-      for (const name of LOSS_METRICS) sums[name] = (sums[name] ?? 0) + out[name].data[0];
+      for (const name of accumulate.graph.metrics) {
+        if (name === IO.gradNorm) continue;
+        // Token means over the whole batch add up over its parts; the largest ratio is a max.
+        const v = out[name].data[0] as number;
+        sums[name] = name === IO.maxRatio ? Math.max(sums[name] ?? v, v) : (sums[name] ?? 0) + v;
+      }
       partGradNorms.push(out[IO.gradNorm].data[0] as number);
       start += size;
     }

@@ -83,6 +83,15 @@ export interface TrainStepConfig {
   readonly aggregationConstant?: number;
   /** KL penalty estimator; null (default) builds no reference-logprob input. */
   readonly kl?: KlEstimator | null;
+  /**
+   * Dual-clip PPO's bound c > 1 on negative-advantage tokens: their loss is at most -A * c
+   * (veRL's clip_ratio_c, default 3); null (default) builds no dual clip.
+   */
+  readonly dualClip?: number | null;
+  /** The k3 KL estimate per token is clamped to [-c, c] (veRL clamps to 10); null (default) not. */
+  readonly klClamp?: number | null;
+  /** The loss subtracts this times the aggregated entropy (veRL's entropy_coeff); default 0. */
+  readonly entropyCoeff?: number;
   /** Adam beta1, beta2, eps (torch defaults). */
   readonly adam?: AdamConstants;
   /** Dropout masks of the training forward (LoRA dropout); none (default) builds no mask input. */
@@ -130,6 +139,12 @@ export const IO = Object.freeze({
   clipFraction: "clip_fraction",
   approxKl: "approx_kl",
   entropy: "entropy",
+  /** Largest ratio new / old policy over the loss tokens (with a dual clip). */
+  maxRatio: "max_ratio",
+  /** Fraction of loss tokens whose loss the dual clip capped (with a dual clip). */
+  dualClipFraction: "dual_clip_fraction",
+  /** Fraction of loss tokens whose k3 KL estimate was clamped (with a KL clamp). */
+  klClampFraction: "kl_clamp_fraction",
   gradNorm: "grad_norm",
   skipped: "skipped",
   /** float32 [batch, seq]: log p(target) of the `logprobs` graph. */

@@ -70,6 +70,12 @@ export interface PolicyHyper {
   readonly temperature: number;
   /** "likelihood": -advantage * log p per token, no ratio (default "clipped"). */
   readonly objective?: "clipped" | "likelihood";
+  /** Dual-clip bound c: where A < 0 the clipped loss is min(loss, -A * c) (default none). */
+  readonly dualClip?: number;
+  /** k3 is clamped to [-klClamp, klClamp] (default none). */
+  readonly klClamp?: number;
+  /** The loss subtracts entropyCoeff * the entropy, aggregated as the policy loss (default 0). */
+  readonly entropyCoeff?: number;
 }
 
 /** Loss and metrics of the policy objective. */
@@ -80,6 +86,12 @@ export interface PolicyResult {
   readonly clipFraction: number;
   readonly approxKl: number;
   readonly entropy: number;
+  /** The largest ratio over the loss tokens. */
+  readonly maxRatio: number;
+  /** Fraction of loss tokens whose loss the dual clip capped. */
+  readonly dualClipFraction: number;
+  /** Fraction of loss tokens whose k3 the clamp bounded. */
+  readonly klClampFraction: number;
 }
 
 /** log softmax of one row, float64. */
@@ -109,7 +121,8 @@ export function policyObjective(
     tokens += n;
     if (n > 0) seqs += 1;
   }
-  let pg = 0, kl = 0, clip = 0, approx = 0, ent = 0;
+  let pg = 0, kl = 0, clip = 0, approx = 0, ent = 0, entLoss = 0;
+  let maxRatio = 0, dualClipped = 0, klClamped = 0;
   for (let b = 0; b < B; b++) {
     const len = batch.lossMask[b].reduce((s, x) => s + x, 0);
     const weight = h.agg === "token-mean"
@@ -127,25 +140,38 @@ export function policyObjective(
       const l1 = -adv * ratio;
       const l2 = -adv * Math.min(Math.max(ratio, 1 - h.clipLow), 1 + h.clipHigh);
       const likelihood = h.objective === "likelihood";
-      pg += weight * mask * (likelihood ? -adv * logp : Math.max(l1, l2));
+      const clipped = Math.max(l1, l2);
+      const dual = h.dualClip !== undefined && adv < 0
+        ? Math.min(clipped, -adv * h.dualClip)
+        : clipped;
+      pg += weight * mask * (likelihood ? -adv * logp : dual);
+      if (mask > 0) maxRatio = Math.max(maxRatio, ratio);
+      dualClipped += mask * (dual < clipped ? 1 : 0) / tokens;
       if (h.kl && batch.refLogprobs) {
         const d = batch.refLogprobs[b][t] - logp;
         const k = h.kl === "k1" ? -d : Math.exp(d) - d - 1;
-        kl += weight * mask * k;
+        const bound = h.kl === "k3" ? h.klClamp ?? Infinity : Infinity;
+        kl += weight * mask * Math.min(Math.max(k, -bound), bound);
+        klClamped += mask * (Math.abs(k) > bound ? 1 : 0) / tokens;
       }
       if (!likelihood) {
         clip += mask * (l2 > l1 ? 1 : 0) / tokens;
         approx += mask * (old - logp) / tokens;
       }
-      ent += mask * -lp.reduce((s, x) => s + Math.exp(x) * x, 0) / tokens;
+      const entropy = -lp.reduce((s, x) => s + Math.exp(x) * x, 0);
+      ent += mask * entropy / tokens;
+      entLoss += weight * mask * entropy;
     }
   }
   return {
-    loss: pg + h.klCoef * kl,
+    loss: pg - (h.entropyCoeff ?? 0) * entLoss + h.klCoef * kl,
     policyLoss: pg,
     klLoss: kl,
     clipFraction: clip,
     approxKl: approx,
     entropy: ent,
+    maxRatio,
+    dualClipFraction: dualClipped,
+    klClampFraction: klClamped,
   };
 }
