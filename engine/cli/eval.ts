@@ -17,7 +17,13 @@ import {
   userPath,
   userPathIfExists,
 } from "../../events/cli/mod.ts";
-import { checkRunId, openStore, RUN_ID_RULE, RunIdError } from "../../events/mod.ts";
+import {
+  checkRunId,
+  openStore,
+  RUN_ID_RULE,
+  RunIdError,
+  StoreNotFoundError,
+} from "../../events/mod.ts";
 import { HfError } from "../../adapters/hf/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import {
@@ -266,13 +272,24 @@ await runCommand(USAGE, async () => {
   runIds(base, seedsFrom(firstSeed ?? 0));
   const questions = await checkBenchmarkFiles(data);
 
-  // A run's team lives in the store already; only a model from outside may start a new store.
-  await using store = await openStore(values.store, { create: teamRun === undefined });
+  // A run's team or checkpoint is in a store already: only the embedded model or a model
+  // directory may start a new store, so a mistyped RUN or store path creates nothing.
+  const model = values.model === undefined ? undefined : await userPathIfExists(values.model);
+  const fromOutside = model === "embedded" ||
+    (model !== undefined && (await Deno.stat(model).catch(() => null))?.isDirectory === true);
+  await using store = await openStore(values.store, { create: fromOutside }).catch((err) => {
+    if (!(err instanceof StoreNotFoundError) || model === undefined) throw err;
+    throw new UsageError(
+      `--model ${model}: no such model directory, and the store ${values.store} has no run ` +
+        `${model}: there is no store at that path (give a directory, "embedded", RUN, ` +
+        "RUN@STEP or latest, and --store of the run's store)",
+    );
+  });
   try {
     const team = teamRun === undefined ? null : await resolveTeam(store, teamRun, "RUN");
     const source = team !== null ? null : await resolveModelSource(
       store,
-      await userPathIfExists(values.model!),
+      model!,
       { workerGroup: values["worker-group"] },
     );
     // A team re-evaluated with its run's seed re-samples the run's own evaluation.

@@ -163,14 +163,28 @@ Deno.test("missing or bad problem files: train and eval exit 2 naming the file, 
   });
 });
 
-Deno.test("eval RUN on a store that does not exist: refused, and no store is made", async () => {
+Deno.test("eval of a run on a store that does not exist: refused, and no store is made", async () => {
   await withTempDir(async (dir) => {
-    const result = await runCli(
-      "engine/cli/eval.ts",
-      ["latest", "--store", `${dir}/runs/events.sqlite`],
-      dir,
-    );
-    assertRefused(result, 1, /^error: no event store at .*events\.sqlite \(no such file\)/, "eval");
-    assert.deepEqual(await fingerprint(dir), {});
+    await Deno.writeTextFile(`${dir}/bench.jsonl`, BENCH);
+    const before = await fingerprint(dir);
+    // A run's team, and a --model that is no directory, so names a run's checkpoint.
+    const cases: readonly (readonly [readonly string[], number, RegExp])[] = [
+      [["latest"], 1, /^error: no event store at .*events\.sqlite \(no such file\)/],
+      [
+        ["--model", "latest", "--data", `${dir}/bench.jsonl`],
+        2,
+        /^error: --model latest: no such model directory, and the store .*events\.sqlite has no run latest: there is no store at that path/,
+      ],
+    ];
+    for (const [args, code, pattern] of cases) {
+      const what = `eval ${args.join(" ")}`;
+      const result = await runCli(
+        "engine/cli/eval.ts",
+        [...args, "--store", `${dir}/runs/events.sqlite`],
+        dir,
+      );
+      assertRefused(result, code, pattern, what);
+      assert.deepEqual(await fingerprint(dir), before, what);
+    }
   });
 });
