@@ -3,6 +3,7 @@
  * command-line overrides, layered with mergeConfig and validated once at the end.
  */
 import { dirname, isAbsolute, resolve } from "node:path";
+import { readRegularTextFile } from "../../events/files/mod.ts";
 import { MAX_CONFIG_DEPTH } from "./bounds.ts";
 import { ConfigError } from "./errors.ts";
 import { mergeConfig } from "./merge.ts";
@@ -23,10 +24,13 @@ export interface ConfigSources {
   readonly overrides?: Record<string, unknown>;
 }
 
+/** The largest config file read: a config is a few KiB; a device or FIFO is refused outright. */
+const CONFIG_MAX_BYTES = 16 * 1024 * 1024;
+
 async function readJson(file: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = await readRegularTextFile(file, { maxBytes: CONFIG_MAX_BYTES });
   } catch (e) {
     throw new ConfigError(file, [{
       key: "--config",

@@ -1,6 +1,6 @@
 /**
  * Files a user names are read only when they are regular files within a size limit, and an error
- * never quotes their contents: a tasks file or a model's JSON linked to /dev/zero (which
+ * never quotes their contents: a config, tasks or grade file or a model's JSON linked to /dev/zero (which
  * grew memory without bound), an oversized tasks file, and inside an adapter folder that
  * `deno task serve` loads, a FIFO as the weights (the load never answered) or a link to
  * /etc/passwd as the config (its first line reached the client). Each runs the real command and
@@ -62,6 +62,24 @@ Deno.test("a tasks file that is a device or too large: exit 2 naming it, the sto
   assert.match(large.stderr, /big\.jsonl is 300 MiB, over the 256 MiB limit on this file/);
 
   assert.deepEqual(await fingerprint(store), before, "the store is byte-identical");
+  await Deno.remove(tmp, { recursive: true });
+});
+
+Deno.test("a config file that is /dev/zero: train exits 2 naming it, no store made", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "polyrl-bounded-config-" });
+  await Deno.symlink("/dev/zero", join(tmp, "config.json"));
+  const store = join(tmp, "events.sqlite");
+  const train = await runBounded(
+    "engine/cli/train.ts",
+    "--config",
+    join(tmp, "config.json"),
+    "--store",
+    store,
+  );
+  assert.equal(train.code, 2, train.stderr);
+  assert.match(train.stderr, /config\.json is a device, not a regular file/);
+  const names = await Array.fromAsync(Deno.readDir(tmp), (e) => e.name);
+  assert.deepEqual(names, ["config.json"], "nothing was created");
   await Deno.remove(tmp, { recursive: true });
 });
 
