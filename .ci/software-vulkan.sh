@@ -20,6 +20,11 @@ trap 'rm -rf "$debs"' EXIT
 (cd "$debs" && apt-get download -qq \
   mesa-vulkan-drivers/bookworm-backports libdrm2/bookworm-backports \
   libdrm-amdgpu1/bookworm-backports libvulkan1 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+if ! ls "$debs"/mesa-vulkan-drivers_25.*.deb >/dev/null 2>&1; then
+  echo "software-vulkan.sh: no Mesa 25 package downloaded; add bookworm-backports to apt's sources" \
+    "(deb http://deb.debian.org/debian bookworm-backports main) and run apt-get update" >&2
+  exit 1
+fi
 for f in "$debs"/*.deb; do dpkg -x "$f" "$dir"; done
 lib="$dir/usr/lib/x86_64-linux-gnu"
 missing="$(LD_LIBRARY_PATH="$lib" ldd "$lib/libvulkan_lvp.so" | grep 'not found' || true)"

@@ -59,8 +59,11 @@ export async function openNativeWebGpuRuntime(
   const sessionOptions = {
     executionProviders: ["webgpu"],
     executionMode: "sequential",
-    // The CPU EP keeps what the WebGPU EP does not take; its arena would keep the peak of every
-    // shape it sees (see cpu-backend.ts).
+    // The CPU EP keeps only a few small nodes (shape Concats, the finite check's IsNaN / IsInf):
+    // one thread, instead of a pool of every core per session.
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    // Its arena would keep the peak of every shape it sees (see cpu-backend.ts).
     enableCpuMemArena: false,
     logSeverityLevel: 3,
     extra: { session: { use_deterministic_compute: "1" } },
