@@ -79,10 +79,12 @@ const refine = (
   // Dr. MAS's run_math.sh: veRL's token-mean loss, clip 0.2, no KL, one update per batch
   // (ppo_mini_update_num=1) on recomputed old logprobs.
   // Dr. GRPO's loss divides each sequence's token sum by a constant (sampling.max_tokens).
+  // run_math.sh line 64: entropy_coeff=0.0; clip_ratio_c and kl_clamp are veRL's defaults (3, 10).
   loss: {
     clip_eps: 0.2,
     kl_coef: 0,
     aggregation: estimator === "dr-grpo" ? "seq-sum-const" : "token-mean",
+    entropy_coeff: 0,
   },
   updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute" },
   // run_math.sh line 79: invalid_action_penalty_coef=0.1.
@@ -138,8 +140,9 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     // 128 tokens (bytes): the pretrained replies copy the facts found before their verdict,
     // query or answer, up to ~110 bytes for a two-hop answer (engine/pretrain/search-corpus.ts).
     sampling: { temperature: 1, top_p: 1, max_tokens: 128, stop: ["</search>", "</answer>"] },
-    // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean.
-    loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean" },
+    // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean. It
+    // sets no entropy_coeff, so veRL's actor default applies: 0.001 (ppo_trainer.yaml line 59).
+    loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean", entropy_coeff: 0.001 },
     updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute" },
     // run_search.sh line 77: invalid_action_penalty_coef=0.01 (0.1 is the math script's).
     rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.01 },

@@ -36,7 +36,8 @@ import {
  * 3: `rloo` and `reinforce++` take the Dr. MAS code's numerators (each action's own score against
  * the mean first-action score); the schema-2 forms are `rloo-trajectory` and
  * `reinforce++-trajectory`; generated tasks take their problems from `tasks.seed` (default 0), not
- * the run's seed. Schema-2 runs of other estimators are read as schema 3 (upcast.ts).
+ * the run's seed; `loss.clip_ratio_c`, `loss.kl_clamp` (on, as veRL) and `loss.entropy_coeff` are
+ * new. Schema-2 runs of other estimators are read as schema 3, the new loss terms off (upcast.ts).
  */
 export const CONFIG_SCHEMA_VERSION = 3;
 
@@ -310,6 +311,20 @@ export const experimentConfigSchema = z.strictObject({
     ),
     kl_coef: z.number().min(0).default(0).describe(
       "weight of the KL penalty to the initial policy; 0 loads no reference",
+    ),
+    // veRL's ppo_trainer.yaml line 57 (clip_ratio_c: 3.0), core_algos.py lines 880-885.
+    clip_ratio_c: z.number().gt(1).lte(1000).nullable().default(3).describe(
+      "dual-clip PPO: a negative-advantage token's loss is at most -A * clip_ratio_c, so a " +
+        "ratio past it adds no gradient; null turns it off",
+    ),
+    // veRL's kl_penalty clamps low_var_kl (k3) to [-10, 10] (core_algos.py line 969).
+    kl_clamp: z.number().gt(0).lte(1000).nullable().default(10).describe(
+      "each token's k3 KL estimate is clamped to [-kl_clamp, kl_clamp] (no gradient beyond); " +
+        "null turns it off",
+    ),
+    entropy_coeff: z.number().min(0).lte(1).default(0).describe(
+      "the loss subtracts this times the policy's entropy, aggregated as the policy loss is " +
+        "(veRL's entropy_coeff)",
     ),
     /**
      * token-mean: over every loss token of the update (DAPO, veRL's default); seq-mean-token-mean:

@@ -45,6 +45,18 @@ const STEPS: readonly UpcastStep[] = [
 ];
 
 /**
+ * Loss terms schema 3 gained after runs under it were recorded (issue 33 items 4, 1): a recorded
+ * config without them trained without them, so absent means off, while a new config defaults to
+ * veRL's dual clip and KL clamp. Applied to every recorded config: schema 2 lacks them all, and
+ * early schema-3 runs do too.
+ */
+const LOSS_TERMS_OFF = { clip_ratio_c: null, kl_clamp: null, entropy_coeff: 0 } as const;
+
+function withLossTermsOff(config: RecordedConfig): RecordedConfig {
+  return { ...config, loss: { ...LOSS_TERMS_OFF, ...(config.loss as object | undefined) } };
+}
+
+/**
  * @example
  * ```ts
  * const r = upcastRecordedConfig(started.data.config);
@@ -69,5 +81,5 @@ export function upcastRecordedConfig(recorded: Record<string, unknown>): UpcastR
     if (typeof next === "string") return { kind: "refused", reason: next };
     config = next;
   }
-  return { kind: "config", config: config as unknown as NormalizedConfig };
+  return { kind: "config", config: withLossTermsOff(config) as unknown as NormalizedConfig };
 }

@@ -224,6 +224,12 @@ export interface PolicyPoolOptions {
   readonly aggregation: LossAggregation;
   /** The constant of seq-sum-const: the generation budget, sampling.max_tokens (Dr. GRPO). */
   readonly aggregationConstant: number;
+  /** config.loss.clip_ratio_c: the dual clip's bound; null or absent builds none. */
+  readonly dualClip?: number | null;
+  /** config.loss.kl_clamp: the k3 estimate's bound; null or absent builds none. */
+  readonly klClamp?: number | null;
+  /** config.loss.entropy_coeff; absent is 0. */
+  readonly entropyCoeff?: number;
   /**
    * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
    * (recordedEmbeddedVersion); default the committed model.
@@ -241,6 +247,9 @@ export interface PolicyPoolOptions {
  *   klCoef: config.loss.kl_coef,
  *   aggregation: config.loss.aggregation,
  *   aggregationConstant: config.sampling.max_tokens,
+ *   dualClip: config.loss.clip_ratio_c,
+ *   klClamp: config.loss.kl_clamp,
+ *   entropyCoeff: config.loss.entropy_coeff,
  * });
  * const solver = pool.groups.get("solver");
  */
@@ -304,6 +313,9 @@ export async function openPolicyPool(
           aggregation: options.aggregation,
           aggregationConstant: options.aggregationConstant,
           kl: options.klCoef > 0 ? "k3" : null,
+          dualClip: options.dualClip,
+          klClamp: options.klClamp,
+          entropyCoeff: options.entropyCoeff,
           adam: { beta1: wg.optimizer.beta1, beta2: wg.optimizer.beta2, eps: wg.optimizer.eps },
         },
         initial,

@@ -132,6 +132,9 @@ export async function runTraining(
     klCoef: config.loss.kl_coef,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
+    dualClip: config.loss.clip_ratio_c,
+    klClamp: config.loss.kl_clamp,
+    entropyCoeff: config.loss.entropy_coeff,
     embedded: options.embedded,
   });
   let tasks: TaskSource;

@@ -195,6 +195,9 @@ async function localContext(
     klCoef: 0,
     aggregation: config.loss.aggregation,
     aggregationConstant: config.sampling.max_tokens,
+    dualClip: config.loss.clip_ratio_c,
+    klClamp: config.loss.kl_clamp,
+    entropyCoeff: config.loss.entropy_coeff,
     embedded,
   }).catch(async (err) => {
     await runtime.close();

@@ -12,6 +12,7 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
   assert.deepEqual(c.tasks, {
     kind: "synthetic-math",
     difficulty: 2,
+    seed: 0,
     splits: { train: 256, validation: 64, test: 64 },
   });
   assert.deepEqual(c.agents[0].trainable, {
@@ -29,6 +30,9 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
     clip_eps_low: 0.2,
     clip_eps_high: 0.2,
     kl_coef: 0,
+    clip_ratio_c: 3,
+    kl_clamp: 10,
+    entropy_coeff: 0,
     aggregation: "token-mean",
   });
   assert.deepEqual(c.updates, { mini_batches: 1, epochs: 1, old_logprobs: "recompute" });

@@ -58,3 +58,30 @@ Deno.test("a schema-2 run is read as schema 3 unless its estimator changed meani
     );
   }
 });
+
+Deno.test("a run recorded before the dual clip, KL clamp and entropy bonus reads them as off", async () => {
+  // The loss section as schema 2 (and schema 3 before these terms) recorded it.
+  const oldLoss = {
+    clip_eps: 0.2,
+    clip_eps_low: 0.2,
+    clip_eps_high: 0.2,
+    kl_coef: 0,
+    aggregation: "token-mean",
+  };
+  for (const schema of [2, 3]) {
+    await withOldRun((c) => ({ ...c, loss: oldLoss, schema_version: schema }), async (store) => {
+      const { loss } = (await readRunLog(store, "old-run")).config;
+      assert.deepEqual([loss.clip_ratio_c, loss.kl_clamp, loss.entropy_coeff], [null, null, 0]);
+      assert.equal(loss.clip_eps, 0.2);
+    });
+  }
+  // A run that has them keeps its own values.
+  const newLoss = { ...oldLoss, clip_ratio_c: 2, kl_clamp: 5, entropy_coeff: 0.01 };
+  await withOldRun(
+    (c) => ({ ...c, loss: newLoss, schema_version: CONFIG_SCHEMA_VERSION }),
+    async (store) => {
+      const { loss } = (await readRunLog(store, "old-run")).config;
+      assert.deepEqual([loss.clip_ratio_c, loss.kl_clamp, loss.entropy_coeff], [2, 5, 0.01]);
+    },
+  );
+});
