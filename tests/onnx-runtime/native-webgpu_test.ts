@@ -1,6 +1,7 @@
 /**
  * The native webgpu backend (onnxruntime-node's WebGPU EP, Dawn) on Mesa 25's software adapter:
- * train steps agree with the cpu backend, state stays on the GPU, and two runs are bit-identical.
+ * train steps agree with the cpu backend, state stays on the GPU, two runs are bit-identical, and
+ * greedy generation with the KV cache on the GPU picks the cpu backend's tokens.
  * The native runs happen in child processes started with the software Vulkan of
  * $POLYRL_SOFTWARE_VULKAN (the dynamic loader reads LD_LIBRARY_PATH only at launch); the tests
  * skip, saying so, only when that variable is unset. CI sets it, so there a folder that is
@@ -12,33 +13,38 @@
  */
 import assert from "node:assert/strict";
 import { softwareVulkanEnv, softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
+import { type GenerationTrace, traceGeneration } from "./native-webgpu-generate.ts";
 import { type Trace, traceTrainSteps } from "./native-webgpu-trace.ts";
 
 const env = softwareVulkanEnv();
 const skip = env ? null : `${softwareVulkanVariable} is unset: no Mesa 25 software Vulkan ` +
   "folder (.ci/software-vulkan.sh DIR fills one; CI sets it)";
 const traceScript = new URL("./native-webgpu-trace.ts", import.meta.url).pathname;
+const generateScript = new URL("./native-webgpu-generate.ts", import.meta.url).pathname;
 
-/** Runs the trace script in a child process with `childEnv`; returns its trace or its stderr. */
-async function childTrace(
-  name: string,
+/** Runs a script on webgpu in a child process with `childEnv`; its JSON output or its stderr. */
+async function child<T>(
+  args: readonly string[],
   childEnv: Record<string, string>,
-): Promise<{ trace: Trace | null; stderr: string }> {
+): Promise<{ trace: T | null; stderr: string }> {
   const out = await Deno.makeTempFile({ suffix: ".json" });
   try {
     const result = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", traceScript, "webgpu", name, out],
+      args: ["run", "-A", ...args, out],
       env: childEnv,
       stdout: "inherit",
       stderr: "piped",
     }).output();
     const stderr = new TextDecoder().decode(result.stderr);
     if (!result.success) return { trace: null, stderr };
-    return { trace: JSON.parse(await Deno.readTextFile(out)) as Trace, stderr };
+    return { trace: JSON.parse(await Deno.readTextFile(out)) as T, stderr };
   } finally {
     await Deno.remove(out);
   }
 }
+
+const childTrace = (name: string, childEnv: Record<string, string>) =>
+  child<Trace>([traceScript, "webgpu", name], childEnv);
 
 async function nativeTrace(name: string): Promise<Trace> {
   const { trace, stderr } = await childTrace(name, env!);
@@ -97,6 +103,23 @@ for (const name of ["tiny-micro", "decoder"]) {
     },
   });
 }
+
+Deno.test({
+  ...opts,
+  name: label("native webgpu: greedy generation with the KV cache on the GPU agrees with cpu"),
+  fn: async () => {
+    const { trace, stderr } = await child<GenerationTrace>([generateScript, "webgpu"], env!);
+    assert.ok(trace, `the native webgpu generation child failed:\n${stderr}`);
+    const cpu = await traceGeneration("cpu");
+    assert.deepEqual(trace.tokens, cpu.tokens);
+    assert.equal(trace.logits.length, cpu.logits.length);
+    trace.logits.forEach((row, i) =>
+      row.forEach((x, j) =>
+        assert.ok(Math.abs(x - cpu.logits[i][j]) < 1e-4, `step ${i} logit ${j}: ${x} vs cpu`)
+      )
+    );
+  },
+});
 
 Deno.test({
   sanitizeResources: false,
