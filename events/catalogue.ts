@@ -362,6 +362,15 @@ export const gradientStepApplied = defineEvent({
       tisCap: float,
       tisTruncated: float,
     }).optional(),
+    /**
+     * What shows an off-policy update, where the run's loss computes it: the largest ratio new /
+     * old over the update's loss tokens and the share of them whose loss the dual clip capped
+     * (loss.clip_ratio_c set), the share whose k3 KL the clamp bounded (loss.kl_clamp set and a
+     * KL term); absent otherwise, and in logs before them
+     */
+    maxRatio: float.optional(),
+    dualClipFraction: float.optional(),
+    klClampFraction: float.optional(),
     tokens: count,
     skippedNonFinite: z.boolean(),
     /** sha256 of the parameters after the update */

@@ -207,6 +207,9 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
           d.tokens,
           d.skippedNonFinite,
           d.parameterHash,
+          d.maxRatio ?? null,
+          d.dualClipFraction ?? null,
+          d.klClampFraction ?? null,
         ]],
         ...(d.rows ?? []).map((r): TableRow => [
           "grad_step_rows",

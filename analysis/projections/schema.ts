@@ -17,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -215,6 +215,10 @@ export const TABLES = Object.freeze({
     ["tokens", "BIGINT"],
     ["skipped_non_finite", "BOOLEAN"],
     ["parameter_hash", "VARCHAR"],
+    // NULL where the run's loss has no dual clip (max_ratio, dual_clip_fraction) or no KL clamp.
+    ["max_ratio", "DOUBLE"],
+    ["dual_clip_fraction", "DOUBLE"],
+    ["kl_clamp_fraction", "DOUBLE"],
   ]),
   // The turns each update trained on (none for logs before gradient_step.applied v2).
   grad_step_rows: table("grad_step_rows", [

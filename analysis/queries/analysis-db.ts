@@ -90,6 +90,12 @@ export interface AnalysisDb {
     old_logprob_drift: number | null;
     tokens: number;
     skipped_non_finite: boolean;
+    /** The largest ratio new / old over the update's loss tokens; null without a dual clip. */
+    max_ratio: number | null;
+    /** Share of loss tokens the dual clip capped; null without one. */
+    dual_clip_fraction: number | null;
+    /** Share of loss tokens whose k3 KL the clamp bounded; null without a clamp or KL term. */
+    kl_clamp_fraction: number | null;
   };
   /** The (prompt, sample, turn) of each rollout turn an update trained on. */
   grad_step_rows: {

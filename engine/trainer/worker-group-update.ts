@@ -182,6 +182,11 @@ export async function updateWorkerGroup(
           oldLogprobs: config.updates.old_logprobs,
           oldLogprobDrift: drift,
           ...(mismatch ? { rolloutMismatch: mismatch } : {}),
+          // Present only where the loss computes them (TrainStepMetrics), so runs recorded
+          // before them replay with the same fields.
+          ...(m.maxRatio !== undefined ? { maxRatio: m.maxRatio } : {}),
+          ...(m.dualClipFraction !== undefined ? { dualClipFraction: m.dualClipFraction } : {}),
+          ...(m.klClampFraction !== undefined ? { klClampFraction: m.klClampFraction } : {}),
           tokens: m.lossTokens,
           skippedNonFinite: m.skipped,
           parameterHash: await policy.parameterHash(),
