@@ -1,6 +1,6 @@
 import type { NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { ChartUpdate } from "../components/chart-data.ts";
-import { CHARTS, GLOBAL, markerLabel } from "./chart-names.ts";
+import { CHARTS, GLOBAL, markerLabel, offPolicyLabel } from "./chart-names.ts";
 import { evalAccuracyUpdates } from "./eval-accuracy-updates.ts";
 
 /** What one stored event changes on an open Run page. */
@@ -51,6 +51,15 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
           ...norm(CHARTS.gradWg, d.step, d.workerGroup, d.gradNormBeforeClip),
           ...Object.entries(d.agentGradNorms).flatMap(([a, v]) =>
             norm(CHARTS.gradAgent, d.step, a, v)
+          ),
+          ...([
+            ["max ratio", d.maxRatio],
+            ["dual-clipped", d.dualClipFraction],
+            ["KL-clamped", d.klClampFraction],
+          ] as const).flatMap(([what, v]) =>
+            v === undefined || !Number.isFinite(v)
+              ? []
+              : [mean(CHARTS.offPolicy, d.step, offPolicyLabel(d.workerGroup, what), v)]
           ),
         ],
       };

@@ -5,7 +5,7 @@ import {
   chartFromRows,
   type ChartUpdate,
 } from "../components/chart-data.ts";
-import { CHARTS, GLOBAL } from "./chart-names.ts";
+import { CHARTS, GLOBAL, offPolicyLabel } from "./chart-names.ts";
 import { MeanCells } from "./mean-cells.ts";
 import { normMarkers, type NormPoint } from "./norm-markers.ts";
 
@@ -34,7 +34,8 @@ const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
  * benchmark at each evaluated step; gradient norms per worker group and
  * per agent (mean over a step's updates of the finite norms) with spikes (the analysis rule over
  * the updates) and non-finite steps as markers; per-agent baseline mean and spread; the mean
- * Lemma 4.2 multiplier per agent as the engine recorded it. Four scans of the
+ * Lemma 4.2 multiplier per agent as the engine recorded it; per worker group the largest ratio and
+ * the dual-clipped and KL-clamped token shares, where the updates recorded them. Four scans of the
  * projections, read column by column, keep a 10k-step run's page fast.
  *
  * @example
@@ -56,7 +57,8 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
   );
   const grads = await columns(
     conn,
-    `SELECT step::INTEGER AS step, wg, grad_norm, agent_grad_norms_json FROM grad_steps
+    `SELECT step::INTEGER AS step, wg, grad_norm, agent_grad_norms_json, max_ratio,
+       dual_clip_fraction, kl_clamp_fraction FROM grad_steps
      WHERE run_id = $1 ORDER BY step, wg, "update"`,
     [runId],
   );
@@ -98,7 +100,7 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
       value: c.value[i] as number | null,
       n: c.n[i] as number,
     }));
-  const [wg, agent] = [new MeanCells(), new MeanCells()];
+  const [wg, agent, offPolicy] = [new MeanCells(), new MeanCells(), new MeanCells()];
   const [wgNorms, agentNorms]: NormPoint[][] = [[], []];
   grads.step.forEach((s, i) => {
     const x = s as number;
@@ -112,6 +114,14 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
     for (const [label, v] of Object.entries(perAgent)) {
       agent.add(x, label, jsonNumber(v));
       agentNorms.push({ x, label, norm: jsonNumber(v) });
+    }
+    const diagnostics = [
+      ["max ratio", grads.max_ratio[i]],
+      ["dual-clipped", grads.dual_clip_fraction[i]],
+      ["KL-clamped", grads.kl_clamp_fraction[i]],
+    ] as const;
+    for (const [what, v] of diagnostics) {
+      if (v !== null) offPolicy.add(x, offPolicyLabel(grads.wg[i] as string, what), v as number);
     }
   });
   const statRows = (chart: string): Row[] =>
@@ -155,6 +165,13 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
         "gradient norm",
       ),
       normMarkers(CHARTS.gradAgent, agentNorms),
+    ),
+    [CHARTS.offPolicy]: chartFromRows(
+      "Off-policy: largest ratio new / old, shares of tokens dual-clipped and KL-clamped " +
+        "(mean over the step's updates)",
+      "step",
+      offPolicy.rows(),
+      "ratio, share of tokens",
     ),
     [CHARTS.baselineMu]: chartFromRows(
       "Advantage baseline mean μ per agent",

@@ -25,6 +25,7 @@ const ORDER: readonly (readonly [string, string])[] = [
   [CHARTS.gradWg, "no gradient steps yet"],
   [CHARTS.gradAgent, "no gradient steps yet"],
   [CHARTS.lemma, "no finite Lemma 4.2 multiplier yet (MADA-RL records none)"],
+  [CHARTS.offPolicy, "no off-policy diagnostics (recorded with loss.clip_ratio_c or kl_clamp)"],
   [CHARTS.baselineMu, "no advantages yet"],
   [CHARTS.baselineSigma, "no advantages yet"],
 ];
