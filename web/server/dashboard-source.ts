@@ -87,9 +87,11 @@ async function openCurrent(
   }
 }
 
-/** The store file as stat sees it: its device and inode, size and modification time. */
+/** The store file as stat sees it. */
 interface FileStamp {
+  /** device and inode: which file is at the path */
   readonly file: string;
+  /** size and modification time: whether that file was written since */
   readonly content: string;
 }
 
@@ -160,15 +162,10 @@ export async function openDashboardSource(
     const now = await fileStamp(storeTarget);
     if (now === null || (now.file === stamp?.file && now.content === stamp.content)) return null;
     const fresh = await openStore(storeTarget, { readOnly: true });
-    try {
-      if (now.file === stamp?.file && await sameLog(store, fresh)) {
-        stamp = now;
-        await fresh.close();
-        return null;
-      }
-    } catch (err) {
+    if (now.file === stamp?.file && await sameLog(store, fresh)) {
+      stamp = now;
       await fresh.close();
-      throw err;
+      return null;
     }
     return { store: fresh, stamp: now };
   };
