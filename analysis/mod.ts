@@ -50,4 +50,11 @@ export {
 export { loadRunSummaries } from "./queries/run-summaries.ts";
 export { type QueryTable, runReadOnlyQuery, writeQueryParquet } from "./sql/run-query.ts";
 export { formatQueryTable, type QueryTextFormat } from "./sql/format-query-table.ts";
-export { MalformedSqlError, QueryTimeoutError, WriteRefusedError } from "./sql/sql-errors.ts";
+export {
+  MalformedSqlError,
+  QueryTimeoutError,
+  RefusedFunctionError,
+  ResultTooLargeError,
+  WriteRefusedError,
+} from "./sql/sql-errors.ts";
+export { REFUSED_FUNCTIONS } from "./sql/read-only-statement.ts";

@@ -6,9 +6,11 @@
  */
 import { dirname, resolve } from "node:path";
 import {
+  DEFAULT_STORE,
   defineCommand,
   invocationDir,
   parseFormat,
+  refuseStoreOutput,
   runCommand,
   storeOption,
   UsageError,
@@ -39,6 +41,7 @@ const cli = defineCommand({
       type: "string",
       value: "DIR",
       path: true,
+      output: true,
       help: "output folder (default export-RUN, or export-N-runs, in the working directory)",
     },
   },
@@ -58,11 +61,17 @@ await runCommand(USAGE, async () => {
     throw err;
   }
   const dir = values.out ?? defaultFolder(runs);
+  // --out itself was checked as it was parsed; the default folder and every file are checked
+  // here, all before the first is written.
+  const stores = [values.store, DEFAULT_STORE];
+  refuseStoreOutput(dir, stores);
+  const files = EXPORTED.map((table) => `${dir}/${table}.${format}`);
+  for (const file of files) refuseStoreOutput(file, stores);
   await Deno.mkdir(dir, { recursive: true });
   const inRuns = runs.map(sqlString).join(", ");
   const options = format === "parquet" ? "(FORMAT parquet)" : "(FORMAT csv, HEADER true)";
-  for (const table of EXPORTED) {
-    const file = `${dir}/${table}.${format}`;
+  for (const [i, table] of EXPORTED.entries()) {
+    const file = files[i];
     const query = `SELECT * FROM ${table} WHERE run_id IN (${inRuns}) ORDER BY ALL`;
     await analysis.conn.run(`COPY (${query}) TO ${sqlString(file)} ${options}`);
     const [{ n }] = (await analysis.conn.runAndReadAll(`SELECT count(*) AS n FROM (${query})`))

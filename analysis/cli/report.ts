@@ -5,8 +5,10 @@
  */
 import { join } from "node:path";
 import {
+  DEFAULT_STORE,
   defineCommand,
   parseFormat,
+  refuseStoreOutput,
   runCommand,
   storeOption,
   UsageError,
@@ -106,6 +108,7 @@ const cli = defineCommand({
       type: "string",
       value: "FILE|DIR",
       path: true,
+      output: true,
       help: `write md or json to FILE instead of stdout; csv: the folder of the CSV files ` +
         `(default ${DEFAULT_CSV_DIR} in the current directory)`,
     },
@@ -136,8 +139,15 @@ function parseBaseline(selector: string | undefined, groupBy: string): string | 
   return selector.slice(eq + 1);
 }
 
-/** Writes one CSV per table into `dir` (created if missing); returns the paths written. */
-async function writeCsvTables(report: Report, dir: string): Promise<string[]> {
+/**
+ * Writes one CSV per table into `dir` (created if missing); returns the paths written. The folder
+ * and every file are checked against `stores` before the first is written (refuseStoreOutput).
+ */
+async function writeCsvTables(
+  report: Report,
+  dir: string,
+  stores: readonly string[],
+): Promise<string[]> {
   const existing = await Deno.stat(dir).catch(() => null);
   if (existing && !existing.isDirectory) {
     throw new UsageError(
@@ -145,10 +155,15 @@ async function writeCsvTables(report: Report, dir: string): Promise<string[]> {
         "a folder (it is created if missing)",
     );
   }
+  refuseStoreOutput(dir, stores);
+  const tables = reportCsvTables(report).map(({ name, csv }) => ({
+    path: join(dir, `${name}.csv`),
+    csv,
+  }));
+  for (const { path } of tables) refuseStoreOutput(path, stores);
   await Deno.mkdir(dir, { recursive: true });
   const written: string[] = [];
-  for (const { name, csv } of reportCsvTables(report)) {
-    const path = join(dir, `${name}.csv`);
+  for (const { path, csv } of tables) {
     await Deno.writeTextFile(path, csv);
     written.push(path);
   }
@@ -200,7 +215,10 @@ await runCommand(USAGE, async () => {
     );
   }
   if (format === "csv") {
-    const written = await writeCsvTables(report, values.out ?? userPath(DEFAULT_CSV_DIR));
+    const written = await writeCsvTables(report, values.out ?? userPath(DEFAULT_CSV_DIR), [
+      values.store,
+      DEFAULT_STORE,
+    ]);
     console.error(`wrote ${written.length} CSV files:`);
     console.log(written.join("\n"));
     return;

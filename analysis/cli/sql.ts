@@ -6,8 +6,11 @@
  * `.mode table|csv|json` and `.quit`.
  *
  * Queries run on the projections opened READ_ONLY, only SELECTs pass (as DuckDB's parser reads
- * them), and the instance is sealed first: local files can be read, but no extension is installed
- * and no setting changed. The only file this command writes is `--out`, with the query's result.
+ * them) that call none of DuckDB's logging, profiling, parser or checkpoint functions nor run SQL
+ * text (REFUSED_FUNCTIONS), and the instance is sealed first: local files can be read, but no
+ * extension is installed and no setting changed. The only file this command writes is `--out`,
+ * with the query's result, and `--out` may not be the store, its side files, blobs or projections
+ * (events/cli/output-path.ts).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import {
@@ -46,6 +49,7 @@ const cli = defineCommand({
       type: "string",
       value: "FILE",
       path: true,
+      output: true,
       help: "write the result to this file instead of stdout",
     },
     rebuild: {

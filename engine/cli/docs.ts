@@ -20,6 +20,7 @@ const cli = defineCommand({
       default: DEFAULT_OUT,
       value: "FILE",
       path: true,
+      output: true,
       help: `file to write (default ${DEFAULT_OUT})`,
     },
     check: {

@@ -44,6 +44,7 @@ const cli = defineCommand({
       type: "string",
       value: "DIR",
       path: true,
+      output: true,
       help: "directory to write (created; must be new or empty)",
     },
     format: {

@@ -126,6 +126,7 @@ const cli = defineCommand({
       type: "string",
       value: "DIR",
       path: true,
+      output: true,
       help: "checkpoint directory (required: the committed model is written only when named, " +
         "as adapters/model/embedded)",
     },

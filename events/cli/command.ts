@@ -16,6 +16,7 @@
  * ```
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { refuseStoreOutput } from "./output-path.ts";
 import { storeArgument } from "./store-argument.ts";
 import { UsageError } from "./usage-error.ts";
 import { userPath } from "./user-path.ts";
@@ -42,6 +43,13 @@ export interface OptionHelp {
    * UsageError for a value it refuses. The default value is taken as it is.
    */
   readonly parse?: (typed: string) => string;
+  /**
+   * A path the command writes (a file, or a folder it writes into): refused with exit 2 before
+   * the command runs when it reaches the command's `--store` or the default store, their blobs,
+   * projections or SQLite side files, through links included, or an existing database
+   * (output-path.ts).
+   */
+  readonly output?: boolean;
 }
 
 /** A command definition: name, usage line, summary and options (parseArgs shape plus help). */
@@ -125,7 +133,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
   // Path options parse without their default, so that only a value the user typed is resolved.
   const parseOptions = Object.fromEntries(
     optionEntries.map(([k, v]) => {
-      const { help: _help, value: _value, path, parse: _parse, ...rest } = v;
+      const { help: _help, value: _value, path, parse: _parse, output: _output, ...rest } = v;
       if (path) delete rest.default;
       return [k, rest];
     }),
@@ -140,6 +148,15 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
         const parse = opt.parse ?? userPath;
         values[name] = Array.isArray(given) ? given.map(parse) : parse(given as string);
       }
+    }
+  };
+  const outputOptions = optionEntries.filter(([, v]) => v.output);
+  const refuseStoreOutputs = (values: Record<string, unknown>) => {
+    const stores = [DEFAULT_STORE];
+    if (typeof values.store === "string") stores.push(values.store);
+    for (const [name] of outputOptions) {
+      const value = values[name];
+      if (typeof value === "string") refuseStoreOutput(value, stores, `--${name}`);
     }
   };
   return {
@@ -163,6 +180,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
         throw new UsageError((err as Error).message);
       }
       resolvePaths(parsed.values as Record<string, unknown>);
+      refuseStoreOutputs(parsed.values as Record<string, unknown>);
       return parsed;
     },
   };

@@ -36,6 +36,13 @@ export {
   UsageError,
 } from "./command.ts";
 export { invocationDir, userPath, userPathIfExists } from "./user-path.ts";
+export {
+  OutputPathError,
+  refuseStoreOutput,
+  resolveLinks,
+  type StoreFiles,
+  storeFiles,
+} from "./output-path.ts";
 export { cellText } from "./cell-text.ts";
 export { toCsv } from "./csv.ts";
 export { textTable } from "./text-table.ts";

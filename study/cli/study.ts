@@ -47,6 +47,7 @@ const cli = defineCommand({
       default: "docs/study",
       value: "DIR",
       path: true,
+      output: true,
       help: "report folder (default docs/study)",
     },
     store: {

@@ -14,6 +14,7 @@ import {
   EXPORTED,
   MalformedSqlError,
   QueryTimeoutError,
+  ResultTooLargeError,
   WriteRefusedError,
 } from "../../analysis/mod.ts";
 import { IslandsUnavailable } from "../components/island.tsx";
@@ -229,6 +230,7 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
       if (err instanceof WriteRefusedError) return c.json({ error: err.message }, 403);
       if (err instanceof MalformedSqlError) return c.json({ error: err.message }, 400);
       if (err instanceof QueryTimeoutError) return c.json({ error: err.message }, 422);
+      if (err instanceof ResultTooLargeError) return c.json({ error: err.message }, 413);
       throw err;
     }
   });

@@ -1,13 +1,20 @@
 /**
  * User SQL's own instance of one projection generation: opened READ_ONLY beside the instance the
  * pages read (DuckDB settings are per instance, and user SQL needs a sealed one: no file or
- * network access, configuration locked, while the pages' instance writes exports), leased by the
+ * network access, no spilling, a memory limit, configuration locked, while the pages' instance
+ * writes exports), leased by the
  * queries that run on it, and closed once the dashboard has moved to a newer generation and the
  * last query on it is done. Both instances read the same immutable file, so a query sees exactly
  * what the pages show at that generation.
  */
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { sealDuckDB } from "../../analysis/mod.ts";
+
+/**
+ * DuckDB's memory limit for user SQL's instance: a query that needs more fails (it does not
+ * spill to disk, see sealDuckDB) rather than growing the dashboard's process.
+ */
+export const USER_SQL_MEMORY_LIMIT = "1GB";
 
 /** One query's hold on a snapshot: connections to it, and the release that lets it close. */
 export interface SnapshotLease {
@@ -39,7 +46,7 @@ export interface ProjectionSnapshot {
 export async function projectionSnapshot(instance: DuckDBInstance): Promise<ProjectionSnapshot> {
   const conn = await instance.connect();
   try {
-    await sealDuckDB(conn, { files: "none" });
+    await sealDuckDB(conn, { files: "none", memoryLimit: USER_SQL_MEMORY_LIMIT });
   } finally {
     conn.closeSync();
   }
