@@ -39,8 +39,11 @@
 #
 # Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [--stages=LIST] [OUTDIR]
 #   (or OUT=OUTDIR); on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
-# The carry list is that one folder: .device/ holds deno.xz, node_modules.tar.xz (onnxruntime-web
-# and -node cut to what loads) and vulkan/*.deb, as tests/device/prepare.sh builds and sizes them.
+# The carry list is that one folder: .device/ holds deno.xz, node_modules.tar.xz and vulkan/*.deb,
+# as tests/device/prepare.sh builds and sizes them. Both onnxruntime packages do not fit the
+# device tool's 64 MiB together: the default carry has onnxruntime-node (the native stages and
+# nothing of onnxruntime-web but its JS bundle), `prepare.sh --web` issue 20's (onnxruntime-web's
+# WASM, no onnxruntime-node); the stages a carry cannot run are skipped with that reason.
 # Works on an H100 or an H200 (the machine is named from nvidia-smi).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -137,7 +140,16 @@ if [ "$mode" = device ]; then
   egl=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
   [ -f "$egl" ] && export __EGL_VENDOR_LIBRARY_FILENAMES="${__EGL_VENDOR_LIBRARY_FILENAMES:-$egl}"
 fi
-say "mode $mode; deno $(deno --version | head -1); $(uname -m); $(nproc) cores"
+# What this tree can run: onnxruntime-node for the native stages, onnxruntime-web's WASM for the
+# webgpu-web ones (a device carry holds one of the two: tests/device/prepare.sh [--web]).
+has_native=0
+[ -e node_modules/onnxruntime-node ] && has_native=1
+has_web=0
+ls node_modules/.deno/onnxruntime-web@*/node_modules/onnxruntime-web/dist/*.wasm >/dev/null 2>&1 &&
+  has_web=1
+no_native="this carry has no onnxruntime-node (tests/device/prepare.sh without --web builds one)"
+no_web="this carry has no onnxruntime-web WASM (tests/device/prepare.sh --web builds one)"
+say "mode $mode; deno $(deno --version | head -1); $(uname -m); $(nproc) cores; native $has_native, web $has_web"
 if [ "$mode" = device ]; then
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   say "vulkan: VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}; ICDs: $(ls /usr/local/nvidia/share/vulkan/icd.d \
@@ -239,6 +251,10 @@ if [ "$mode" = device ]; then
       backend=(--backend webgpu-web) label=ours
     fi
     shape="qwen2.5-${base%%-*}"
+    case "$label/$base/$has_native$has_web" in
+      native/*/0? | ours/bench-webgpu/0?) skip "$name" "$no_native" && continue ;;
+      ours/*/?0) skip "$name" "$no_web" && continue ;;
+    esac
     case "$base" in
       *-float32)
         stage "$label $shape float32" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
@@ -295,7 +311,11 @@ else
   tiny=(--shape tiny --generate 4x8 --prompt 8 --train 2x32,4x32 --micro-batch 2 --steps 1)
   tinyProfile=(--shape tiny --dtype float32 --profile --train 4x32 --micro-batch 2 --steps 1
     --generate 4x4 --prompt 8)
-  if [ "$gpu" -gt 0 ]; then
+  if [ "$gpu" -gt 0 ] && [ "$has_web" = 0 ]; then
+    for name in "ours tiny float32" "profile tiny float32" "ours tiny float16" "bench onnx"; do
+      skip "$name" "$no_web"
+    done
+  elif [ "$gpu" -gt 0 ]; then
     stage "ours tiny float32" 90 "${ours[@]}" "${tiny[@]}" --backend webgpu-web --dtype float32 --graphs
     stage "profile tiny float32" 60 "${ours[@]}" "${tinyProfile[@]}" --backend webgpu-web
     if [ "$f16" -gt 0 ]; then
@@ -307,7 +327,11 @@ else
   # The native EP on Mesa 25's lavapipe, set at launch for these processes only (the layout
   # .ci/software-vulkan.sh unpacks; adapters/onnx/runtime/software-vulkan.ts reads the same).
   sv="${POLYRL_SOFTWARE_VULKAN:-}"
-  if [ -n "$sv" ]; then
+  if [ "$has_native" = 0 ]; then
+    for name in "native tiny float32" "native profile tiny float32" "native tiny float16"; do
+      skip "$name" "$no_native"
+    done
+  elif [ -n "$sv" ]; then
     native=(env VK_ICD_FILENAMES="$sv/lvp_icd.json"
       LD_LIBRARY_PATH="$sv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       "${ours[@]}" --backend webgpu)
@@ -326,7 +350,7 @@ else
     skip "torch tiny float32" "no python3 with torch here (apt-get install python3-torch)"
   fi
   skip "torch bfloat16" "bfloat16 is the GPU peer's dtype; CPU bfloat16 matmuls are emulated"
-  [ "$gpu" -gt 0 ] && stage "bench onnx" 60 deno task bench --backend webgpu-web onnx
+  [ "$gpu" -gt 0 ] && [ "$has_web" = 1 ] && stage "bench onnx" 60 deno task bench --backend webgpu-web onnx
   skip "bench models" "the embedded model's generation workloads take minutes on a software adapter; run on the GPU"
   skip "bench webgpu" "onnxruntime-web compiles the decoder's shaders for minutes on a software adapter; run on the GPU or deno task bench webgpu"
 fi
