@@ -11,7 +11,6 @@
 #                        webgpu-web session starts, so left out). --web builds issue 20's carry
 #                        instead: onnxruntime-web with its asyncify loader and WASM, no
 #                        onnxruntime-node. h200.sh skips, saying why, the stages a carry lacks.
-#   carry                native or web
 #   vulkan/*.deb         Debian's Vulkan loader and the GL vendor-neutral dispatch libraries
 #                        (amd64; NVIDIA's Vulkan ICD is libGLX_nvidia, which links libGLdispatch),
 #                        unpacked there with dpkg -x
@@ -104,7 +103,6 @@ fi
 rm -rf "$ortweb/docs" "$ortweb/lib"
 find "$nm" -name '*.map' -delete
 tar -C "$work/nm" -cf - node_modules | xz -6 -T2 >"$dest/node_modules.tar.xz"
-echo "$carry" >"$dest/carry"
 echo "node_modules ($carry carry): ${!seen[*]}"
 
 # 3. Debian's Vulkan loader for amd64 (the device image has the NVIDIA ICD but maybe no loader).
