@@ -66,8 +66,8 @@ export function countLossTokens(b: PolicyBatch): { tokens: number; sequences: nu
 
 /**
  * The whole-batch denominator of each aggregation: loss tokens (token-mean), sequences
- * (seq-mean-token-mean), or sequences x constant (seq-sum-const). At least 1, so an empty mask
- * gives loss 0 rather than NaN.
+ * (seq-mean-token-sum, seq-mean-token-mean), the constant (seq-mean-token-sum-norm), or
+ * sequences x constant (seq-sum-const). At least 1, so an empty mask gives loss 0 rather than NaN.
  *
  * @example lossDenominator("seq-sum-const", batch, 512)
  */
@@ -77,19 +77,53 @@ export function lossDenominator(
   constant?: number,
 ): number {
   const { tokens, sequences } = countLossTokens(b);
+  const checked = () => {
+    if (!(constant !== undefined && constant > 0)) {
+      throw new TrainStepError(
+        `${aggregation} needs aggregationConstant > 0 (e.g. the max response length), got ` +
+          `${constant}`,
+      );
+    }
+    return constant;
+  };
   switch (aggregation) {
     case "token-mean":
       return Math.max(tokens, 1);
+    case "seq-mean-token-sum":
     case "seq-mean-token-mean":
       return Math.max(sequences, 1);
+    case "seq-mean-token-sum-norm":
+      return checked();
     case "seq-sum-const":
-      if (!(constant !== undefined && constant > 0)) {
-        throw new TrainStepError(
-          `seq-sum-const needs aggregationConstant > 0 (e.g. the max response length), got ${constant}`,
-        );
-      }
-      return Math.max(sequences, 1) * constant;
+      return Math.max(sequences, 1) * checked();
   }
+}
+
+/**
+ * Each row's denominator when the loss is aggregated per micro-batch of `size` consecutive rows,
+ * as veRL's actor does: its micro-batch's `lossDenominator` times the gradient accumulation
+ * steps, max(1, rows // size). veRL divides each micro-batch's loss by ppo_mini_batch_size //
+ * ppo_micro_batch_size_per_gpu (dp_actor.py lines 358, 428), the floor even when the last
+ * micro-batch is short, and so does this.
+ *
+ * @example rowDenominators("token-mean", batch, 4) // [T0*G, T0*G, T0*G, T0*G, T1*G, ...]
+ */
+export function rowDenominators(
+  aggregation: LossAggregation,
+  b: PolicyBatch,
+  size: number,
+  constant?: number,
+): Float32Array {
+  const accumulation = Math.max(1, Math.floor(b.batch / size));
+  const out = new Float32Array(b.batch);
+  splitBatch(b, size).forEach((part, k) =>
+    out.fill(
+      lossDenominator(aggregation, part, constant) * accumulation,
+      k * size,
+      k * size + part.batch,
+    )
+  );
+  return out;
 }
 
 /**
@@ -138,14 +172,20 @@ export function batchRows(b: PolicyBatch, start: number, rows: number): PolicyBa
 }
 
 /**
- * Graph feeds for one (micro-)batch; the denominators are those of the whole batch.
+ * Graph feeds for one (micro-)batch, whose first row is row `first` of the whole batch; the
+ * denominators are those of the whole batch (`rowDenominators` with a loss micro-batch).
  *
  * @example batchFeeds(micro, { lossDenominator: 120, tokenCount: 120 }, true)
  */
 export function batchFeeds(
   b: PolicyBatch,
-  whole: { readonly lossDenominator: number; readonly tokenCount: number },
+  whole: {
+    readonly lossDenominator: number;
+    readonly tokenCount: number;
+    readonly rowDenominators?: Float32Array;
+  },
   withReference: boolean,
+  first = 0,
 ): Record<string, HostTensor> {
   const dims = [b.batch, b.seq];
   const feeds: Record<string, HostTensor> = {
@@ -158,6 +198,13 @@ export function batchFeeds(
     [IO.lossDenominator]: scalar(whole.lossDenominator),
     [IO.tokenCount]: scalar(Math.max(whole.tokenCount, 1)),
   };
+  if (whole.rowDenominators) {
+    feeds[IO.rowDenominators] = hostTensor(
+      "float32",
+      [b.batch],
+      whole.rowDenominators.subarray(first, first + b.batch),
+    );
+  }
   if (withReference) {
     if (!b.refLogprobs) {
       throw new TrainStepError("the step has a KL estimator, so batch.refLogprobs is required");

@@ -10,7 +10,16 @@
  * dropout, the numbers the objective's ratio starts from.
  */
 import { globalNorm, optimizerStep, rowGroups, stackRows, unstackRows } from "./optim/mod.ts";
-import { add, gradients, Graph, greater, toOnnxModel, type Value, where } from "./mod.ts";
+import {
+  add,
+  gradients,
+  Graph,
+  greater,
+  toOnnxModel,
+  unsqueeze,
+  type Value,
+  where,
+} from "./mod.ts";
 import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./train-step-loss.ts";
 import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
 
@@ -109,7 +118,10 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     const oldLogprobs = f32(IO.oldLogprobs, [BATCH, SEQ]);
     const kl = config.kl ?? null;
     const refLogprobs = kl === null ? undefined : f32(IO.refLogprobs, [BATCH, SEQ]);
-    const lossDenominator = f32(IO.lossDenominator);
+    // A loss micro-batch weighs each row by its own micro-batch's denominator, [batch, 1].
+    const lossDenominator = config.lossMicroBatch === undefined
+      ? f32(IO.lossDenominator)
+      : unsqueeze(f32(IO.rowDenominators, [BATCH]), [1]);
     const tokenCount = f32(IO.tokenCount);
     const clipLow = f32(IO.clipLow);
     const clipHigh = f32(IO.clipHigh);

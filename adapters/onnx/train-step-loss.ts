@@ -123,7 +123,8 @@ export function policyObjective(x: ObjectiveInputs, terms: LossTerms): Objective
     }
   }
 
-  // token-mean and seq-sum-const differ only in the denominator the host feeds.
+  // Only seq-mean-token-mean weighs a token by its sequence's length; the others differ in the
+  // denominator the host feeds (lossDenominator, or rowDenominators per loss micro-batch).
   const seqWeight = aggregation === "seq-mean-token-mean"
     ? div(x.lossMask, max(reduceSum(x.lossMask, [1], true), 1))
     : x.lossMask;

@@ -23,6 +23,7 @@ import {
   type DropoutMaskFill,
   lossDenominator,
   type PolicyBatch,
+  rowDenominators,
   splitBatch,
 } from "./train-step-batch.ts";
 import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
@@ -173,10 +174,17 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   const { runtime, config } = options;
   const trainable = trainableNames(config);
   const constant = config.aggregationConstant;
-  if (config.aggregation === "seq-sum-const" && !(constant !== undefined && constant > 0)) {
+  const needsConstant = config.aggregation === "seq-sum-const" ||
+    config.aggregation === "seq-mean-token-sum-norm";
+  if (needsConstant && !(constant !== undefined && constant > 0)) {
     throw new TrainStepError(
-      `seq-sum-const needs aggregationConstant > 0 (e.g. the max response length), got ${constant}`,
+      `${config.aggregation} needs aggregationConstant > 0 (e.g. the max response length), got ` +
+        `${constant}`,
     );
+  }
+  const lossMicro = config.lossMicroBatch;
+  if (lossMicro !== undefined && !(Number.isInteger(lossMicro) && lossMicro >= 1)) {
+    throw new TrainStepError(`lossMicroBatch must be a whole number >= 1, got ${lossMicro}`);
   }
   const shared = options.frozen ?? {};
   for (const name of Object.keys(shared)) {
@@ -238,6 +246,9 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   const wholeBatch = (batch: PolicyBatch) => ({
     lossDenominator: lossDenominator(aggregation, batch, config.aggregationConstant),
     tokenCount: countLossTokens(batch).tokens,
+    rowDenominators: config.lossMicroBatch === undefined
+      ? undefined
+      : rowDenominators(aggregation, batch, config.lossMicroBatch, config.aggregationConstant),
   });
   const maskFeeds = (
     masks: DropoutMaskFill | undefined,
@@ -317,7 +328,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     for (const [i, size] of sizes.entries()) {
       const part = batchRows(batch, start, size);
       const out = await run(accumulate, {
-        ...batchFeeds(part, whole, withReference),
+        ...batchFeeds(part, whole, withReference, start),
         ...maskFeeds(masks, part, start),
         ...hp,
         [IO.accumulate]: scalar(i === 0 ? 0 : 1),

@@ -17,14 +17,25 @@ export interface ParamSpec {
 }
 
 /**
- * How per-token losses become one number.
- * - `token-mean`: sum over all loss tokens / number of loss tokens in the whole batch.
+ * How per-token losses become one number, over the whole batch or, with `lossMicroBatch`, over
+ * each micro-batch (veRL's agg_loss, core_algos.py lines 790-823, under its names):
+ * - `token-mean`: sum over all loss tokens / number of loss tokens.
+ * - `seq-mean-token-sum`: each sequence's token sum, then mean over sequences.
  * - `seq-mean-token-mean`: mean over tokens within each sequence, then mean over sequences.
- * - `seq-sum-const` (Dr. GRPO): each sequence's token sum / a constant, then mean over sequences,
- *   i.e. sum / (sequences * constant) as TRL's GRPOTrainer computes loss_type "dr_grpo"
+ * - `seq-mean-token-sum-norm`: the sum of the sequences' token sums / a constant (veRL divides by
+ *   the padded response length; here the constant, the maximum response length), not by the
+ *   number of sequences.
+ * - `seq-sum-const` (Dr. GRPO as TRL computes it): each sequence's token sum / a constant, then
+ *   mean over sequences, i.e. sum / (sequences * constant), TRL GRPOTrainer's loss_type "dr_grpo"
  *   (`(per_token_loss * mask).sum() / (batch size * max_completion_length)`).
+ * Sequences are those with at least one loss token.
  */
-export type LossAggregation = "token-mean" | "seq-mean-token-mean" | "seq-sum-const";
+export type LossAggregation =
+  | "token-mean"
+  | "seq-mean-token-sum"
+  | "seq-mean-token-mean"
+  | "seq-mean-token-sum-norm"
+  | "seq-sum-const";
 
 /**
  * KL-to-reference estimator per token, with d = ref - logp (Schulman, "Approximating KL"):
@@ -79,8 +90,17 @@ export interface TrainStepConfig {
   readonly objective?: TrainObjective;
   /** Default "token-mean". */
   readonly aggregation?: LossAggregation;
-  /** The constant of `seq-sum-const` (Dr. GRPO uses the maximum response length). */
+  /**
+   * The constant of `seq-sum-const` and `seq-mean-token-sum-norm` (the maximum response length).
+   */
   readonly aggregationConstant?: number;
+  /**
+   * Rows per loss micro-batch, veRL's ppo_micro_batch_size_per_gpu: the loss is aggregated over
+   * each run of this many consecutive rows and scaled by 1 / (rows // lossMicroBatch), as veRL's
+   * actor accumulates gradients (dp_actor.py lines 351-360, 428). Absent (default): the whole
+   * batch is aggregated at once. Either way a runner's own micro-batches (memory) change nothing.
+   */
+  readonly lossMicroBatch?: number;
   /** KL penalty estimator; null (default) builds no reference-logprob input. */
   readonly kl?: KlEstimator | null;
   /**
@@ -119,6 +139,8 @@ export const IO = Object.freeze({
   refLogprobs: "ref_logprobs",
   /** float scalar: denominator of the aggregated loss over the WHOLE batch (see lossDenominator). */
   lossDenominator: "loss_denominator",
+  /** float32 [batch]: each row's denominator, in place of lossDenominator with lossMicroBatch. */
+  rowDenominators: "row_denominators",
   /** float scalar: loss tokens in the WHOLE batch; metrics are divided by it. */
   tokenCount: "token_count",
   /** float scalar: 0 starts a new gradient accumulation, 1 adds to the running one. */

@@ -86,7 +86,9 @@ const refine = (
     aggregation: estimator === "dr-grpo" ? "seq-sum-const" : "token-mean",
     entropy_coeff: 0,
   },
-  updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute" },
+  // run_math.sh line 37: each agent's ppo_micro_batch_size_per_gpu is 4, so veRL aggregates the
+  // loss per 4 turns and averages over them.
+  updates: { mini_batches: 1, epochs: 1, old_logprobs: "recompute", micro_batch_size: 4 },
   // run_math.sh line 79: invalid_action_penalty_coef=0.1.
   rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.1 },
   evaluation: { benchmarks: ["validation"], n_samples: 16, every_steps: 0 },
@@ -143,7 +145,8 @@ const PRESETS: Readonly<Record<string, ExperimentConfigInput>> = {
     // Dr. MAS's run_search.sh: five updates per batch (ppo_mini_update_num=5), token-mean. It
     // sets no entropy_coeff, so veRL's actor default applies: 0.001 (ppo_trainer.yaml line 59).
     loss: { clip_eps: 0.2, kl_coef: 0, aggregation: "token-mean", entropy_coeff: 0.001 },
-    updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute" },
+    // run_search.sh line 37: ppo_micro_batch_size_per_gpu 4 for each of the three agents.
+    updates: { mini_batches: 5, epochs: 1, old_logprobs: "recompute", micro_batch_size: 4 },
     // run_search.sh line 77: invalid_action_penalty_coef=0.01 (0.1 is the math script's).
     rewards: { weights: { accuracy: 1 }, invalid_action_penalty: 0.01 },
     // avg@4 / pass@4 over the 64 held-out questions: an episode is up to nine turns, and 64 x 16

@@ -36,8 +36,8 @@ import {
  * 3: `rloo` and `reinforce++` take the Dr. MAS code's numerators (each action's own score against
  * the mean first-action score); the schema-2 forms are `rloo-trajectory` and
  * `reinforce++-trajectory`; generated tasks take their problems from `tasks.seed` (default 0), not
- * the run's seed; `loss.clip_ratio_c`, `loss.kl_clamp` (on, as veRL) and `loss.entropy_coeff` are
- * new. Schema-2 runs of other estimators are read as schema 3, the new loss terms off (upcast.ts).
+ * the run's seed; `loss.clip_ratio_c`, `loss.kl_clamp` (on, as veRL), `loss.entropy_coeff`,
+ * `updates.micro_batch_size` and the aggregations seq-mean-token-sum(-norm) are new. Schema-2 runs of other estimators are read as schema 3, the new loss terms off (upcast.ts).
  */
 export const CONFIG_SCHEMA_VERSION = 3;
 
@@ -184,7 +184,13 @@ export const agentSchema = z.strictObject({
 export const ESTIMATORS = ESTIMATOR_NAMES;
 
 /** How per-token losses become one number (adapters/onnx/train-step-spec.ts LossAggregation). */
-export const LOSS_AGGREGATIONS = ["token-mean", "seq-mean-token-mean", "seq-sum-const"] as const;
+export const LOSS_AGGREGATIONS = [
+  "token-mean",
+  "seq-mean-token-sum",
+  "seq-mean-token-mean",
+  "seq-mean-token-sum-norm",
+  "seq-sum-const",
+] as const;
 
 /** Reward components a task can compute and a config can weight. */
 export const REWARD_COMPONENTS = ["accuracy", "length", "format"] as const;
@@ -327,13 +333,17 @@ export const experimentConfigSchema = z.strictObject({
         "(veRL's entropy_coeff)",
     ),
     /**
-     * token-mean: over every loss token of the update (DAPO, veRL's default); seq-mean-token-mean:
-     * per sequence, then over sequences (the GRPO paper); seq-sum-const: each sequence's token sum
-     * over sampling.max_tokens, then the mean over sequences (Dr. GRPO).
+     * veRL's loss_agg_mode names (core_algos.py agg_loss): token-mean over every loss token (DAPO,
+     * veRL's default); seq-mean-token-sum, each sequence's token sum, then the mean over
+     * sequences; seq-mean-token-mean, per sequence, then over sequences (the GRPO paper);
+     * seq-mean-token-sum-norm, the sum of every sequence's token sum over sampling.max_tokens.
+     * seq-sum-const is TRL's Dr. GRPO: each sequence's token sum over sampling.max_tokens, then the
+     * mean over sequences. Over each update's mini-batch, or each updates.micro_batch_size rows.
      */
     aggregation: z.enum(LOSS_AGGREGATIONS).default("token-mean").describe(
-      "how per-token losses become one: token-mean (DAPO), seq-mean-token-mean (GRPO), " +
-        "seq-sum-const (Dr. GRPO)",
+      "how per-token losses become one (veRL's loss_agg_mode): token-mean (DAPO), " +
+        "seq-mean-token-sum, seq-mean-token-mean (GRPO), seq-mean-token-sum-norm (veRL's Dr. " +
+        "GRPO, over sampling.max_tokens), seq-sum-const (TRL's Dr. GRPO)",
     ),
   }).prefault({}).transform((loss) => ({
     ...loss,
@@ -356,6 +366,13 @@ export const experimentConfigSchema = z.strictObject({
      */
     old_logprobs: z.enum(["recompute", "rollout"]).default("recompute").describe(
       "behaviour logprobs: recomputed before the first update (ratio 1), or as sampled",
+    ),
+    // veRL's actor aggregates the loss per micro-batch and divides by mini // micro (dp_actor.py
+    // lines 358-360, 428): token-mean weighs a token by its own micro-batch's token count.
+    micro_batch_size: int(1, MAX_BATCH_SIZE).nullable().default(null).describe(
+      "turns per loss micro-batch (veRL's ppo_micro_batch_size_per_gpu): the loss is " +
+        "aggregated over each and scaled by 1 / (mini-batch turns // micro_batch_size); null: " +
+        "over the whole mini-batch",
     ),
   }).prefault({}).describe("PPO updates per rollout batch"),
   rewards: z.strictObject({

@@ -45,15 +45,20 @@ const STEPS: readonly UpcastStep[] = [
 ];
 
 /**
- * Loss terms schema 3 gained after runs under it were recorded (issue 33 items 4, 1): a recorded
- * config without them trained without them, so absent means off, while a new config defaults to
- * veRL's dual clip and KL clamp. Applied to every recorded config: schema 2 lacks them all, and
- * early schema-3 runs do too.
+ * Loss keys schema 3 gained after runs under it were recorded (issue 33 items 4, 1, 5): a
+ * recorded config without them trained without them, so absent means off, while a new config
+ * defaults to veRL's dual clip and KL clamp. Applied to every recorded config: schema 2 lacks them
+ * all, and early schema-3 runs do too.
  */
 const LOSS_TERMS_OFF = { clip_ratio_c: null, kl_clamp: null, entropy_coeff: 0 } as const;
+const UPDATES_OFF = { micro_batch_size: null } as const;
 
 function withLossTermsOff(config: RecordedConfig): RecordedConfig {
-  return { ...config, loss: { ...LOSS_TERMS_OFF, ...(config.loss as object | undefined) } };
+  return {
+    ...config,
+    loss: { ...LOSS_TERMS_OFF, ...(config.loss as object | undefined) },
+    updates: { ...UPDATES_OFF, ...(config.updates as object | undefined) },
+  };
 }
 
 /**

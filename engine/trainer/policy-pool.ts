@@ -230,6 +230,8 @@ export interface PolicyPoolOptions {
   readonly klClamp?: number | null;
   /** config.loss.entropy_coeff; absent is 0. */
   readonly entropyCoeff?: number;
+  /** config.updates.micro_batch_size: rows per loss micro-batch; null or absent, the whole. */
+  readonly lossMicroBatch?: number | null;
   /**
    * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
    * (recordedEmbeddedVersion); default the committed model.
@@ -250,6 +252,7 @@ export interface PolicyPoolOptions {
  *   dualClip: config.loss.clip_ratio_c,
  *   klClamp: config.loss.kl_clamp,
  *   entropyCoeff: config.loss.entropy_coeff,
+ *   lossMicroBatch: config.updates.micro_batch_size,
  * });
  * const solver = pool.groups.get("solver");
  */
@@ -316,6 +319,7 @@ export async function openPolicyPool(
           dualClip: options.dualClip,
           klClamp: options.klClamp,
           entropyCoeff: options.entropyCoeff,
+          lossMicroBatch: options.lossMicroBatch ?? undefined,
           adam: { beta1: wg.optimizer.beta1, beta2: wg.optimizer.beta2, eps: wg.optimizer.eps },
         },
         initial,

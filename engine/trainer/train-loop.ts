@@ -135,6 +135,7 @@ export async function runTraining(
     dualClip: config.loss.clip_ratio_c,
     klClamp: config.loss.kl_clamp,
     entropyCoeff: config.loss.entropy_coeff,
+    lossMicroBatch: config.updates.micro_batch_size,
     embedded: options.embedded,
   });
   let tasks: TaskSource;

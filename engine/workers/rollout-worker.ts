@@ -198,6 +198,7 @@ async function localContext(
     dualClip: config.loss.clip_ratio_c,
     klClamp: config.loss.kl_clamp,
     entropyCoeff: config.loss.entropy_coeff,
+    lossMicroBatch: config.updates.micro_batch_size,
     embedded,
   }).catch(async (err) => {
     await runtime.close();

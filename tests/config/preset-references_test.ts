@@ -14,6 +14,7 @@ Deno.test("refine presets follow run_math.sh: the code's sigma (n - 1), penalty 
     assert.deepEqual([c.estimator.sigma, c.estimator.eps], ["unbiased", 1e-6], name);
     assert.equal(c.rewards.invalid_action_penalty, 0.1, name);
     assert.equal(c.loss.entropy_coeff, 0, name); // entropy_coeff=0.0, line 64
+    assert.equal(c.updates.micro_batch_size, 4, name); // ppo_micro_batch_size_per_gpu, line 37
     // veRL's actor defaults: dual clip 3 (ppo_trainer.yaml line 57), k3 clamped to 10.
     assert.deepEqual([c.loss.clip_ratio_c, c.loss.kl_clamp], [3, 10], name);
   }
@@ -26,6 +27,7 @@ Deno.test("search-drmas follows run_search.sh: the code's sigma, penalty 0.01 (l
   assert.equal(c.updates.mini_batches, 5); // ppo_mini_update_num=5, line 59
   // run_search.sh sets no entropy_coeff: the actor default, ppo_trainer.yaml line 59.
   assert.equal(c.loss.entropy_coeff, 0.001);
+  assert.equal(c.updates.micro_batch_size, 4); // ppo_micro_batch_size_per_gpu, line 37
 });
 
 Deno.test("debate-mada keeps the papers' population sigma (MADA-RL publishes no code)", () => {

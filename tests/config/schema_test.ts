@@ -35,7 +35,12 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
     entropy_coeff: 0,
     aggregation: "token-mean",
   });
-  assert.deepEqual(c.updates, { mini_batches: 1, epochs: 1, old_logprobs: "recompute" });
+  assert.deepEqual(c.updates, {
+    mini_batches: 1,
+    epochs: 1,
+    old_logprobs: "recompute",
+    micro_batch_size: null,
+  });
   assert.deepEqual(c.evaluation, { benchmarks: ["validation"], n_samples: 16, every_steps: 0 });
   assert.deepEqual(c.runtime, { device: "auto", threads: 1, offload_idle: false });
   assert.equal(c.store, ".polyrl/events.sqlite");

@@ -46,7 +46,12 @@ export function clipScale(norm: number, maxNorm: number): number {
 }
 
 /** Loss aggregation modes of the policy objective. */
-export type LossAgg = "token-mean" | "seq-mean-token-mean" | "seq-sum-const";
+export type LossAgg =
+  | "token-mean"
+  | "seq-mean-token-sum"
+  | "seq-mean-token-mean"
+  | "seq-mean-token-sum-norm"
+  | "seq-sum-const";
 
 /** Inputs of the policy objective for one batch, [B][T] arrays aligned with target positions. */
 export interface PolicyBatch {
@@ -64,8 +69,13 @@ export interface PolicyHyper {
   readonly klCoef: number;
   readonly kl: "k1" | "k3" | null;
   readonly agg: LossAgg;
-  /** The constant of seq-sum-const (Dr. GRPO divides each sequence's sum by it). */
+  /** The constant of seq-sum-const and seq-mean-token-sum-norm. */
   readonly aggConstant: number;
+  /**
+   * Rows per loss micro-batch: each run of this many rows is aggregated alone and scaled by
+   * 1 / max(1, rows // microBatch), as veRL's actor (default: the whole batch at once).
+   */
+  readonly microBatch?: number;
   /** Logprob temperature (> 0): every distribution is softmax(logits / temperature). */
   readonly temperature: number;
   /** "likelihood": -advantage * log p per token, no ratio (default "clipped"). */
@@ -114,22 +124,26 @@ export function policyObjective(
   h: PolicyHyper,
 ): PolicyResult {
   const B = logits.length;
-  let tokens = 0;
-  let seqs = 0;
-  for (const row of batch.lossMask) {
-    const n = row.reduce((s, x) => s + x, 0);
-    tokens += n;
-    if (n > 0) seqs += 1;
-  }
+  const lengths = batch.lossMask.map((row) => row.reduce((s, x) => s + x, 0));
+  const tokens = lengths.reduce((s, n) => s + n, 0);
+  // The rows aggregated together (the batch, or each loss micro-batch) and their scale.
+  const size = h.microBatch ?? B;
+  const accumulation = Math.max(1, Math.floor(B / size));
   let pg = 0, kl = 0, clip = 0, approx = 0, ent = 0, entLoss = 0;
   let maxRatio = 0, dualClipped = 0, klClamped = 0;
   for (let b = 0; b < B; b++) {
-    const len = batch.lossMask[b].reduce((s, x) => s + x, 0);
-    const weight = h.agg === "token-mean"
-      ? 1 / tokens
-      : h.agg === "seq-mean-token-mean"
-      ? 1 / (Math.max(len, 1) * seqs)
-      : 1 / (h.aggConstant * seqs);
+    const len = lengths[b];
+    const group = lengths.slice(b - (b % size), b - (b % size) + size);
+    const groupTokens = group.reduce((s, n) => s + n, 0);
+    const groupSeqs = group.filter((n) => n > 0).length;
+    const perGroup = {
+      "token-mean": 1 / groupTokens,
+      "seq-mean-token-sum": 1 / groupSeqs,
+      "seq-mean-token-mean": 1 / (Math.max(len, 1) * groupSeqs),
+      "seq-mean-token-sum-norm": 1 / h.aggConstant,
+      "seq-sum-const": 1 / (h.aggConstant * groupSeqs),
+    }[h.agg];
+    const weight = perGroup / accumulation;
     for (let t = 0; t < logits[b].length; t++) {
       const mask = batch.lossMask[b][t];
       const lp = logSoftmax(logits[b][t].map((x) => x / h.temperature));

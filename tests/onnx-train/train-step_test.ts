@@ -426,10 +426,14 @@ Deno.test("each aggregation's loss at ratio 1, computed by hand", async () => {
   //   token-mean          -(1*4 - 2*3 + 0.5*2 + 3*4 - 1*3) / 16      = -8 / 16    = -0.5
   //   seq-mean-token-mean -(1 - 2 + 0.5 + 3 - 1) / 5 sequences       = -1.5 / 5   = -0.3
   //   seq-sum-const       -(4 - 6 + 1 + 12 - 3) / (5 sequences * 8)  = -8 / 40    = -0.2
+  //   seq-mean-token-sum  -(4 - 6 + 1 + 12 - 3) / 5 sequences        = -8 / 5     = -1.6
+  //   seq-mean-token-sum-norm -(4 - 6 + 1 + 12 - 3) / 8              = -8 / 8     = -1
   const expected: Record<LossAggregation, number> = {
     "token-mean": -0.5,
     "seq-mean-token-mean": -0.3,
     "seq-sum-const": -0.2,
+    "seq-mean-token-sum": -1.6,
+    "seq-mean-token-sum-norm": -1,
   };
   assert.equal(lossDenominator("seq-sum-const", batch, AGG_CONSTANT), 40);
   assert.throws(() => lossDenominator("seq-sum-const", batch), /aggregationConstant > 0/);

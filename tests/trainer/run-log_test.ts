@@ -59,7 +59,7 @@ Deno.test("a schema-2 run is read as schema 3 unless its estimator changed meani
   }
 });
 
-Deno.test("a run recorded before the dual clip, KL clamp and entropy bonus reads them as off", async () => {
+Deno.test("a run recorded before the dual clip, KL clamp, entropy bonus and loss micro-batches reads them as off", async () => {
   // The loss section as schema 2 (and schema 3 before these terms) recorded it.
   const oldLoss = {
     clip_eps: 0.2,
@@ -70,9 +70,11 @@ Deno.test("a run recorded before the dual clip, KL clamp and entropy bonus reads
   };
   for (const schema of [2, 3]) {
     await withOldRun((c) => ({ ...c, loss: oldLoss, schema_version: schema }), async (store) => {
-      const { loss } = (await readRunLog(store, "old-run")).config;
+      const { config } = await readRunLog(store, "old-run");
+      const { loss } = config;
       assert.deepEqual([loss.clip_ratio_c, loss.kl_clamp, loss.entropy_coeff], [null, null, 0]);
       assert.equal(loss.clip_eps, 0.2);
+      assert.equal(config.updates.micro_batch_size, null);
     });
   }
   // A run that has them keeps its own values.
