@@ -5,10 +5,22 @@
  * against finite differences. A runner's own micro-batches (memory) leave the result as it is.
  */
 import assert from "node:assert/strict";
-import { rowDenominators } from "../../adapters/onnx/train-step-batch.ts";
+import {
+  batchFeeds,
+  countLossTokens,
+  lossDenominator,
+  rowDenominators,
+} from "../../adapters/onnx/train-step-batch.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
 import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
-import type { LossAggregation, TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+import {
+  IO,
+  type LossAggregation,
+  type TrainStepConfig,
+} from "../../adapters/onnx/train-step-spec.ts";
+import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";
+import { gradientsFromSums, zeroGradientSums } from "./gradient-sums.ts";
 import { policyObjective } from "./reference.ts";
 import { rows, tinyBatch, tinyLogits, tinyParams, tinyPolicy, tinyWeights } from "./tiny-policy.ts";
 
@@ -34,13 +46,28 @@ function close(actual: number, expected: number, what: string, rel = 1e-5, abs =
   );
 }
 
-const config = (aggregation: LossAggregation): TrainStepConfig => ({
+const config = (aggregation: LossAggregation, lossMicroBatch: number | undefined) => ({
   policy: tinyPolicy(sizes),
   params: tinyParams(sizes),
   aggregation,
   aggregationConstant: AGG_CONSTANT,
-  lossMicroBatch: MICRO,
-});
+  lossMicroBatch,
+} satisfies TrainStepConfig);
+
+/** The float64 loss at `w`, aggregated per `microBatch` rows (undefined: the whole batch). */
+function referenceLoss(
+  aggregation: LossAggregation,
+  microBatch: number | undefined,
+  w = weights,
+): number {
+  const data = Object.fromEntries(Object.entries(w).map(([k, v]) => [k, v.data]));
+  return policyObjective(tinyLogits(sizes, data, batch), {
+    targets: rows(batch, batch.targets),
+    lossMask: rows(batch, batch.lossMask),
+    advantages: rows(batch, batch.advantages),
+    oldLogprobs: rows(batch, batch.oldLogprobs),
+  }, { ...hyper, kl: null, agg: aggregation, aggConstant: AGG_CONSTANT, microBatch }).loss;
+}
 
 Deno.test("loss micro-batches: each aggregation's loss at ratio 1, computed by hand", async () => {
   // Rows' loss tokens 4, 3, 2, 4, 3 and advantages 1, -2, 0.5, 3, -1; at ratio 1 a token's loss
@@ -68,7 +95,7 @@ Deno.test("loss micro-batches: each aggregation's loss at ratio 1, computed by h
     await withRuntime("cpu", async (runtime) => {
       const runner = await openTrainStep({
         runtime,
-        config: config(aggregation),
+        config: config(aggregation, MICRO),
         initial: weights,
       });
       const oldLogprobs = await runner.logprobs(batch, 1);
@@ -81,41 +108,85 @@ Deno.test("loss micro-batches: each aggregation's loss at ratio 1, computed by h
 
 Deno.test("loss micro-batches: the float64 reference, whatever the runner's own micro-batches", async () => {
   for (const aggregation of ["token-mean", "seq-mean-token-mean"] as const) {
-    const expected = policyObjective(
-      tinyLogits(
-        sizes,
-        Object.fromEntries(Object.entries(weights).map(([k, v]) => [k, v.data])),
-        batch,
-      ),
-      {
-        targets: rows(batch, batch.targets),
-        lossMask: rows(batch, batch.lossMask),
-        advantages: rows(batch, batch.advantages),
-        oldLogprobs: rows(batch, batch.oldLogprobs),
-      },
-      {
-        ...hyper,
-        kl: null,
-        agg: aggregation,
-        aggConstant: AGG_CONSTANT,
-        microBatch: MICRO,
-      },
-    );
+    const expected = referenceLoss(aggregation, MICRO);
     await withRuntime("cpu", async (runtime) => {
       const norms: number[] = [];
       for (const microBatchSize of [undefined, 3]) {
         const runner = await openTrainStep({
           runtime,
-          config: config(aggregation),
+          config: config(aggregation, MICRO),
           initial: weights,
           microBatchSize,
         });
         const m = await runner.step(batch, hyper);
-        close(m.loss, expected.loss, `${aggregation} (runner micro-batch ${microBatchSize})`);
+        close(m.loss, expected, `${aggregation} (runner micro-batch ${microBatchSize})`);
         norms.push(m.gradNorm);
         await runner.release();
       }
       close(norms[1], norms[0], `${aggregation}: grad norm with the runner's micro-batches`);
     });
+  }
+});
+
+Deno.test("veRL's aggregations, whole and per loss micro-batch: gradient against finite differences", async () => {
+  const cases: [LossAggregation, number | undefined][] = [
+    ["seq-mean-token-sum", undefined],
+    ["seq-mean-token-sum-norm", undefined],
+    ["token-mean", MICRO],
+    ["seq-mean-token-sum", MICRO],
+    ["seq-mean-token-mean", MICRO],
+  ];
+  for (const [aggregation, micro] of cases) {
+    const cfg = config(aggregation, micro);
+    const grads = await withRuntime("cpu", async (rt) => {
+      const built = buildTrainStep(cfg, "accumulate");
+      const session = await rt.load(built.model);
+      const whole = {
+        tokenCount: countLossTokens(batch).tokens,
+        lossDenominator: lossDenominator(aggregation, batch, AGG_CONSTANT),
+        rowDenominators: micro === undefined
+          ? undefined
+          : rowDenominators(aggregation, batch, micro, AGG_CONSTANT),
+      };
+      const feeds: Record<string, HostTensor> = {
+        ...batchFeeds(batch, whole, false),
+        [IO.clipLow]: scalar(hyper.clipLow),
+        [IO.clipHigh]: scalar(hyper.clipHigh),
+        [IO.klCoef]: scalar(0),
+        [IO.temperature]: scalar(1),
+        [IO.accumulate]: scalar(0),
+      };
+      // The graph reads one of the two denominators; feed only what it has.
+      delete feeds[micro === undefined ? IO.rowDenominators : IO.lossDenominator];
+      for (const p of cfg.params) feeds[IO.param(p.name)] = weights[p.name];
+      const out = (await session.run({ ...feeds, ...zeroGradientSums(built) })).host;
+      await session.release();
+      return gradientsFromSums(
+        built,
+        out,
+        Object.fromEntries(cfg.params.map((p) => [p.name, p.shape])),
+      );
+    });
+    const h = 1e-5;
+    for (const p of cfg.params) {
+      for (const index of [0, 3, p.shape.reduce((a, b) => a * b, 1) - 1]) {
+        const shifted = (delta: number) => {
+          const data = Float64Array.from(weights[p.name].data);
+          data[index] += delta;
+          return referenceLoss(aggregation, micro, {
+            ...weights,
+            [p.name]: { ...weights[p.name], data: data as unknown as Float32Array },
+          });
+        };
+        const fd = (shifted(h) - shifted(-h)) / (2 * h);
+        close(
+          grads[p.name][index],
+          fd,
+          `d loss / d ${p.name}[${index}] (${aggregation}, micro-batch ${micro ?? "none"})`,
+          2e-3,
+          2e-5,
+        );
+      }
+    }
   }
 });
