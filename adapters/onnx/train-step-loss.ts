@@ -140,6 +140,9 @@ export function policyObjective(x: ObjectiveInputs, terms: LossTerms): Objective
     if (kl === "k3" && terms.klClamp != null) {
       // veRL core_algos.py kl_penalty lines 965-969 clamp low_var_kl (k3) to [-10, 10]: a token
       // the policy has moved far from the reference adds at most the bound, with no gradient.
+      if (!(terms.klClamp > 0)) {
+        throw new TrainStepError(`klClamp must be > 0, got ${terms.klClamp}`);
+      }
       klClampFraction = tokenMean(castTo(greater(perTokenKl, terms.klClamp), "float32"));
       perTokenKl = clip(perTokenKl, -terms.klClamp, terms.klClamp);
     }

@@ -121,6 +121,10 @@ Deno.test("KL clamp: k3 at ref - logp = 3 is e^3 - 4 = 16.09 unclamped, 10 clamp
   close(inside.klLoss, Math.E - 2, "k3 at d = 1");
   close(inside.gradNorm, (Math.E - 1) / Math.SQRT2, "grad norm of k3 at d = 1");
   assert.equal(inside.klClampFraction, 0);
+  assert.throws(
+    () => buildTrainStep({ ...oneTokenConfig(), kl: "k3", klClamp: 0 }, "fused"),
+    /klClamp must be > 0/,
+  );
 });
 
 Deno.test("entropy bonus on one token: loss -coeff * ln 2, gradient 0 at the uniform policy", async () => {
