@@ -309,20 +309,20 @@ export async function run(options: BenchOptions): Promise<void> {
       (_, r) => ({ tokens: ids(129, r), lossSpans: [[1, 129] as const] }),
     );
     const hyper = { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 };
-    // The peer's CPU time covers its warm-up step and two timed ones; so does this.
-    const cpuBefore = process.cpuUsage();
     const stepSeconds = await seconds(2, async () => {
       await trainer.step(examples, hyper);
     });
-    const cpu = process.cpuUsage(cpuBefore);
     ours.trainStep = (8 * 128) / stepSeconds;
-    ours.trainStepCpu = (cpu.user + cpu.system) / 1e6 / 3;
     // Memory mapped anew per step (glibc-malloc.ts keeps what a step freed for the next one).
+    // And CPU time per step, over the same steps as the peer's (four after its warm-up).
     const faultSteps = 4;
     const faultsBefore = Deno.build.os === "linux" ? minorPageFaults() : 0;
+    const cpuBefore = process.cpuUsage();
     for (let i = 0; i < faultSteps; i++) {
       await trainer.step(examples, hyper);
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    ours.trainStepCpu = (cpu.user + cpu.system) / 1e6 / faultSteps;
     const faults = Deno.build.os === "linux"
       ? `, ${((minorPageFaults() - faultsBefore) / faultSteps).toFixed(0)} page faults/step`
       : "";
