@@ -318,15 +318,17 @@ export const experimentConfigSchema = z.strictObject({
     kl_coef: z.number().min(0).default(0).describe(
       "weight of the KL penalty to the initial policy; 0 loads no reference",
     ),
-    // veRL's ppo_trainer.yaml line 57 (clip_ratio_c: 3.0), core_algos.py lines 880-885.
-    clip_ratio_c: z.number().gt(1).lte(1000).nullable().default(3).describe(
+    // veRL's ppo_trainer.yaml line 57 (clip_ratio_c: 3.0), core_algos.py lines 880-885. Off is
+    // 0, not null: a null in a config that extends a preset removes the key (merge.ts), and the
+    // default would apply again.
+    clip_ratio_c: z.union([z.literal(0), z.number().gt(1).lte(1000)]).default(3).describe(
       "dual-clip PPO: a negative-advantage token's loss is at most -A * clip_ratio_c, so a " +
-        "ratio past it adds no gradient; null turns it off",
+        "ratio past it adds no gradient; 0 turns it off",
     ),
     // veRL's kl_penalty clamps low_var_kl (k3) to [-10, 10] (core_algos.py line 969).
-    kl_clamp: z.number().gt(0).lte(1000).nullable().default(10).describe(
+    kl_clamp: z.number().min(0).lte(1000).default(10).describe(
       "each token's k3 KL estimate is clamped to [-kl_clamp, kl_clamp] (no gradient beyond); " +
-        "null turns it off",
+        "0 turns it off",
     ),
     entropy_coeff: z.number().min(0).lte(1).default(0).describe(
       "the loss subtracts this times the policy's entropy, aggregated as the policy loss is " +

@@ -50,7 +50,7 @@ const STEPS: readonly UpcastStep[] = [
  * defaults to veRL's dual clip and KL clamp. Applied to every recorded config: schema 2 lacks them
  * all, and early schema-3 runs do too.
  */
-const LOSS_TERMS_OFF = { clip_ratio_c: null, kl_clamp: null, entropy_coeff: 0 } as const;
+const LOSS_TERMS_OFF = { clip_ratio_c: 0, kl_clamp: 0, entropy_coeff: 0 } as const;
 const UPDATES_OFF = { micro_batch_size: null } as const;
 
 function withLossTermsOff(config: RecordedConfig): RecordedConfig {

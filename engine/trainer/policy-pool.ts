@@ -224,10 +224,10 @@ export interface PolicyPoolOptions {
   readonly aggregation: LossAggregation;
   /** The constant of seq-sum-const: the generation budget, sampling.max_tokens (Dr. GRPO). */
   readonly aggregationConstant: number;
-  /** config.loss.clip_ratio_c: the dual clip's bound; null or absent builds none. */
-  readonly dualClip?: number | null;
-  /** config.loss.kl_clamp: the k3 estimate's bound; null or absent builds none. */
-  readonly klClamp?: number | null;
+  /** config.loss.clip_ratio_c: the dual clip's bound; 0 or absent builds none. */
+  readonly dualClip?: number;
+  /** config.loss.kl_clamp: the k3 estimate's bound; 0 or absent builds none. */
+  readonly klClamp?: number;
   /** config.loss.entropy_coeff; absent is 0. */
   readonly entropyCoeff?: number;
   /** config.updates.micro_batch_size: rows per loss micro-batch; null or absent, the whole. */
@@ -316,8 +316,8 @@ export async function openPolicyPool(
           aggregation: options.aggregation,
           aggregationConstant: options.aggregationConstant,
           kl: options.klCoef > 0 ? "k3" : null,
-          dualClip: options.dualClip,
-          klClamp: options.klClamp,
+          dualClip: options.dualClip || null,
+          klClamp: options.klClamp || null,
           entropyCoeff: options.entropyCoeff,
           lossMicroBatch: options.lossMicroBatch ?? undefined,
           adam: { beta1: wg.optimizer.beta1, beta2: wg.optimizer.beta2, eps: wg.optimizer.eps },

@@ -180,3 +180,15 @@ Deno.test("messages written into the schema are the allowed text", () => {
   assertIssue(issues, "tasks.train", "", /^a non-empty file path$/);
   assertIssue(issues, "agents[0].prompt", "", /^a non-empty prompt template$/);
 });
+
+Deno.test("loss.clip_ratio_c and loss.kl_clamp: 0 turns them off (null in an extending file would restore the default)", () => {
+  const base = minimalConfig() as Record<string, unknown>;
+  const off = parseConfig({ ...base, loss: { clip_ratio_c: 0, kl_clamp: 0 } });
+  assert.deepEqual([off.loss.clip_ratio_c, off.loss.kl_clamp], [0, 0]);
+  for (const clip_ratio_c of [1, 0.5, -1]) {
+    assert.throws(
+      () => parseConfig({ ...base, loss: { clip_ratio_c } }),
+      (e) => e instanceof ConfigError && e.issues.some((i) => i.key === "loss.clip_ratio_c"),
+    );
+  }
+});

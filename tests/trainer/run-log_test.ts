@@ -72,7 +72,7 @@ Deno.test("a run recorded before the dual clip, KL clamp, entropy bonus and loss
     await withOldRun((c) => ({ ...c, loss: oldLoss, schema_version: schema }), async (store) => {
       const { config } = await readRunLog(store, "old-run");
       const { loss } = config;
-      assert.deepEqual([loss.clip_ratio_c, loss.kl_clamp, loss.entropy_coeff], [null, null, 0]);
+      assert.deepEqual([loss.clip_ratio_c, loss.kl_clamp, loss.entropy_coeff], [0, 0, 0]);
       assert.equal(loss.clip_eps, 0.2);
       assert.equal(config.updates.micro_batch_size, null);
     });

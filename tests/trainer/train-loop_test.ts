@@ -227,3 +227,34 @@ Deno.test("offloading idle worker groups is recorded and changes no result", asy
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("updates record the off-policy diagnostics their loss computes, and none without it", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const model = await randomModel(join(tmp, "model"));
+    const diagnostics = async (loss: Record<string, unknown>, runId: string) => {
+      const { events } = await smokeRun(model, join(tmp, `${runId}.sqlite`), runId, {
+        loss: { clip_eps: 0.2, kl_coef: 0.04, ...loss },
+        updates: { epochs: 2 },
+      });
+      return events.flatMap((e) =>
+        e.type === "gradient_step.applied"
+          ? [[e.data.maxRatio, e.data.dualClipFraction, e.data.klClampFraction]]
+          : []
+      );
+    };
+    // New configs: veRL's dual clip and KL clamp, so every update records all three.
+    const on = await diagnostics({}, "on");
+    assert.ok(on.length > 0);
+    for (const [maxRatio, dual, clamped] of on) {
+      assert.ok(maxRatio! > 0 && dual! >= 0 && dual! <= 1 && clamped! >= 0 && clamped! <= 1);
+    }
+    // The second epoch's updates ran on moved weights: some ratio is off 1.
+    assert.ok(on.some(([maxRatio]) => maxRatio !== 1), `max ratios ${on.map((d) => d[0])}`);
+    // Without them (as every run recorded before them), the events are as they were.
+    const off = await diagnostics({ clip_ratio_c: 0, kl_clamp: 0 }, "off");
+    assert.deepEqual(off, off.map(() => [undefined, undefined, undefined]));
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
