@@ -174,9 +174,7 @@ function CompareTables({ data }: { data: CompareData }) {
                 </td>
                 <td class="num">{c.welch ? formatNumber(c.welch.p, 3) : "—"}</td>
                 <td class="num">
-                  {c.paired
-                    ? `[${pct(c.paired.ci[0])}, ${pct(c.paired.ci[1])}]`
-                    : "not paired"}
+                  {c.paired ? `[${pct(c.paired.ci[0])}, ${pct(c.paired.ci[1])}]` : "not paired"}
                 </td>
                 <td class="num">{c.paired ? formatNumber(c.paired.p, 3) : "—"}</td>
                 <td class="num">
