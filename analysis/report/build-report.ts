@@ -1,6 +1,11 @@
 import { SPIKE_MULTIPLE } from "../stats/mod.ts";
 import { type AccuracyCell, accuracyColumns, accuracyTable } from "./accuracy-table.ts";
 import { againstBaseline, type Comparison, pairwiseMatrix } from "./comparison.ts";
+import {
+  type ConfigDifference,
+  configDifferences,
+  confoundsBetween,
+} from "./config-differences.ts";
 import { type CostRow, costTable } from "./cost-table.ts";
 import { type CriticRow, criticTable } from "./critic-table.ts";
 import { groupRuns, type RunGroup } from "./group-runs.ts";
@@ -34,6 +39,8 @@ export interface Report {
   /** Selected runs with no evaluation (they add nothing to the accuracy tables). */
   readonly unevaluated: readonly string[];
   readonly accuracy: readonly AccuracyCell[];
+  /** Config keys other than `groupBy` whose values differ between groups (the confounds). */
+  readonly configDifferences: readonly ConfigDifference[];
   readonly vsBaseline: readonly Comparison[];
   /** Why `vsBaseline` is empty; null when it is not. */
   readonly vsBaselineEmpty: string | null;
@@ -63,8 +70,10 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
   const spikeMultiple = options.spikeMultiple ?? SPIKE_MULTIPLE;
   const columns = accuracyColumns(runs);
   const accuracy = accuracyTable(groups, columns);
-  const vsBaseline = againstBaseline(accuracy, baseline);
-  const pairwise = pairwiseMatrix(accuracy, AVERAGE);
+  const differences = configDifferences(groups, options.groupBy);
+  const confoundsOf = (a: string, b: string) => confoundsBetween(differences, a, b);
+  const vsBaseline = againstBaseline(accuracy, baseline, confoundsOf);
+  const pairwise = pairwiseMatrix(accuracy, AVERAGE, confoundsOf);
   return Object.freeze({
     kind: "report",
     groupBy: options.groupBy,
@@ -74,6 +83,7 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
     averageOf: columns.averageOf,
     unevaluated: runs.filter((r) => Object.keys(r.accuracy).length === 0).map((r) => r.runId),
     accuracy,
+    configDifferences: differences,
     vsBaseline,
     vsBaselineEmpty: vsBaseline.length
       ? null

@@ -26,7 +26,15 @@ export interface Comparison {
   readonly paired: PairedResult | null;
   /** Difference of means, defined even when the test is not. */
   readonly diff: number;
+  /**
+   * Config keys other than the grouping key whose values differ between the two groups: when
+   * any, the comparison is confounded (the difference is not the grouping key's alone).
+   */
+  readonly confounds: readonly string[];
 }
+
+/** The config keys in which two groups differ beyond the one compared (config-differences.ts). */
+export type ConfoundsOf = (group: string, against: string) => readonly string[];
 
 /** b's samples in the order of a's seeds, or null when the seeds do not pair one to one. */
 function pairBySeed(a: AccuracyCell, b: AccuracyCell): readonly number[] | null {
@@ -38,7 +46,7 @@ function pairBySeed(a: AccuracyCell, b: AccuracyCell): readonly number[] | null 
   return paired.every((x) => x !== undefined) ? paired as number[] : null;
 }
 
-function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
+function compare(a: AccuracyCell, b: AccuracyCell, confoundsOf: ConfoundsOf): Comparison {
   const pairedB = pairBySeed(a, b);
   return Object.freeze({
     kind: "comparison",
@@ -48,6 +56,7 @@ function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
     welch: a.n >= 2 && b.n >= 2 ? welchFromSamples(a.samples, b.samples) : null,
     paired: pairedB ? pairedFromSamples(a.samples, pairedB) : null,
     diff: a.mean - b.mean,
+    confounds: Object.freeze([...confoundsOf(a.group, b.group)]),
   });
 }
 
@@ -60,10 +69,14 @@ function compare(a: AccuracyCell, b: AccuracyCell): Comparison {
  * againstBaseline(cells, "grpo").map((c) => [c.group, c.benchmark, c.welch?.p]);
  * ```
  */
-export function againstBaseline(cells: readonly AccuracyCell[], baseline: string): Comparison[] {
+export function againstBaseline(
+  cells: readonly AccuracyCell[],
+  baseline: string,
+  confoundsOf: ConfoundsOf = () => [],
+): Comparison[] {
   return cells.filter((c) => c.group !== baseline).flatMap((c) => {
     const base = cells.find((b) => b.group === baseline && b.benchmark === c.benchmark);
-    return base ? [compare(c, base)] : [];
+    return base ? [compare(c, base, confoundsOf)] : [];
   });
 }
 
@@ -71,7 +84,13 @@ export function againstBaseline(cells: readonly AccuracyCell[], baseline: string
  * The full pairwise matrix on one benchmark (row minus column), the papers' appendix tables of
  * differences and p-values; the diagonal is left out.
  */
-export function pairwiseMatrix(cells: readonly AccuracyCell[], benchmark: string): Comparison[] {
+export function pairwiseMatrix(
+  cells: readonly AccuracyCell[],
+  benchmark: string,
+  confoundsOf: ConfoundsOf = () => [],
+): Comparison[] {
   const row = cells.filter((c) => c.benchmark === benchmark);
-  return row.flatMap((a) => row.filter((b) => b.group !== a.group).map((b) => compare(a, b)));
+  return row.flatMap((a) =>
+    row.filter((b) => b.group !== a.group).map((b) => compare(a, b, confoundsOf))
+  );
 }

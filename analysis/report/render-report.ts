@@ -78,6 +78,18 @@ function markdown(r: Report): string {
         ]),
       )),
     "",
+    "## What else differs between the groups",
+    "",
+    r.configDifferences.length
+      ? `Config keys other than \`${key}\` whose values differ between groups: a comparison ` +
+        `between groups that differ in one is confounded (marked below), since its difference ` +
+        `is not \`${key}\`'s alone.\n\n` +
+        markdownTable(
+          ["key", ...groups],
+          r.configDifferences.map((d) => [d.key, ...groups.map((g) => d.values[g].join(", "))]),
+        )
+      : `Nothing: the groups' configs differ only in \`${key}\` (and seeds, names, stores).`,
+    "",
     `## Against the baseline (${r.baseline})`,
     "",
     table(r.vsBaseline, r.vsBaselineEmpty, () =>
@@ -95,6 +107,7 @@ function markdown(r: Report): string {
           "pairs",
           "r",
           "SE Welch / paired",
+          "confounded by",
         ],
         r.vsBaseline.map((c) => [
           c.group,
@@ -109,6 +122,7 @@ function markdown(r: Report): string {
           c.paired ? String(c.paired.n) : "not paired",
           figure(c.paired?.correlation ?? null),
           figure(c.paired?.seRatio ?? null),
+          c.confounds.length ? c.confounds.join(", ") : "—",
         ]),
       )),
     "",
@@ -198,7 +212,7 @@ export interface ReportCsv {
 
 /**
  * The report's tables as one CSV each (raw fractions, empty fields for missing values), for
- * `deno task report --format csv --out DIR`: runs, accuracy, vs_baseline, pairwise, stability,
+ * `deno task report --format csv --out DIR`: runs, accuracy, config_differences, vs_baseline, pairwise, stability,
  * lemma, critic and cost. An empty table is its header line alone.
  *
  * @example
@@ -232,6 +246,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
       c.paired?.ci[1] ?? null,
       c.paired?.correlation ?? null,
       c.paired?.seRatio ?? null,
+      c.confounds.join(" "),
     ]);
   const compCols = [
     "group",
@@ -252,6 +267,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
     "paired_ci_high",
     "pair_correlation",
     "se_ratio",
+    "confounds",
   ];
   return [
     table("runs", ["group", "run_id"], r.groups.flatMap((g) => g.runs.map((id) => [g.value, id]))),
@@ -259,6 +275,13 @@ export function reportCsvTables(r: Report): ReportCsv[] {
       "accuracy",
       ["group", "benchmark", "n", "mean", "sem"],
       r.accuracy.map((c) => [c.group, c.benchmark, c.n, c.mean, c.sem]),
+    ),
+    table(
+      "config_differences",
+      ["key", "group", "values"],
+      r.configDifferences.flatMap((d) =>
+        Object.entries(d.values).map(([group, values]) => [d.key, group, values.join(" ")])
+      ),
     ),
     table("vs_baseline", compCols, comparisons(r.vsBaseline)),
     table("pairwise", compCols, comparisons(r.pairwise)),

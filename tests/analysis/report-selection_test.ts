@@ -243,6 +243,7 @@ Deno.test("report: run selection, k columns, empty-table reasons and CSV folders
       const names = [
         "runs",
         "accuracy",
+        "config_differences",
         "vs_baseline",
         "pairwise",
         "stability",

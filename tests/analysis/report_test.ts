@@ -95,6 +95,35 @@ Deno.test("report: the paired test over shared seeds, checked by hand", () => {
   assert.match(renderReport(r, "md"), /paired 95% CI/);
 });
 
+Deno.test("report: keys that differ between groups beyond the compared one mark a confound", () => {
+  // An RLOO group trained at rank 16 for 3 steps against GRPO and Dr. MAS at rank 8, 5 steps.
+  const withSettings = (r: RunSummary, rank: number, steps: number): RunSummary => ({
+    ...r,
+    config: { ...r.config, "agents.0.trainable.rank": rank, steps, name: `${r.runId}-label` },
+  });
+  const mixed = [
+    ...runs.map((r) => withSettings(r, 8, 5)),
+    withSettings(run("r1", "rloo", 1, 0.5, 0.6), 16, 3),
+    withSettings(run("r2", "rloo", 2, 0.5, 0.6), 16, 3),
+  ];
+  const r = buildReport(mixed, { groupBy: "estimator", baseline: "grpo" });
+  // Seeds and names differ by design and are no confound; rank and steps are.
+  assert.deepEqual(r.configDifferences.map((d) => d.key), ["agents.0.trainable.rank", "steps"]);
+  assert.deepEqual(r.configDifferences[0].values, { drmas: ["8"], grpo: ["8"], rloo: ["16"] });
+  const vs = (group: string) => r.vsBaseline.find((c) => c.group === group)!;
+  assert.deepEqual(vs("drmas").confounds, []);
+  assert.deepEqual(vs("rloo").confounds, ["agents.0.trainable.rank", "steps"]);
+  const md = renderReport(r, "md");
+  assert.match(md, /## What else differs between the groups/);
+  assert.match(md, /\| agents\.0\.trainable\.rank \| 8 \| 8 \| 16 \|/);
+  assert.match(md, /\| rloo \| gsm8k \|.*\| agents\.0\.trainable\.rank, steps \|/);
+  // Groups that differ only in the grouping key say so.
+  assert.match(
+    renderReport(buildReport(runs, { groupBy: "estimator", baseline: "grpo" }), "md"),
+    /Nothing: the groups' configs differ only in `estimator`/,
+  );
+});
+
 Deno.test("report: stability, Lemma and cost tables", () => {
   const withCost = [
     run("g1", "grpo", 1, 0.4, 0.6, {
@@ -136,6 +165,7 @@ Deno.test("report: markdown, CSV tables and JSON render the same numbers", () =>
   assert.deepEqual([...tables.keys()], [
     "runs",
     "accuracy",
+    "config_differences",
     "vs_baseline",
     "pairwise",
     "stability",

@@ -117,6 +117,9 @@ Deno.test("compare page: mean ± SEM by estimator, vs baseline with CI and p, pa
   // Two seeds a side, the same two: a Welch CI and a paired CI on every benchmark and the average.
   assert.equal(body.match(/<td class="num">\[-?[\d.]+, -?[\d.]+\]<\/td>/g)?.length, 4);
   assert.match(body, /<th>paired 95% CI<\/th>/);
+  // What else differs between the groups is said, and each comparison's confounds.
+  assert.match(body, /What else differs between the groups/);
+  assert.match(body, /<th>confounded by<\/th>/);
   const one = await d.app.request("/compare?runs=grpo-s1,drmas-s1,drmas-s2&by=estimator");
   assert.match(await one.text(), /n\/a \(one run\)/); // one grpo seed: no Welch test
   assert.match(body, /Pairwise/);

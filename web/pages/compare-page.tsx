@@ -146,6 +146,38 @@ function CompareTables({ data }: { data: CompareData }) {
           ))}
         </tbody>
       </table>
+      <h2>What else differs between the groups</h2>
+      {r.configDifferences.length === 0
+        ? (
+          <p class="config-differences">
+            Nothing: the groups' configs differ only in {r.groupBy} (and seeds, names, stores).
+          </p>
+        )
+        : (
+          <>
+            <p class="notice config-differences">
+              These config keys differ between the groups as well as{" "}
+              {r.groupBy}: a difference between groups that differ in one is not{" "}
+              {r.groupBy}'s alone (marked confounded below).
+            </p>
+            <table class="config-differences">
+              <thead>
+                <tr>
+                  <th>key</th>
+                  {groups.map((g) => <th key={g}>{g}</th>)}
+                </tr>
+              </thead>
+              <tbody>
+                {r.configDifferences.map((d) => (
+                  <tr key={d.key}>
+                    <td>{d.key}</td>
+                    {groups.map((g) => <td key={g}>{d.values[g].join(", ")}</td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
       <h2>Difference vs baseline {r.baseline} (Welch; paired over seeds where both ran them)</h2>
       {r.vsBaselineEmpty !== null && <p class="notice empty-reason">{r.vsBaselineEmpty}.</p>}
       {r.vsBaselineEmpty === null && (
@@ -161,6 +193,7 @@ function CompareTables({ data }: { data: CompareData }) {
               <th>paired p</th>
               <th title="correlation of the two groups' accuracies over the shared seeds">r</th>
               <th title="Welch's standard error over the paired test's">SE ratio</th>
+              <th>confounded by</th>
             </tr>
           </thead>
           <tbody>
@@ -182,6 +215,9 @@ function CompareTables({ data }: { data: CompareData }) {
                 </td>
                 <td class="num">
                   {c.paired?.seRatio != null ? `${formatNumber(c.paired.seRatio, 2)}×` : "—"}
+                </td>
+                <td class={c.confounds.length ? "confounded" : undefined}>
+                  {c.confounds.length ? c.confounds.join(", ") : "—"}
                 </td>
               </tr>
             ))}
