@@ -3,7 +3,9 @@
  * model) and records every step in the event store. Prints `run id: <id>` first (on stderr
  * under `--format json|csv`, so that stdout is only the result). `--model DIR` sets every agent's
  * model (one base model for the whole team); every agent's model is checked before the run is
- * recorded. With
+ * recorded. `--set KEY=VALUE` changes one key of the config on a dotted path (set-option.ts);
+ * `--print-config` prints the resolved config and `--dry-run` checks a run's inputs, neither
+ * opening a store. With
  * `--resume RUN` (or `latest`: the latest training run) it continues a killed run from its last
  * checkpoint instead. A run id keeps RUN_ID_RULE (events/run-id.ts); a bad one is refused (exit 2)
  * before the store is touched.
@@ -34,6 +36,7 @@ import {
   MAX_STEPS,
   type NormalizedConfig,
   overridesFromFlags,
+  parseSetOption,
   PRESET_SUMMARIES,
   presetNames,
 } from "../config/mod.ts";
@@ -44,15 +47,17 @@ import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
 import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
-import { taskSource } from "../trainer/task-source.ts";
+import { type TaskSource, taskSource } from "../trainer/task-source.ts";
 import { BenchmarkFileError } from "../tasks/mod.ts";
+import { dryRunSummary } from "./dry-run-summary.ts";
 import { printRunId } from "./run-id-line.ts";
 
 const cli = defineCommand({
   name: "train",
-  usage: "deno task train [--config FILE | --preset NAME] [--seed N] [--steps N] " +
+  usage: "deno task train [--config FILE | --preset NAME] [--set KEY=VALUE ...] [--seed N] " +
+    "[--steps N] " +
     "[--model DIR|embedded] [--device auto|cpu|wasm|webgpu|webgpu-web] [--store PATH|postgres://URL] " +
-    "[--format table|json|csv] | " +
+    "[--format table|json|csv] [--print-config | --dry-run] | " +
     "deno task train --resume RUN|latest [--store PATH|postgres://URL]",
   summary: "Runs a multi-agent RL experiment and records every step as events in the store.\n\n" +
     "estimators (the config's estimator.kind):\n" +
@@ -64,6 +69,15 @@ const cli = defineCommand({
   options: {
     config: { type: "string", value: "FILE", path: true, help: "experiment config file (JSON)" },
     preset: { type: "string", value: "NAME", help: `a named preset: ${presetNames().join(", ")}` },
+    set: {
+      type: "string",
+      multiple: true,
+      value: "KEY=VALUE",
+      help: "set one config key on a dotted path, after --config/--preset and before --seed, " +
+        "--steps, --device, --store and --model (which win); repeatable, in order. VALUE is " +
+        "JSON if it parses (0.01, true, null removes the key, [..], {..}), else text. " +
+        "agents.NAME.KEY: the agent with id NAME, else every agent with role NAME",
+    },
     seed: { type: "string", value: "N", help: "override the config's seed" },
     steps: {
       type: "string",
@@ -94,11 +108,24 @@ const cli = defineCommand({
     },
     store: { ...storeOption.store, default: undefined },
     ...formatOption,
+    "print-config": {
+      type: "boolean",
+      help: "print the resolved config as JSON (what run.started would record) and exit; " +
+        "opens no store and reads no model",
+    },
+    "dry-run": {
+      type: "boolean",
+      help: "check the config, every agent's model and the tasks as a run would, print a " +
+        "summary and exit; creates no store and records nothing",
+    },
   },
   allowPositionals: false,
   examples: [
     "deno task train --preset smoke --steps 2",
     "deno task train --config study/refine-drmas.json --seed 1 --store runs.sqlite",
+    "deno task train --preset smoke --set agents.solver.trainable.rank=16 --set loss.kl_coef=0.01",
+    "deno task train --preset refine-drmas --set estimator.kind=grpo --print-config",
+    "deno task train --preset debate-mada --set agents.generator.optimizer.lr=5e-5 --dry-run",
     "deno task train --resume latest",
   ],
 });
@@ -119,7 +146,18 @@ await runCommand(cli.usage, async () => {
     interrupt.abort();
   });
   if (values.resume !== undefined) {
-    const fixed = ["config", "preset", "seed", "steps", "device", "model", "run-id"] as const;
+    const fixed = [
+      "config",
+      "preset",
+      "set",
+      "seed",
+      "steps",
+      "device",
+      "model",
+      "run-id",
+      "print-config",
+      "dry-run",
+    ] as const;
     const clash = fixed.filter((k) => values[k] !== undefined);
     if (clash.length > 0) {
       throw new UsageError(
@@ -155,6 +193,7 @@ await runCommand(cli.usage, async () => {
     config = await loadConfig({
       file: values.config,
       preset: values.preset,
+      sets: values.set?.map(parseSetOption),
       // A path as typed means the user's directory; "embedded" is a name.
       model: values.model === undefined || values.model === "embedded"
         ? values.model
@@ -170,8 +209,16 @@ await runCommand(cli.usage, async () => {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+  if (values["print-config"]) {
+    console.log(JSON.stringify(config, null, 2));
+    return;
+  }
   const runId = givenRunId ?? defaultRunId(config.name);
-  await checkRunInputs(config, values.model === undefined ? undefined : "--model");
+  const tasks = await checkRunInputs(config, values.model === undefined ? undefined : "--model");
+  if (values["dry-run"]) {
+    console.log(dryRunSummary(config, tasks));
+    return;
+  }
   await using store = await openStore(config.store);
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
   console.error(
@@ -210,12 +257,18 @@ await runCommand(cli.usage, async () => {
  * What a run reads from the user's files, checked before the store is opened, so that a refused
  * run creates no store, records nothing and prints no run id: every agent's model files, the
  * tasks and benchmark files (read as the run will read them again), and that each model fits
- * the run (model-fit.ts). A problem is a UsageError naming the file or key to fix.
+ * the run (model-fit.ts). A problem is a UsageError naming the file or key to fix. Returns the
+ * tasks read, for `--dry-run`'s summary.
  */
-async function checkRunInputs(config: NormalizedConfig, given: string | undefined): Promise<void> {
+async function checkRunInputs(
+  config: NormalizedConfig,
+  given: string | undefined,
+): Promise<TaskSource> {
   try {
     await checkModelFiles(config.agents, given);
-    await checkModelFit(config, await taskSource(config), { given });
+    const tasks = await taskSource(config);
+    await checkModelFit(config, tasks, { given });
+    return tasks;
   } catch (err) {
     if (err instanceof BenchmarkFileError) {
       throw new UsageError(`a problems file of the config: ${err.message}`);

@@ -30,12 +30,14 @@ export function valueAt(raw: unknown, path: Path): unknown {
   return v;
 }
 
+/** The schema a value is checked against: defaults, optionals and transforms (a pipe's input) off. */
 function unwrap(s: z.ZodType | undefined): z.ZodType | undefined {
   let out = s;
   while (
-    out instanceof z.ZodDefault || out instanceof z.ZodOptional || out instanceof z.ZodPrefault
+    out instanceof z.ZodDefault || out instanceof z.ZodOptional || out instanceof z.ZodPrefault ||
+    out instanceof z.ZodPipe
   ) {
-    out = out.def.innerType as z.ZodType;
+    out = (out instanceof z.ZodPipe ? out.def.in : out.def.innerType) as z.ZodType;
   }
   return out;
 }

@@ -1,15 +1,17 @@
 /**
- * Where a run's config comes from: a preset or a JSON file (which may `"extends"` a preset), then
- * command-line overrides, layered with mergeConfig and validated once at the end.
+ * Where a run's config comes from: a preset or a JSON file (which may `"extends"` a preset, its
+ * agents merged by id or role: extendConfig), then `--set` key paths, then the other command-line
+ * overrides, layered with mergeConfig and validated once at the end.
  */
 import { dirname, isAbsolute, resolve } from "node:path";
 import { readRegularTextFile } from "../../events/files/mod.ts";
 import { MAX_CONFIG_DEPTH } from "./bounds.ts";
 import { ConfigError } from "./errors.ts";
-import { mergeConfig } from "./merge.ts";
+import { extendConfig, mergeConfig } from "./merge.ts";
 import { type NormalizedConfig, parseConfig } from "./normalize.ts";
 import { DEFAULT_PRESET, presetInput } from "./presets.ts";
 import { DEVICES } from "./schema.ts";
+import { applySetOptions, type SetOption } from "./set-option.ts";
 
 /** The sources of one run's config; all optional (no file and no preset: the default preset). */
 export interface ConfigSources {
@@ -20,7 +22,9 @@ export interface ConfigSources {
    * applied after the file or preset and the overrides.
    */
   readonly model?: string;
-  /** Already-structured overrides, e.g. from {@link overridesFromFlags}. */
+  /** `train --set KEY=VALUE`s (parseSetOption), applied in order after the file or preset. */
+  readonly sets?: readonly SetOption[];
+  /** Already-structured overrides, e.g. from {@link overridesFromFlags}; applied after `sets`. */
   readonly overrides?: Record<string, unknown>;
 }
 
@@ -51,17 +55,22 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ConfigError(file, [{ key: "(file)", value, allowed: "a JSON object" }]);
   }
+  checkDepth(value, file);
+  return value as Record<string, unknown>;
+}
+
+/** A ConfigError from `source` when `value` nests deeper than MAX_CONFIG_DEPTH. */
+function checkDepth(value: unknown, source: string): void {
   const tooDeep = pathBelowDepth(value, MAX_CONFIG_DEPTH);
   if (tooDeep !== null) {
     // The key path is cut short: it is as long as the nesting.
     const shown = tooDeep.length > 6 ? [...tooDeep.slice(0, 6), "..."] : tooDeep;
-    throw new ConfigError(file, [{
+    throw new ConfigError(source, [{
       key: shown.join("."),
       value: `(objects and arrays nested more than ${MAX_CONFIG_DEPTH} levels deep)`,
       allowed: `at most ${MAX_CONFIG_DEPTH} levels of nesting`,
     }]);
   }
-  return value as Record<string, unknown>;
 }
 
 /**
@@ -106,7 +115,7 @@ function withModuleFrom(
  * ```
  */
 export async function loadConfig(sources: ConfigSources = {}): Promise<NormalizedConfig> {
-  const { file, preset, overrides = {} } = sources;
+  const { file, preset, sets = [], overrides = {} } = sources;
   if (file !== undefined && preset !== undefined) {
     throw new ConfigError("command line", [{
       key: "--preset",
@@ -122,12 +131,17 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Normalize
       throw new ConfigError(file, [{ key: "extends", value: base, allowed: "a preset name" }]);
     }
     const own = withModuleFrom(file, rest);
-    layered = base === undefined ? own : mergeConfig(presetInput(base), own);
+    layered = base === undefined ? own : extendConfig(presetInput(base), own);
     source = file;
   } else {
     const name = preset ?? DEFAULT_PRESET;
     layered = presetInput(name);
     source = `preset ${name}`;
+  }
+  if (sets.length > 0) {
+    layered = applySetOptions(layered, sets);
+    checkDepth(layered, "--set");
+    source = `${source} with --set`;
   }
   return parseConfig(withModel(mergeConfig(layered, overrides), sources.model), source);
 }

@@ -25,3 +25,45 @@ export function mergeConfig(base: Json, override: Json): Json {
   }
   return out;
 }
+
+/**
+ * A config file laid over the preset it `"extends"`: mergeConfig, except that the file's
+ * `agents` merge into the preset's instead of replacing them, so that changing one agent's key
+ * takes one short entry. An entry with an `id` merges into the preset's agent of that id; one
+ * without an id merges into every agent of its `role`; an entry that matches none is appended
+ * as a new agent. `"agents": { "replace": [...] }` replaces the list instead (to drop agents).
+ *
+ * @example
+ * ```ts
+ * extendConfig(presetInput("smoke"), { agents: [{ role: "solver", trainable: { rank: 16 } }] });
+ * // the smoke agents, the solver's LoRA rank 16
+ * ```
+ */
+export function extendConfig(base: Json, file: Record<string, Json>): Json {
+  const merged = mergeConfig(base, file) as Record<string, Json>;
+  // No agents, or null (the key removed): as mergeConfig has it.
+  if (file.agents === undefined || file.agents === null) return merged;
+  const baseAgents = isPlainObject(base) ? base.agents : undefined;
+  return { ...merged, agents: extendAgents(baseAgents, file.agents) };
+}
+
+function extendAgents(base: Json, agents: Json): Json {
+  if (isPlainObject(agents) && Object.keys(agents).join() === "replace") return agents.replace;
+  // Anything but two lists is left as the file gives it, for the schema to report.
+  if (!Array.isArray(base) || !Array.isArray(agents)) return agents;
+  const out = [...base];
+  for (const entry of agents) {
+    const matches = out.flatMap((agent, i) => isMatch(agent, entry) ? [i] : []);
+    if (matches.length === 0) out.push(entry);
+    for (const i of matches) out[i] = mergeConfig(out[i], entry);
+  }
+  return out;
+}
+
+/** Whether a file's agent entry names this agent: by its id if it has one, else by its role. */
+function isMatch(agent: Json, entry: Json): boolean {
+  if (!isPlainObject(agent) || !isPlainObject(entry)) return false;
+  return entry.id !== undefined
+    ? agent.id === entry.id
+    : entry.role !== undefined && agent.role === entry.role;
+}
