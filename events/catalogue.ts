@@ -425,13 +425,13 @@ export const runCompleted = defineEvent({
   coordinates: () => ({}),
 });
 
-/** The run stopped on an error. */
+/** The run stopped on an error, or on request (stage "interrupted": run-interruption.ts). */
 export const runFailed = defineEvent({
   type: "run.failed",
   schemaVersion: 1,
   schema: z.strictObject({
     step: count.nullable(),
-    /** what the run was doing: "rollout", "update", "evaluation", ... */
+    /** what the run was doing: "rollout", "update", "evaluation", ..., or "interrupted" */
     stage: z.string(),
     error: z.strictObject({ name: z.string(), message: z.string() }),
   }),

@@ -68,6 +68,7 @@ export {
 export * as fields from "./fields.ts";
 export { ANNOTATIONS_STREAM, TAG_RULE } from "./run-annotations.ts";
 export { annotateRun, type RunAnnotation } from "./annotate-run.ts";
+export { failedRunStatus, INTERRUPTED_STAGE } from "./run-interruption.ts";
 export {
   LEASE_HEARTBEAT_MS,
   LEASE_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import type { NewEvent, StoredEvent } from "../../events/mod.ts";
+import { failedRunStatus, type NewEvent, type StoredEvent } from "../../events/mod.ts";
 import { agentRoles, flattenConfig } from "./flatten-config.ts";
 import type { TableName } from "./schema.ts";
 
@@ -264,7 +264,7 @@ function typeRows(e: StoredEvent<NewEvent>): TableRow[] {
         e.position,
         e.version,
         e.recordedAt,
-        "failed",
+        failedRunStatus(d),
         null,
         null,
         d.step,

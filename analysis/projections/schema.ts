@@ -17,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });

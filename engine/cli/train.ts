@@ -12,6 +12,7 @@
  */
 import {
   defineCommand,
+  ExitCode,
   formatOption,
   parseFormat,
   runCommand,
@@ -41,7 +42,12 @@ import {
   presetNames,
 } from "../config/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
-import { runTraining, type TrainProgress, type TrainResult } from "../trainer/train-loop.ts";
+import {
+  runTraining,
+  TrainingInterrupted,
+  type TrainProgress,
+  type TrainResult,
+} from "../trainer/train-loop.ts";
 import { WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
@@ -49,6 +55,7 @@ import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
 import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
 import { type TaskSource, taskSource } from "../trainer/task-source.ts";
 import { BenchmarkFileError } from "../tasks/mod.ts";
+import { interruptedMessage } from "./interrupted-message.ts";
 import { dryRunSummary } from "./dry-run-summary.ts";
 import { printRunId } from "./run-id-line.ts";
 
@@ -137,14 +144,24 @@ await runCommand(cli.usage, async () => {
   const progress = progressReporter("train");
   const onProgress = (p: TrainProgress) =>
     progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics);
-  // The first Ctrl-C lets the current step finish and be logged; a second one exits at once.
+  // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
+  // final evaluation), and the run is recorded as interrupted; a second one exits at once.
   const interrupt = new AbortController();
   Deno.addSignalListener("SIGINT", () => {
-    if (interrupt.signal.aborted) Deno.exit(130);
+    if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
     progress.finish();
-    console.error("stopping after the current step (Ctrl-C again to quit now)");
+    console.error(
+      "stopping after the current step, or before the final evaluation in the last one " +
+        "(Ctrl-C again to quit now)",
+    );
     interrupt.abort();
   });
+  /** Says where the run stopped and how to continue it, for the exit code of an interrupt. */
+  const stopped = (interrupted: TrainingInterrupted, runId: string, store: string) => {
+    progress.finish();
+    console.error(interruptedMessage(interrupted, runId, store));
+    return ExitCode.interrupted;
+  };
   if (values.resume !== undefined) {
     const fixed = [
       "config",
@@ -164,7 +181,8 @@ await runCommand(cli.usage, async () => {
         `--resume continues a run with its recorded config; drop --${clash.join(", --")}`,
       );
     }
-    await using store = await openStore(values.store ?? DEFAULT_STORE, { create: false });
+    const storeTarget = values.store ?? DEFAULT_STORE;
+    await using store = await openStore(storeTarget, { create: false });
     const runId = values.resume === "latest" ? await latestRunId(store) : values.resume;
     const { config } = await readRunLog(store, runId);
     const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
@@ -182,6 +200,9 @@ await runCommand(cli.usage, async () => {
           : `resumed from the checkpoint of step ${result.checkpointStep}`,
       );
       printResult(result, format);
+    } catch (err) {
+      if (err instanceof TrainingInterrupted) return stopped(err, runId, storeTarget);
+      throw err;
     } finally {
       progress.finish();
       await runtime.close();
@@ -247,6 +268,9 @@ await runCommand(cli.usage, async () => {
     });
     progress.finish();
     printResult(result, format);
+  } catch (err) {
+    if (err instanceof TrainingInterrupted) return stopped(err, runId, config.store);
+    throw err;
   } finally {
     progress.finish();
     await runtime.close();

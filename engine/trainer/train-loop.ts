@@ -9,7 +9,7 @@
  */
 import { benchmarkIdentities } from "./benchmark-identity.ts";
 import type { EventStore, NewEvent } from "../../events/mod.ts";
-import { checkRunId, hashConfig } from "../../events/mod.ts";
+import { checkRunId, hashConfig, INTERRUPTED_STAGE } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep } from "../advantages/mod.ts";
@@ -66,8 +66,9 @@ export interface TrainOptions {
    */
   readonly embedded?: EmbeddedVersion;
   /**
-   * Aborting stops the run cleanly at the next step boundary: everything of the finished steps is
-   * logged, `run.failed` says it was interrupted, and `train --resume` continues it.
+   * Aborting stops the run cleanly at the next step boundary, or in the last step before its final
+   * evaluation: everything of the finished steps is logged, `run.failed` says it was interrupted
+   * (TrainingInterrupted), and `train --resume` continues it.
    */
   readonly signal?: AbortSignal;
   /** Stop after this step (default: the config's last); only a run that reaches the end sends
@@ -85,11 +86,24 @@ export interface TrainOptions {
   readonly replayRollouts?: { readonly mode: ReplayRollouts; readonly turns: RecordedTurns };
 }
 
-/** The run was asked to stop (Ctrl-C); every step before `step` is in the log. */
+/**
+ * The run was asked to stop (Ctrl-C). Its first `completed` of `steps` steps are wholly in the
+ * log; `checkpointed` of them are covered by its last checkpoint, where a resume starts. The
+ * message counts steps from 1, as the progress line does (`train 3/5` once three are done).
+ */
 export class TrainingInterrupted extends Error {
   override name = "TrainingInterrupted";
-  constructor(readonly step: number) {
-    super(`interrupted before step ${step}; continue with deno task train --resume RUN`);
+  constructor(readonly completed: number, readonly steps: number, readonly checkpointed: number) {
+    const where = completed === 0
+      ? `stopped before step 1 of ${steps} (train 0/${steps})`
+      : `stopped after step ${completed} of ${steps} (train ${completed}/${steps})`;
+    const restart = checkpointed === completed
+      ? ""
+      : checkpointed === 0
+      ? "; it has no checkpoint yet, so a resume starts again at step 1"
+      : `; its last checkpoint is step ${checkpointed}'s, so a resume starts again at step ` +
+        `${checkpointed + 1}`;
+    super(where + restart);
   }
 }
 
@@ -155,6 +169,8 @@ export async function runTraining(
   // Held from here to the end event, so a process that dies in between leaves an expired lease.
   const lease = sink.store ? await holdRunLease(sink.store, runId) : undefined;
   let step = resume?.step ?? 0;
+  // Steps covered by the last checkpoint: where a resume would start.
+  let checkpointed = step;
   let stage: TrainProgress["stage"] = "rollout";
   let workers: AsyncDisposable | undefined;
   try {
@@ -195,7 +211,7 @@ export async function runTraining(
 
     let lastEval: Record<string, number> = { ...resume?.lastEval };
     for (; step <= lastStep; step++) {
-      if (options.signal?.aborted) throw new TrainingInterrupted(step);
+      if (options.signal?.aborted) throw new TrainingInterrupted(step, config.steps, checkpointed);
       stage = "rollout";
       options.onProgress?.({ step, steps: config.steps, stage });
       const questions = stepQuestions(config, tasks, step);
@@ -234,6 +250,12 @@ export async function runTraining(
       await served?.publish(step + 1);
 
       if (evaluatesAfter(config, step)) {
+        // The last step has no step boundary after it, and its evaluation is the run's final
+        // (often longest) one: an interrupt stops before it. The step then has no checkpoint,
+        // so a resume runs it again, events identical, and evaluates.
+        if (step === config.steps - 1 && options.signal?.aborted) {
+          throw new TrainingInterrupted(step, config.steps, checkpointed);
+        }
         stage = "evaluation";
         options.onProgress?.({ step, steps: config.steps, stage });
         const { events, metrics } = await evaluate(config, tasks, step, rollout);
@@ -245,6 +267,7 @@ export async function runTraining(
       if ((step + 1) % config.checkpoint.every_steps === 0 || step === config.steps - 1) {
         stage = "checkpoint";
         await append(await checkpoints(sink, pool.groups, step));
+        checkpointed = step + 1;
       }
       const trajectories = scored.flatMap((s) => s.trajectories);
       options.onProgress?.({
@@ -273,7 +296,7 @@ export async function runTraining(
       type: "run.failed",
       data: {
         step,
-        stage: err instanceof TrainingInterrupted ? "interrupted" : stage,
+        stage: err instanceof TrainingInterrupted ? INTERRUPTED_STAGE : stage,
         error: { name: e.name, message: e.message },
       },
     }]).catch(() => {});

@@ -1,6 +1,6 @@
 /**
  * The shared shape of every command-line task: `--help`, exit codes (0 success, 1 failed check,
- * 2 bad usage), `--store`, `--format`. Built on `node:util` parseArgs because JSR's @std/cli is
+ * 2 bad usage, 130 stopped with Ctrl-C), `--store`, `--format`. Built on `node:util` parseArgs because JSR's @std/cli is
  * unreachable from this project's registries.
  *
  * @example
@@ -23,8 +23,8 @@ import { userPath } from "./user-path.ts";
 
 export { UsageError };
 
-/** Exit codes every task uses. */
-export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2 });
+/** Exit codes every task uses; `interrupted` (128 + SIGINT, as shells report it) for Ctrl-C. */
+export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2, interrupted: 130 });
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

@@ -184,7 +184,7 @@ Deno.test("an interrupted run stops at a step boundary and says so in the log", 
       stage: "interrupted",
       error: {
         name: "TrainingInterrupted",
-        message: "interrupted before step 1; continue with deno task train --resume RUN",
+        message: "stopped after step 1 of 3 (train 1/3)",
       },
     });
     assert.equal(types.filter((t) => t === "step.started").length, 1);

@@ -104,7 +104,8 @@ Deno.test("run page: a resumed run is one run with its two attempts", async () =
   assert.doesNotMatch(body, /data-run-state=/);
   const attempts = [...body.matchAll(/data-attempt="(\d)" data-status="([a-z]+)"/g)]
     .map((m) => [m[1], m[2]]);
-  assert.deepEqual(attempts, [["1", "failed"], ["2", "completed"]]);
+  // Its first attempt was stopped with Ctrl-C: interrupted, not failed.
+  assert.deepEqual(attempts, [["1", "interrupted"], ["2", "completed"]]);
   const failed = (await runEvents(MIXED_RUNS.resumed)).find((e) => e.type === "run.failed")!;
   assert.equal(failed.type, "run.failed");
   if (failed.type === "run.failed") {

@@ -1,4 +1,4 @@
-import type { NewEvent, StoredEvent } from "../../events/mod.ts";
+import { failedRunStatus, type NewEvent, type StoredEvent } from "../../events/mod.ts";
 import type { ChartUpdate } from "../components/chart-data.ts";
 import { CHARTS, GLOBAL, markerLabel, offPolicyLabel } from "./chart-names.ts";
 import { evalAccuracyUpdates } from "./eval-accuracy-updates.ts";
@@ -11,7 +11,7 @@ export interface LiveMessage {
   /** the step the run has reached, when the event starts one */
   readonly step?: number;
   /** the run's new status, when the event ends it */
-  readonly status?: "completed" | "failed";
+  readonly status?: "completed" | "failed" | "interrupted";
   readonly updates: readonly ChartUpdate[];
 }
 
@@ -33,7 +33,7 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
     case "run.completed":
       return { ...base, status: "completed", updates: [] };
     case "run.failed":
-      return { ...base, status: "failed", updates: [] };
+      return { ...base, status: failedRunStatus(e.data), updates: [] };
     case "reward.assigned":
       if (e.data.phase !== "rollout" || e.data.agent !== null) break;
       return { ...base, updates: [mean(CHARTS.reward, e.data.step, "reward", e.data.total)] };

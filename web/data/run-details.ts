@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisDb } from "../../analysis/mod.ts";
+import { INTERRUPTED_STAGE } from "../../events/mod.ts";
 
 /** One evaluation of a run on one benchmark. */
 export interface EvalRow {
@@ -54,6 +55,8 @@ export interface RunFacts {
   readonly protocol: EvalProtocol | null;
   /** the failure of the run's last attempt, when it failed */
   readonly failure: RunAttempt | null;
+  /** the run's last attempt, when Ctrl-C stopped it (its writer's death records nothing) */
+  readonly interruption: RunAttempt | null;
   /** every attempt in order (the runs projection's run_attempts); one for a run never resumed */
   readonly attempts: readonly RunAttempt[];
 }
@@ -105,6 +108,7 @@ export async function runFacts(db: Kysely<AnalysisDb>, runId: string): Promise<R
       }
       : null,
     failure: last?.status === "failed" ? last : null,
+    interruption: last?.failedStage === INTERRUPTED_STAGE ? last : null,
     attempts,
   };
 }

@@ -63,8 +63,8 @@ export function EvalProtocolFacts({ protocol: p }: { protocol: EvalProtocol }) {
 
 /**
  * What became of a run that is not simply running or completed: a failed run's error and an
- * interrupted run's (its writer died) state, each with the command that continues it when it is
- * a training run.
+ * interrupted run's state (stopped with Ctrl-C, or its writer died), each with the command that
+ * continues it when it is a training run.
  *
  * @example
  * ```tsx
@@ -78,11 +78,17 @@ export function RunStateNotice({ run, facts }: { run: RunRow; facts: RunFacts })
     </p>
   );
   if (run.status === "interrupted") {
+    // Ctrl-C ends the attempt with the step it stopped before; a writer that died records nothing.
+    const stopped = facts.interruption?.failedStep ?? null;
+    const how = stopped === null
+      ? "the process writing this run stopped without ending it" +
+        (run.steps > 0 ? `, in step ${run.steps - 1}` : ", before its first step")
+      : "stopped with Ctrl-C" +
+        (stopped > 0 ? `, after step ${stopped - 1}` : ", before its first step");
     return (
       <div class="notice run-state" data-run-state="interrupted">
         <p>
-          <strong>Interrupted:</strong> the process writing this run stopped without ending it
-          {run.steps > 0 ? `, in step ${run.steps - 1}` : ", before its first step"}.
+          <strong>Interrupted:</strong> {how}.
         </p>
         {resume}
       </div>

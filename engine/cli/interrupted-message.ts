@@ -1,0 +1,24 @@
+/**
+ * What `deno task train` says when Ctrl-C stopped a run: the run, how far it got (steps counted
+ * from 1, as on the progress line) and the command that continues it, ready to paste.
+ *
+ * @example
+ * interruptedMessage(new TrainingInterrupted(3, 5, 3), "smoke-1", "runs.sqlite");
+ * // "run smoke-1 stopped after step 3 of 5 (train 3/5); resume with
+ * //  deno task train --resume smoke-1 --store runs.sqlite"
+ */
+import type { TrainingInterrupted } from "../trainer/train-loop.ts";
+
+export function interruptedMessage(
+  interrupted: TrainingInterrupted,
+  runId: string,
+  store: string,
+): string {
+  return `run ${runId} ${interrupted.message}; resume with deno task train --resume ` +
+    `${shellWord(runId)} --store ${shellWord(store)}`;
+}
+
+/** `text` as one POSIX shell word: as it is when the shell reads nothing in it, else quoted. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
