@@ -8,17 +8,23 @@ function isPlainObject(v: Json): v is Record<string, Json> {
 
 /**
  * Deep merge: objects merge key by key, arrays and scalars replace, and `null` removes the key
- * (so its default applies again).
+ * (so its default applies again). An object whose `kind` differs from the base's is another
+ * variant of a discriminated section (`trainable`, `tasks`, ...): it replaces the base's object
+ * instead of inheriting keys that its kind does not have (a LoRA rank under `kind: "full"`).
  *
  * @example
  * ```ts
  * mergeConfig({ sampling: { temperature: 1, top_p: 0.9 } }, { sampling: { top_p: null } });
  * // { sampling: { temperature: 1 } }
+ * mergeConfig({ trainable: { kind: "lora", rank: 8 } }, { trainable: { kind: "full" } });
+ * // { trainable: { kind: "full" } }
  * ```
  */
 export function mergeConfig(base: Json, override: Json): Json {
   if (!isPlainObject(override)) return override;
-  const out: Record<string, Json> = isPlainObject(base) ? { ...base } : {};
+  const otherKind = isPlainObject(base) && override.kind !== undefined &&
+    base.kind !== undefined && override.kind !== base.kind;
+  const out: Record<string, Json> = isPlainObject(base) && !otherKind ? { ...base } : {};
   for (const [key, value] of Object.entries(override)) {
     if (value === null) delete out[key];
     else if (value !== undefined) out[key] = mergeConfig(out[key], value);

@@ -51,6 +51,14 @@ Deno.test("mergeConfig: objects merge, arrays replace, null removes", () => {
     ),
     { a: { b: 1, c: [3], e: { g: 2 } } },
   );
+  // Another kind is another variant: it replaces, so a full-weights agent keeps no LoRA rank.
+  assert.deepEqual(
+    mergeConfig(
+      { trainable: { kind: "lora", rank: 8, alpha: 16 }, tasks: { kind: "a", x: 1 } },
+      { trainable: { kind: "full" }, tasks: { x: 2 } },
+    ),
+    { trainable: { kind: "full" }, tasks: { kind: "a", x: 2 } },
+  );
 });
 
 Deno.test("loadConfig: default preset, preset + overrides, file extending a preset", async () => {
