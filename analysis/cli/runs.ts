@@ -57,6 +57,9 @@ const cli = defineCommand({
 const ACTIONS = ["list", "attempts", "tag", "untag", "hide", "unhide"] as const;
 type Action = (typeof ACTIONS)[number];
 
+/** What an annotating action did, as its confirmation says it. */
+const DONE = { tag: "tagged", untag: "untagged", hide: "hidden", unhide: "unhidden" } as const;
+
 await runCommand(USAGE, async () => {
   const { values, positionals } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
@@ -91,7 +94,7 @@ await runCommand(USAGE, async () => {
   for (const { annotation, changes } of annotations) {
     const what = "tag" in annotation ? `${annotation.runId} ${annotation.tag}` : annotation.runId;
     if (!changes) {
-      console.error(`${what}: already ${action === "tag" ? "tagged" : `${action}d`}`);
+      console.error(`${what}: already ${DONE[action]}`);
       continue;
     }
     try {
@@ -100,7 +103,7 @@ await runCommand(USAGE, async () => {
       if (err instanceof EventValidationError) throw new UsageError(err.message);
       throw err;
     }
-    console.log(`${action === "tag" ? "tagged" : `${action}d`} ${what}`);
+    console.log(`${DONE[action]} ${what}`);
   }
 });
 

@@ -216,7 +216,10 @@ Deno.test("tags and hiding are events in their own stream; runs lists and filter
   assert.equal((await runs("tag", "a", "baseline", "seed-1")).code, 0);
   assert.match((await runs("tag", "a", "baseline")).stderr, /already tagged/);
   assert.equal((await runs("tag", "latest", "seed-1")).code, 0); // latest: b, started last
-  assert.equal((await runs("hide", "b")).code, 0);
+  const hid = await runs("hide", "b");
+  assert.equal(hid.code, 0);
+  assert.equal(hid.stdout.trim(), "hidden b"); // not "hided"
+  assert.match((await runs("hide", "b")).stderr, /b: already hidden/);
   let listed = await json(RUNS, "--store", target, "--format", "json");
   assert.deepEqual(listed.map((r) => [r.run_id, r.tags, r.hidden]), [[
     "a",
