@@ -306,7 +306,7 @@ await runCommand(USAGE, async () => {
       { given: team ? undefined : "--model", maxTokens: "--max-tokens" },
     );
     const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
-    const progress = progressReporter("eval");
+    const progress = progressReporter("eval", Deno.stderr.isTerminal(), "episodes");
     try {
       console.error(
         `store ${store.target}; backend ${runtime.info.backend}; ` +
@@ -323,7 +323,10 @@ await runCommand(USAGE, async () => {
         device: values.device,
         threads,
         name: values.name,
-        onRunStarted: (id: string) => printRunId(id, format),
+        onRunStarted: (id: string) => {
+          progress.clearLine();
+          printRunId(id, format);
+        },
         onProgress: (p: EvalProgress) => progress.update(p.done, p.total, `seed ${p.seed}`),
       };
       const result = team

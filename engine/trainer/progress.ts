@@ -11,6 +11,11 @@ export interface ProgressReporter {
     stage: string,
     metrics?: Readonly<Record<string, number>>,
   ): void;
+  /**
+   * Clears the in-place line on a terminal, so that a line printed next (a new run's id) starts
+   * at the left edge instead of after the ETA; the next update draws the status again.
+   */
+  clearLine(): void;
   finish(): void;
 }
 
@@ -30,7 +35,7 @@ function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
 
 /**
  * A reporter writing to stderr: in place on a terminal, one line per finished unit otherwise.
- * Write errors are dropped, and end the reporting.
+ * Write errors are dropped, and end the reporting. `unit` names what `done` counts in the rate.
  *
  * @example
  * const progress = progressReporter("train");
@@ -39,6 +44,7 @@ function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
 export function progressReporter(
   label: string,
   isTerminal = Deno.stderr.isTerminal(),
+  unit = "steps",
 ): ProgressReporter {
   const started = performance.now();
   const encoder = new TextEncoder();
@@ -59,7 +65,7 @@ export function progressReporter(
       const elapsed = (performance.now() - started) / 1000;
       const rate = done / Math.max(elapsed, 1e-9);
       const eta = done > 0 ? (total - done) / rate : Infinity;
-      const line = `${label} ${done}/${total} [${stage}] ${rate.toFixed(3)} steps/s ` +
+      const line = `${label} ${done}/${total} [${stage}] ${rate.toFixed(3)} ${unit}/s ` +
         `elapsed ${formatDuration(elapsed)} ETA ${formatDuration(eta)} ${formatMetrics(metrics)}`
           .trimEnd();
       if (isTerminal) write(`\r\x1b[2K${line}`);
@@ -67,6 +73,9 @@ export function progressReporter(
         write(`${line}\n`);
         lastDone = done;
       }
+    },
+    clearLine() {
+      if (isTerminal) write("\r\x1b[2K");
     },
     finish() {
       if (isTerminal) write("\n");
