@@ -20,5 +20,7 @@ Deno.test("progress: the rate's unit, and a cleared line before a run id", async
   }).output();
   const err = new TextDecoder().decode(out.stderr);
   assert.ok(out.success, err);
-  assert.match(err, /eval 2\/2 \[seed 0\] [\d.]+ episodes\/s .*ETA 0s\r\x1b\[2Krun id: e-seed1\n/);
+  assert.match(err, /eval 2\/2 \[seed 0\] [\d.]+ episodes\/s /);
+  const erase = "\r" + String.fromCharCode(27) + "[2K"; // carriage return, then erase the line
+  assert.ok(err.includes(`ETA 0s${erase}run id: e-seed1\n`), JSON.stringify(err));
 });
