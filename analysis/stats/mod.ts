@@ -28,6 +28,7 @@ export {
   type WelchResult,
 } from "./welch.ts";
 export { pairedFromSamples, type PairedResult } from "./paired-t.ts";
+export { mcnemarExact, type McNemarResult } from "./mcnemar.ts";
 export {
   criticImprovement,
   type CriticRoundEffect,

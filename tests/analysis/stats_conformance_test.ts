@@ -1,12 +1,13 @@
 /**
  * Every row of the conformance data (tests/conformance/). Tolerances: pass@k (TypeScript and the SQL macro)
  * within 1e-12 absolute (values lie in [0, 1]); Welch's and the paired test's t, df, p and CI bounds
- * within 1e-9 relative (the issue's bound).
+ * within 1e-9 relative (the issue's bound); the exact McNemar test's p within 1e-9 relative.
  */
 import assert from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { VIEWS } from "../../analysis/projections/schema.ts";
 import {
+  mcnemarExact,
   pairedFromSamples,
   passAtK,
   summarize,
@@ -74,6 +75,16 @@ Deno.test("the paired t-test matches every row of paired.jsonl (scipy ttest_rel,
     assertRel(p.ci[1], r.ci95[1], 1e-9, `row ${i} ci high`);
     assertRel(p.correlation!, r.r, 1e-9, `row ${i} correlation`);
   });
+});
+
+Deno.test("the exact McNemar test matches every row of mcnemar.jsonl (scipy binomtest)", async () => {
+  const data = await rows<{ a_only: number; b_only: number; p: number }>("mcnemar.jsonl");
+  assert.equal(data.length, 120);
+  for (const r of data) {
+    assertRel(mcnemarExact(r.a_only, r.b_only).p, r.p, 1e-9, `${r.a_only} vs ${r.b_only}`);
+  }
+  // scipy refuses n = 0; with no discordant problem nothing tells the two apart.
+  assert.equal(mcnemarExact(0, 0).p, 1);
 });
 
 Deno.test("Welch from (mean, SEM, n) matches welch.jsonl within 1e-9 relative", async () => {

@@ -1,6 +1,7 @@
 /**
  * The statistics conformance rows are what scipy computes: runs scipy_reference.py, which
- * recomputes every Welch and pass@k row. Skipped, with the reason, where python3 has no scipy.
+ * recomputes every Welch, paired, McNemar and pass@k row. Skipped, with the reason, where python3
+ * has no scipy.
  */
 import assert from "node:assert/strict";
 
@@ -18,12 +19,13 @@ async function python(args: string[]): Promise<Deno.CommandOutput | null> {
 const probe = await python(["-c", "import scipy.stats"]);
 
 Deno.test({
-  name: "welch.jsonl and pass-at-k.jsonl agree with scipy within 1e-12",
+  name: "welch, paired, mcnemar and pass-at-k rows agree with scipy within 1e-12",
   ignore: !probe?.success,
   fn: async () => {
     const run = await python([script]);
     const out = new TextDecoder().decode(run!.stdout) + new TextDecoder().decode(run!.stderr);
     assert.ok(run!.success, out);
     assert.match(out, /welch\.jsonl \(relative\): largest difference/);
+    assert.match(out, /mcnemar\.jsonl \(relative\): largest difference/);
   },
 });
