@@ -3,6 +3,7 @@
  * allowed, in words a config author can act on (including the allowed keys of an object and a
  * did-you-mean for misspelled ones).
  */
+import { closestMatch } from "leven";
 import { z } from "zod";
 import type { ConfigIssue } from "./errors.ts";
 
@@ -66,29 +67,10 @@ export function schemaAt(schema: z.ZodType, raw: unknown, path: Path): z.ZodType
   return s;
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
 /** `one of the keys a, b, c (did you mean b?)`. */
 export function allowedKeysText(unknown: string, allowed: readonly string[]): string {
-  const near = allowed
-    .map((k) => [k, editDistance(unknown, k)] as const)
-    .filter(([, d]) => d <= 2)
-    .sort((x, y) => x[1] - y[1])[0];
-  const hint = near ? ` (did you mean ${near[0]}?)` : "";
+  const near = closestMatch(unknown, allowed, { maxDistance: 2 });
+  const hint = near === undefined ? "" : ` (did you mean ${near}?)`;
   return `one of the keys ${allowed.join(", ")}${hint}`;
 }
 

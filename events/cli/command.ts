@@ -16,6 +16,7 @@
  * ```
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { closestMatch } from "leven";
 import { refuseStoreOutput } from "./output-path.ts";
 import { storeArgument } from "./store-argument.ts";
 import { UsageError } from "./usage-error.ts";
@@ -177,6 +178,9 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
           strict: true,
         });
       } catch (err) {
+        if ((err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+          throw new UsageError(unknownOptionText(args, Object.keys(spec.options)));
+        }
         throw new UsageError((err as Error).message);
       }
       resolvePaths(parsed.values as Record<string, unknown>);
@@ -184,6 +188,23 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
       return parsed;
     },
   };
+}
+
+/**
+ * `unknown option --stpes; did you mean --steps?` for the first option in `args` that is not one
+ * of `known` (or `--help`), the suggestion the closest known name by edit distance when it is at
+ * most 2 edits away and shorter than the typed name (so `-x` suggests nothing).
+ */
+function unknownOptionText(args: string[], known: readonly string[]): string {
+  // Tokens rather than parseArgs' message: they give the option as typed, `--stpes=3` included.
+  const { tokens } = parseArgs({ args, strict: false, allowPositionals: true, tokens: true });
+  const unknown = tokens.find((t) => t.kind === "option" && !known.includes(t.name));
+  if (unknown?.kind !== "option") return "unknown option";
+  const near = closestMatch(unknown.name, [...known, "help"], {
+    maxDistance: Math.min(2, unknown.name.length - 1),
+  });
+  return `unknown option ${unknown.rawName}; ` +
+    (near === undefined ? "--help lists the options" : `did you mean --${near}?`);
 }
 
 /**
