@@ -10,16 +10,12 @@
  * dropout, the numbers the objective's ratio starts from.
  */
 import { globalNorm, optimizerStep, rowGroups, stackRows, unstackRows } from "./optim/mod.ts";
-import {
-  add,
-  gradients,
-  Graph,
-  greater,
-  toOnnxModel,
-  unsqueeze,
-  type Value,
-  where,
-} from "./mod.ts";
+import { gradients } from "./autodiff.ts";
+import { Graph, type Value } from "./ir.ts";
+import { toOnnxModel } from "./onnx-writer.ts";
+import { add, greater } from "./ops/binary.ts";
+import { where } from "./ops/select.ts";
+import { unsqueeze } from "./ops/shape.ts";
 import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./train-step-loss.ts";
 import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
 

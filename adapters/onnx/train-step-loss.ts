@@ -6,29 +6,14 @@
  * the whole batch: the denominators are inputs computed over the whole batch. Every distribution
  * here (ratio, KL, entropy) is the tempered one the rollout sampled from, softmax(logits / T).
  */
-import {
-  add,
-  castTo,
-  clip,
-  div,
-  exp,
-  gatherElements,
-  greater,
-  less,
-  logSoftmax,
-  max,
-  min,
-  mul,
-  neg,
-  reduceMax,
-  reduceSum,
-  scalar,
-  squeeze,
-  sub,
-  unsqueeze,
-  type Value,
-  where,
-} from "./mod.ts";
+import type { Value } from "./ir.ts";
+import { add, div, greater, less, max, min, mul, sub } from "./ops/binary.ts";
+import { castTo, scalar } from "./ops/common.ts";
+import { gatherElements } from "./ops/gather.ts";
+import { logSoftmax, reduceMax, reduceSum } from "./ops/reduce.ts";
+import { clip, where } from "./ops/select.ts";
+import { squeeze, unsqueeze } from "./ops/shape.ts";
+import { exp, neg } from "./ops/unary.ts";
 import { type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
 
 /** The settings of a train step that shape its loss (defaults as TrainStepConfig says). */

@@ -4,7 +4,7 @@
  * by hand; they never change meaning.
  */
 import type { AdamConstants } from "./optim/mod.ts";
-import type { Value } from "./mod.ts";
+import type { Value } from "./ir.ts";
 
 /**
  * A model parameter: name, static shape and element type (float32 unless it says float16; only

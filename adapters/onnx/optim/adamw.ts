@@ -6,7 +6,10 @@
  * with t the 1-based step. `apply` (a bool scalar) selects the update or the old state, so an
  * update with a non-finite gradient is never applied.
  */
-import { add, div, mul, pow, sqrt, sub, type Value, where } from "../mod.ts";
+import type { Value } from "../ir.ts";
+import { add, div, mul, pow, sub } from "../ops/binary.ts";
+import { where } from "../ops/select.ts";
+import { sqrt } from "../ops/unary.ts";
 
 /** Build-time Adam constants (torch defaults). */
 export interface AdamConstants {

@@ -1,5 +1,8 @@
 /** Global-norm gradient clipping on the graph (the rule of torch.nn.utils.clip_grad_norm_). */
-import { add, div, min, mul, reduceSum, sqrt, type Value } from "../mod.ts";
+import type { Value } from "../ir.ts";
+import { add, div, min, mul } from "../ops/binary.ts";
+import { reduceSum } from "../ops/reduce.ts";
+import { sqrt } from "../ops/unary.ts";
 
 /** Added to the norm before dividing, as torch does, so a zero gradient divides safely. */
 export const CLIP_EPS = 1e-6;

@@ -2,7 +2,11 @@
  * Finiteness tests on the graph: IsNaN and IsInf (ONNX opset >= 10), not differentiable. The
  * guard tests only the global gradient norm: any NaN/Inf element makes that norm non-finite.
  */
-import { apply, defineOp, isFloat, not, OnnxGraphError, or, type Value } from "../mod.ts";
+import { isFloat } from "../dtype.ts";
+import { OnnxGraphError } from "../errors.ts";
+import type { Value } from "../ir.ts";
+import { not, or } from "../ops/binary.ts";
+import { apply, defineOp } from "../ops/common.ts";
 
 const predicate = (type: string) =>
   defineOp(type, (inputs) => {

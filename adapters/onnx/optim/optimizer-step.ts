@@ -4,7 +4,9 @@
  * the step counter unchanged and reports skipped = 1. Clipping and AdamW run once per group of
  * same-layout tensors stacked into one buffer (row-groups.ts), with the per-tensor results.
  */
-import { add, castTo, mul, sub, type Value } from "../mod.ts";
+import type { Value } from "../ir.ts";
+import { add, mul, sub } from "../ops/binary.ts";
+import { castTo } from "../ops/common.ts";
 import { ADAM_DEFAULTS, type AdamConstants, type AdamSlot, adamwUpdate } from "./adamw.ts";
 import { clipScale, globalNorm } from "./clip-grad.ts";
 import { isFinite } from "./finite.ts";

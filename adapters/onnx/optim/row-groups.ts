@@ -11,7 +11,8 @@
  * only 8 per shader stage; onnxruntime's WebGPU Split does not divide its work to fit that, so
  * each Concat and Split here takes at most `MAX_FAN` tensors and larger groups become a tree.
  */
-import { concat, split, type Value } from "../mod.ts";
+import type { Value } from "../ir.ts";
+import { concat, split } from "../ops/shape.ts";
 
 /** Tensors one Concat or Split node joins or makes: 8 storage buffers, one the other side. */
 export const MAX_FAN = 7;
