@@ -6,6 +6,7 @@
  */
 import { relative, resolve } from "node:path";
 import {
+  count,
   figure,
   gainPerParameter,
   markdownTable,
@@ -247,7 +248,7 @@ function setupSection(r: StudyResults, folder: string): string[] {
     c.setup.sampling,
     c.setup.trainable,
     c.setup.lr,
-    figure(c.trainableParameters),
+    count(c.trainableParameters),
     c.setup.evaluation,
   ]);
   const tasks = [...new Set(r.cells.map((c) => c.setup.tasks))];
@@ -420,7 +421,7 @@ function costTable(baseline: CellResult, cells: readonly CellResult[]): string[]
           c.id,
           figure(c.tokensPerQuestion),
           figure(c.turnsPerTrajectory),
-          figure(c.trainableParameters),
+          count(c.trainableParameters),
           figure(gain),
         ];
       }),

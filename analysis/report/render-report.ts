@@ -2,7 +2,7 @@ import { toCsv } from "../../events/cli/mod.ts";
 import { markdownTable } from "../format/markdown-table.ts";
 import type { Report } from "./build-report.ts";
 import type { Comparison } from "./comparison.ts";
-import { figure, points, pValue, signedPoints } from "./report-numbers.ts";
+import { count, figure, points, pValue, signedPoints } from "./report-numbers.ts";
 
 /** Output formats of `deno task report`: text on stdout (md, json) or a folder of CSVs. */
 export type ReportFormat = ReportTextFormat | "csv";
@@ -195,7 +195,7 @@ function markdown(r: Report): string {
         c.group,
         figure(c.tokensPerQuestion),
         figure(c.turnsPerTrajectory),
-        figure(c.trainableParameters),
+        count(c.trainableParameters),
         figure(c.gainPerParameter),
       ]),
     ),

@@ -16,11 +16,24 @@ export function pValue(p: number | undefined): string {
   return p < 0.001 ? "<0.001" : p.toFixed(3);
 }
 
-/** A plain figure with up to 4 significant digits, "n/a" for null/NaN. */
+/**
+ * A measured real value (a gradient norm, a t statistic, a mean over questions) with up to 4
+ * significant digits, "n/a" for null/NaN. Counts go through {@link count}: rounding 43008
+ * parameters to "43010" would misstate an exact number.
+ */
 export function figure(x: number | null): string {
   if (x === null || Number.isNaN(x)) return "n/a";
   if (!Number.isFinite(x)) return String(x);
   return Math.abs(x) >= 1e5 || (x !== 0 && Math.abs(x) < 1e-3)
     ? x.toExponential(3)
     : String(Number(x.toPrecision(4)));
+}
+
+/**
+ * A count (parameters, tokens, steps, episodes) with every digit: 43008 -> "43008", "n/a" for
+ * null/NaN. A mean of counts over runs that is not whole shows to the nearest whole count.
+ */
+export function count(x: number | null): string {
+  if (x === null || Number.isNaN(x)) return "n/a";
+  return String(Math.round(x));
 }
