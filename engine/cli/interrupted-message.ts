@@ -1,10 +1,11 @@
 /**
- * What `deno task train` says when Ctrl-C stopped a run: the run, how far it got (steps counted
- * from 1, as on the progress line) and the command that continues it, ready to paste.
+ * What `deno task train` says when Ctrl-C stopped a run: the run, how far it got (steps by their
+ * number in the log, from 0, and finished steps counted as on the progress line), where a resume
+ * continues and the command that does it, ready to paste.
  *
  * @example
  * interruptedMessage(new TrainingInterrupted(3, 5, 3), "smoke-1", "runs.sqlite");
- * // "run smoke-1 stopped after step 3 of 5 (train 3/5); resume with
+ * // "run smoke-1 stopped after step 2 (3 of 5 steps done); a resume continues at step 3:
  * //  deno task train --resume smoke-1 --store runs.sqlite"
  */
 import type { TrainingInterrupted } from "../trainer/train-loop.ts";
@@ -14,7 +15,7 @@ export function interruptedMessage(
   runId: string,
   store: string,
 ): string {
-  return `run ${runId} ${interrupted.message}; resume with deno task train --resume ` +
+  return `run ${runId} ${interrupted.message}: deno task train --resume ` +
     `${shellWord(runId)} --store ${shellWord(store)}`;
 }
 

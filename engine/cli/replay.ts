@@ -18,7 +18,7 @@ import {
 import { openStore } from "../../events/mod.ts";
 import { type BackendChoice, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { formatReplayReport, ReplayRangeError, replayRun } from "../replay/mod.ts";
-import { progressReporter } from "../trainer/progress.ts";
+import { trainProgress } from "../trainer/train-progress.ts";
 import { REPLAY_ROLLOUTS, type ReplayRollouts } from "../trainer/recorded-turns.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 
@@ -103,7 +103,7 @@ await runCommand(cli.usage, async () => {
     throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
   }
   const runtime = await openRuntime(device, { threads: config.runtime.threads });
-  const progress = progressReporter("replay");
+  const progress = trainProgress("replay");
   try {
     const report = await replayRun(store, runId, {
       runtime,
@@ -112,8 +112,7 @@ await runCommand(cli.usage, async () => {
       rtol,
       atol,
       rollouts,
-      onProgress: (p) =>
-        progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics),
+      onProgress: progress.onProgress,
     }).catch((err) => {
       if (err instanceof ReplayRangeError) throw new UsageError(err.message);
       throw err;

@@ -41,13 +41,8 @@ import {
   PRESET_SUMMARIES,
   presetNames,
 } from "../config/mod.ts";
-import { progressReporter } from "../trainer/progress.ts";
-import {
-  runTraining,
-  TrainingInterrupted,
-  type TrainProgress,
-  type TrainResult,
-} from "../trainer/train-loop.ts";
+import { trainProgress } from "../trainer/train-progress.ts";
+import { runTraining, TrainingInterrupted, type TrainResult } from "../trainer/train-loop.ts";
 import { WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
@@ -141,9 +136,8 @@ await runCommand(cli.usage, async () => {
   const { values } = cli.parse(Deno.args);
   const format = parseFormat(values.format);
   const givenRunId = values["run-id"] === undefined ? undefined : runIdFlag(values["run-id"]);
-  const progress = progressReporter("train");
-  const onProgress = (p: TrainProgress) =>
-    progress.update(p.stage === "done" ? p.step + 1 : p.step, p.steps, p.stage, p.metrics);
+  const progress = trainProgress("train");
+  const onProgress = progress.onProgress;
   // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
   // final evaluation), and the run is recorded as interrupted; a second one exits at once.
   const interrupt = new AbortController();
@@ -196,8 +190,9 @@ await runCommand(cli.usage, async () => {
       progress.finish();
       console.error(
         result.checkpointStep === null
-          ? `resumed from the initial weights (no checkpoint logged)`
-          : `resumed from the checkpoint of step ${result.checkpointStep}`,
+          ? `resumed at step 0 from the initial weights (no checkpoint logged)`
+          : `resumed at step ${result.checkpointStep + 1} from the checkpoint of step ` +
+            `${result.checkpointStep}`,
       );
       printResult(result, format);
     } catch (err) {

@@ -26,12 +26,7 @@ export async function evaluate(
   const n = config.evaluation.n_samples;
   const events: NewEvent[] = [];
   const metrics: Record<string, number> = {};
-  const sets: { benchmark: string; questions: readonly Question[] }[] = [];
-  for (const benchmark of config.evaluation.benchmarks) {
-    const questions = benchmarkQuestions(tasks, benchmark);
-    if (!questions) throw new Error(`benchmark ${benchmark} was not loaded with the tasks`);
-    if (questions.length > 0) sets.push({ benchmark, questions });
-  }
+  const sets = evaluationSets(config, tasks);
   // One rollout over every benchmark's problems: prompt indices run on across benchmarks, so
   // the turn and trajectory coordinates of two benchmarks at one step never collide.
   const results = await rollouts("eval", step, sets.flatMap((s) => s.questions), n);
@@ -61,4 +56,28 @@ export async function evaluate(
     for (const [k, v] of Object.entries(benchMetrics)) metrics[`${name}/${k}`] = v;
   }
   return { events, metrics };
+}
+
+/**
+ * Episodes one evaluation rolls out: every benchmark problem times `n_samples`.
+ *
+ * @example evaluationEpisodes(config, tasks); // 256 problems x 2 samples: 512
+ */
+export function evaluationEpisodes(config: NormalizedConfig, tasks: TaskSource): number {
+  const problems = evaluationSets(config, tasks).reduce((n, s) => n + s.questions.length, 0);
+  return problems * config.evaluation.n_samples;
+}
+
+/** The config's benchmarks that have problems, with their problems. */
+function evaluationSets(
+  config: NormalizedConfig,
+  tasks: TaskSource,
+): { benchmark: string; questions: readonly Question[] }[] {
+  const sets = [];
+  for (const benchmark of config.evaluation.benchmarks) {
+    const questions = benchmarkQuestions(tasks, benchmark);
+    if (!questions) throw new Error(`benchmark ${benchmark} was not loaded with the tasks`);
+    if (questions.length > 0) sets.push({ benchmark, questions });
+  }
+  return sets;
 }

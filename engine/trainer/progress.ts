@@ -3,6 +3,16 @@
  * lines otherwise, so that CI logs and files stay readable.
  */
 
+/**
+ * A rate and the time left, when the caller knows better than units over time (a training run,
+ * whose evaluations are not steps). `etaDetail` says what the ETA is made of.
+ */
+export interface ProgressEstimate {
+  readonly rate: number;
+  readonly etaSeconds: number;
+  readonly etaDetail?: string;
+}
+
 /** Reports `done` of `total` units with a stage label and metrics. */
 export interface ProgressReporter {
   update(
@@ -10,6 +20,7 @@ export interface ProgressReporter {
     total: number,
     stage: string,
     metrics?: Readonly<Record<string, number>>,
+    estimate?: ProgressEstimate,
   ): void;
   /**
    * Clears the in-place line on a terminal, so that a line printed next (a new run's id) starts
@@ -19,7 +30,8 @@ export interface ProgressReporter {
   finish(): void;
 }
 
-function formatDuration(seconds: number): string {
+/** Seconds as `42s`, `3m05s` or `1h02m`; `?` when unknown. */
+export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
   const s = Math.round(seconds);
   return s >= 3600
@@ -36,6 +48,8 @@ function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
 /**
  * A reporter writing to stderr: in place on a terminal, one line per finished unit otherwise.
  * Write errors are dropped, and end the reporting. `unit` names what `done` counts in the rate.
+ * The rate counts from the first update, so that start-up (loading a model, compiling graphs)
+ * is in the elapsed time but not in the rate or the ETA.
  *
  * @example
  * const progress = progressReporter("train");
@@ -47,6 +61,7 @@ export function progressReporter(
   unit = "steps",
 ): ProgressReporter {
   const started = performance.now();
+  let first: { at: number; done: number } | undefined;
   const encoder = new TextEncoder();
   let lastDone = -1;
   // Reporting must never stop the work reported on: after a failed write (a closed pipe, as in
@@ -61,16 +76,21 @@ export function progressReporter(
     }
   };
   return {
-    update(done, total, stage, metrics) {
-      const elapsed = (performance.now() - started) / 1000;
-      const rate = done / Math.max(elapsed, 1e-9);
-      const eta = done > 0 ? (total - done) / rate : Infinity;
+    update(done, total, stage, metrics, estimate) {
+      const now = performance.now();
+      first ??= { at: now, done };
+      const rate = estimate?.rate ??
+        (done - first.done) / Math.max((now - first.at) / 1000, 1e-9);
+      const eta = estimate?.etaSeconds ??
+        (done === total ? 0 : rate > 0 ? (total - done) / rate : Infinity);
+      const detail = estimate?.etaDetail ? ` (${estimate.etaDetail})` : "";
       const line = `${label} ${done}/${total} [${stage}] ${rate.toFixed(3)} ${unit}/s ` +
-        `elapsed ${formatDuration(elapsed)} ETA ${formatDuration(eta)} ${formatMetrics(metrics)}`
-          .trimEnd();
-      if (isTerminal) write(`\r\x1b[2K${line}`);
+        `elapsed ${formatDuration((now - started) / 1000)} ETA ${formatDuration(eta)}${detail} ` +
+        formatMetrics(metrics);
+      const shown = line.trimEnd();
+      if (isTerminal) write(`\r\x1b[2K${shown}`);
       else if (done !== lastDone && metrics) {
-        write(`${line}\n`);
+        write(`${shown}\n`);
         lastDone = done;
       }
     },

@@ -23,7 +23,7 @@ import {
 } from "../workflows/mod.ts";
 import { checkpoints } from "./checkpoints.ts";
 import { type EventSink, storeSink } from "./event-sink.ts";
-import { evaluate } from "./evaluate.ts";
+import { evaluate, evaluationEpisodes } from "./evaluate.ts";
 import { rewardGroup } from "./group-rewards.ts";
 import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
 import type { ResumeState } from "./resume-state.ts";
@@ -39,12 +39,26 @@ import { type TaskSource, taskSource } from "./task-source.ts";
 import { placementRecorder, sortedGroups } from "./worker-group-placement.ts";
 import { type StepTurn, trainingTurns, updateWorkerGroup } from "./worker-group-update.ts";
 
-/** Progress of a run, for a terminal display or plain log lines. */
+/**
+ * Progress of a run, for a terminal display or plain log lines. `step` is the step under way,
+ * numbered from 0 as in the log; with stage `done` it has finished.
+ */
 export interface TrainProgress {
   readonly step: number;
   readonly steps: number;
   readonly stage: "rollout" | "update" | "evaluation" | "checkpoint" | "done";
+  readonly plan: TrainPlan;
   readonly metrics?: Readonly<Record<string, number>>;
+}
+
+/** The work of a run, in rollout episodes, for an ETA that includes its evaluations. */
+export interface TrainPlan {
+  /** Episodes one training step rolls out: prompts times group size. */
+  readonly episodesPerStep: number;
+  /** Episodes one evaluation rolls out: every benchmark problem times its samples. */
+  readonly episodesPerEvaluation: number;
+  /** The steps after which the run evaluates, ascending. */
+  readonly evaluationSteps: readonly number[];
 }
 
 /** Where a run goes and how it reports. */
@@ -93,16 +107,20 @@ export interface TrainOptions {
  */
 export class TrainingInterrupted extends Error {
   override name = "TrainingInterrupted";
+  /**
+   * `completed` steps finished (steps 0 to `completed` - 1), of `steps`; steps 0 to
+   * `checkpointed` - 1 are covered by a checkpoint. Steps are named by their number in the log.
+   */
   constructor(readonly completed: number, readonly steps: number, readonly checkpointed: number) {
     const where = completed === 0
-      ? `stopped before step 1 of ${steps} (train 0/${steps})`
-      : `stopped after step ${completed} of ${steps} (train ${completed}/${steps})`;
+      ? `stopped before step 0 finished (0 of ${steps} steps done)`
+      : `stopped after step ${completed - 1} (${completed} of ${steps} steps done)`;
     const restart = checkpointed === completed
-      ? ""
+      ? `; a resume continues at step ${completed}`
       : checkpointed === 0
-      ? "; it has no checkpoint yet, so a resume starts again at step 1"
-      : `; its last checkpoint is step ${checkpointed}'s, so a resume starts again at step ` +
-        `${checkpointed + 1}`;
+      ? "; it has no checkpoint yet, so a resume starts again at step 0"
+      : `; its last checkpoint is step ${checkpointed - 1}'s, so a resume starts again at step ` +
+        `${checkpointed}`;
     super(where + restart);
   }
 }
@@ -175,6 +193,14 @@ export async function runTraining(
   let workers: AsyncDisposable | undefined;
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
+    const plan: TrainPlan = {
+      episodesPerStep: config.batch_size * config.group_size,
+      episodesPerEvaluation: evaluationEpisodes(config, tasks),
+      evaluationSteps: Array.from({ length: config.steps }, (_, s) => s)
+        .filter((s) => evaluatesAfter(config, s)),
+    };
+    const progress = (reached: TrainProgress["stage"], metrics?: TrainProgress["metrics"]) =>
+      options.onProgress?.({ step, steps: config.steps, stage: reached, plan, metrics });
     let served: ServedAdapters | undefined;
     let servers;
     // A replay never contacts the recorded servers: its turns come from the log or the process.
@@ -213,7 +239,7 @@ export async function runTraining(
     for (; step <= lastStep; step++) {
       if (options.signal?.aborted) throw new TrainingInterrupted(step, config.steps, checkpointed);
       stage = "rollout";
-      options.onProgress?.({ step, steps: config.steps, stage });
+      progress(stage);
       const questions = stepQuestions(config, tasks, step);
       await append([{
         type: "step.started",
@@ -238,7 +264,7 @@ export async function runTraining(
       await append(rolloutEvents(step, rollouts, scored, advantages));
 
       stage = "update";
-      options.onProgress?.({ step, steps: config.steps, stage });
+      progress(stage);
       const updates = await updateAll(
         config,
         pool.groups,
@@ -257,7 +283,7 @@ export async function runTraining(
           throw new TrainingInterrupted(step, config.steps, checkpointed);
         }
         stage = "evaluation";
-        options.onProgress?.({ step, steps: config.steps, stage });
+        progress(stage);
         const { events, metrics } = await evaluate(config, tasks, step, rollout);
         await append(events);
         lastEval = metrics;
@@ -270,16 +296,11 @@ export async function runTraining(
         checkpointed = step + 1;
       }
       const trajectories = scored.flatMap((s) => s.trajectories);
-      options.onProgress?.({
-        step,
-        steps: config.steps,
-        stage: "done",
-        metrics: {
-          accuracy: trajectories.filter((t) => t.correct).length / trajectories.length,
-          reward: trajectories.reduce((sum, t) => sum + t.total, 0) / trajectories.length,
-          ...agentGradNorms(updates),
-          ...lastEval,
-        },
+      progress("done", {
+        accuracy: trajectories.filter((t) => t.correct).length / trajectories.length,
+        reward: trajectories.reduce((sum, t) => sum + t.total, 0) / trajectories.length,
+        ...agentGradNorms(updates),
+        ...lastEval,
       });
     }
     const parameterHashes: Record<string, string> = {};

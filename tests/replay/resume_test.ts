@@ -132,7 +132,10 @@ Deno.test("train --resume after SIGKILLs ends with the uninterrupted run's log a
     }
     const last = await trainUntil(args, path, null);
     assert.equal(last.code, 0, last.stderr);
-    assert.match(last.stderr, /resumed from the checkpoint of step [0-9]/);
+    // Steps by their number in the log: the checkpoint of step s resumes at step s + 1.
+    const resumedAt = last.stderr.match(/resumed at step (\d+) from the checkpoint of step (\d+)/);
+    assert.ok(resumedAt, last.stderr);
+    assert.equal(Number(resumedAt[1]), Number(resumedAt[2]) + 1);
     for (const [wg, hash] of Object.entries(reference.parameterHashes)) {
       assert.match(last.stdout, new RegExp(`final parameters ${wg} +${hash}`));
     }

@@ -77,11 +77,11 @@ Deno.test({
     await Deno.writeTextFile(config, JSON.stringify({ extends: "smoke", batch_size: 4 }));
     const runId = "last-step";
     const args = ["--config", config, "--steps", "2", "--device", "cpu", "--run-id", runId];
-    const stopped = await interruptTrain([...args, "--store", store], /train 1\/2 \[done\]/);
+    const stopped = await interruptTrain([...args, "--store", store], /train 1\/2 \[step 0 done\]/);
     assert.equal(stopped.code, 130, stopped.stderr);
     assert.ok(
       stopped.stderr.includes(
-        `run ${runId} stopped after step 1 of 2 (train 1/2); resume with ` +
+        `run ${runId} stopped after step 0 (1 of 2 steps done); a resume continues at step 1: ` +
           `deno task train --resume ${runId} --store ${store}\n`,
       ),
       stopped.stderr,
@@ -117,22 +117,24 @@ Deno.test({
     const stopped = await interruptTrain(
       ["--preset", "smoke", "--steps", "4", "--device", "cpu", "--run-id", runId]
         .concat(["--store", store]),
-      /train 1\/4 \[done\]/,
+      /train 1\/4 \[step 0 done\]/,
     );
     assert.equal(stopped.code, 130, stopped.stderr);
     assert.doesNotMatch(stopped.stderr, /^error:/m);
     // The step under way when the signal came finished; the message counts as the progress did.
+    // Steps by their number in the log (from 0), finished steps as the progress line counts.
     const message = stopped.stderr.match(
-      /^run (\S+) stopped after step (\d) of 4 \(train (\d)\/4\)/m,
+      /^run (\S+) stopped after step (\d) \((\d) of 4 steps done\); a resume continues at step (\d): /m,
     );
     assert.ok(message, stopped.stderr);
-    const [, named, step, progress] = message;
-    assert.deepEqual([named, step], [runId, progress]);
-    const lastProgress = [...stopped.stderr.matchAll(/^train (\d)\/4 \[done\]/gm)].at(-1)?.[1];
-    assert.equal(lastProgress, step);
+    const [, named, step, done, next] = message;
+    assert.deepEqual([named, Number(step) + 1, Number(next)], [runId, Number(done), Number(done)]);
+    const lastProgress = [...stopped.stderr.matchAll(/^train (\d)\/4 \[step (\d) done\]/gm)]
+      .at(-1);
+    assert.deepEqual([lastProgress?.[1], lastProgress?.[2]], [done, step]);
     assert.match(
       stopped.stderr,
-      new RegExp(`; resume with deno task train --resume ${runId} --store ${store}\n`),
+      new RegExp(`: deno task train --resume ${runId} --store ${store}\n`),
     );
     assert.deepEqual((await runs(store)).map((r) => r.status), ["interrupted"]);
 

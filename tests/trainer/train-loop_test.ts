@@ -184,7 +184,7 @@ Deno.test("an interrupted run stops at a step boundary and says so in the log", 
       stage: "interrupted",
       error: {
         name: "TrainingInterrupted",
-        message: "stopped after step 1 of 3 (train 1/3)",
+        message: "stopped after step 0 (1 of 3 steps done); a resume continues at step 1",
       },
     });
     assert.equal(types.filter((t) => t === "step.started").length, 1);
