@@ -251,12 +251,14 @@ export function* fakeRunEvents(spec: FakeRunSpec, batch = 2000): Generator<NewEv
       },
     });
   };
-  // Every worker group loaded for the step's work, then offloaded, in a fixed order.
+  // Every worker group loaded for the step's work, then offloaded, in a fixed order; seq orders
+  // a group's moves within the step (its load 0, its offload 1).
   const placement = function* (
     type: "worker_group.loaded" | "worker_group.offloaded",
     step: number,
   ) {
-    for (const [seq, wg] of wgs.entries()) {
+    const seq = type === "worker_group.loaded" ? 0 : 1;
+    for (const wg of wgs) {
       yield* emit({ type, data: { step, workerGroup: wg, seq, device: "gpu:0", bytes: 4096 } });
     }
   };

@@ -43,9 +43,13 @@ Deno.test("run page: charts per worker group with spike and non-finite markers",
   assert.match(body, /data-island="run-live"/);
   assert.match(body, /Evaluations/);
   assert.match(body, /data-trajectory="rollout-s5-p0-k0"/);
-  // Timeline: both worker groups loaded (and offloaded) once in every one of the 6 steps.
-  assert.equal(body.match(/<rect class="on"/g)?.length, 12);
-  assert.match(body, /step 5 wg-solver: loaded 1×, offloaded 1× on gpu:0/);
+  // Timeline: both worker groups loaded and offloaded once in every one of the 6 steps, so off
+  // the device at each step's end.
+  assert.equal(body.match(/<rect class="off moved"/g)?.length, 12);
+  assert.match(
+    body,
+    /step 5 wg-solver: loaded 1×, offloaded 1×; off gpu:0 \(4096 bytes\) at the step's end/,
+  );
   const res = await d.app.request("/api/runs/grpo-s1/charts");
   const { charts } = fromWire<{ charts: RunCharts }>(await res.text());
   const labels = charts["grad-wg"].series.map((s) => s.label).sort();

@@ -33,6 +33,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 .facts { display: flex; gap: 22px; flex-wrap: wrap; margin: 0 0 8px; }
 .facts div span { display: block; font-size: 12px; color: #6a737d; }
 .timeline rect.on { fill: #4c8bf5; } .timeline rect.off { fill: #eef1f4; }
+.timeline rect.moved { stroke: #1b3a6b; stroke-width: 2; }
 .timeline text { font-size: 12px; fill: #333; }
 .trajectory { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 6px 10px; margin-bottom: 10px; }
 .trajectory h3 { font-size: 14px; margin: 2px 0 6px; }

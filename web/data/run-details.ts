@@ -12,14 +12,24 @@ export interface EvalRow {
   readonly passAtK: number | null;
 }
 
-/** A worker group's loads and offloads within one step. */
+/**
+ * Where a worker group was in one step: its loads and offloads in the step, and whether it was
+ * on the device at the step's end. The trainer records moves only: without `offload_idle` a group
+ * is loaded once, at step 0, and stays on the device in every later step.
+ */
 export interface PlacementCell {
   readonly step: number;
   readonly wg: string;
+  /** moves within this step */
   readonly loads: number;
   readonly offloads: number;
-  readonly device: string;
-  readonly bytes: number;
+  /** the step of the group's last move at or before this one; null before its first */
+  readonly lastMoveStep: number | null;
+  /** on the device at the step's end: its last move so far was a load */
+  readonly onDevice: boolean;
+  /** the device and size of the group's last move; null before its first */
+  readonly device: string | null;
+  readonly bytes: number | null;
 }
 
 /** What an evaluation run evaluated, as `deno task eval` recorded it in its config. */
@@ -129,11 +139,15 @@ export async function runEvals(db: Kysely<AnalysisDb>, runId: string): Promise<E
 }
 
 /**
- * Worker-group placements of the run's last `steps` steps, for the load/offload timeline.
+ * Every worker group's placement in each of the run's last `steps` steps (the steps it started,
+ * with or without a move), for the load/offload timeline: a step without a move carries the state
+ * of the group's last move before it.
  *
  * @example
  * ```ts
- * await recentPlacements(db, "run-1", 30); // [{ step: 99, wg: "wg0", loads: 1, offloads: 1, ... }]
+ * await recentPlacements(db, "run-1", 30);
+ * // [{ step: 0, wg: "wg0", loads: 1, offloads: 0, lastMoveStep: 0, onDevice: true, ... },
+ * //  { step: 1, wg: "wg0", loads: 0, offloads: 0, lastMoveStep: 0, onDevice: true, ... }, ...]
  * ```
  */
 export async function recentPlacements(
@@ -142,12 +156,23 @@ export async function recentPlacements(
   steps: number,
 ): Promise<PlacementCell[]> {
   const { rows } = await sql<PlacementCell>`
-    SELECT step, wg, count(*) FILTER (action = 'load') AS loads,
-      count(*) FILTER (action = 'offload') AS offloads, string_agg(DISTINCT device, ',') AS device,
-      max(bytes) AS bytes
-    FROM placements
-    WHERE run_id = ${runId}
-      AND step > (SELECT max(step) FROM placements WHERE run_id = ${runId}) - ${steps}
-    GROUP BY step, wg ORDER BY step, wg`.execute(db);
+    WITH moves AS (
+      SELECT step, wg, count(*) FILTER (action = 'load') AS loads,
+        count(*) FILTER (action = 'offload') AS offloads, arg_max(action, seq) AS last_action,
+        arg_max(device, seq) AS device, arg_max(bytes, seq) AS bytes
+      FROM placements WHERE run_id = ${runId} GROUP BY step, wg
+    ),
+    shown AS (
+      SELECT step FROM (SELECT step FROM steps WHERE run_id = ${runId} UNION SELECT step FROM moves)
+      ORDER BY step DESC LIMIT ${steps}
+    ),
+    cells AS (SELECT s.step, w.wg FROM shown s CROSS JOIN (SELECT DISTINCT wg FROM moves) w)
+    SELECT c.step, c.wg,
+      CASE WHEN m.step = c.step THEN m.loads ELSE 0 END AS loads,
+      CASE WHEN m.step = c.step THEN m.offloads ELSE 0 END AS offloads,
+      m.step AS "lastMoveStep", coalesce(m.last_action = 'load', false) AS "onDevice",
+      m.device, m.bytes
+    FROM cells c ASOF LEFT JOIN moves m ON m.wg = c.wg AND c.step >= m.step
+    ORDER BY c.step, c.wg`.execute(db);
   return rows;
 }

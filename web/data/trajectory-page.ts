@@ -17,7 +17,11 @@ export interface TurnRow {
   readonly parsedAnswer: string | null;
   readonly correct: boolean | null;
   readonly meanLogprob: number | null;
-  /** the agent's own reward in this trajectory, when one was assigned */
+  /**
+   * the turn's own reward as advantages.computed recorded it (after any invalid-action penalty;
+   * not the agent's reward.assigned, which is the mean over its turns); null for evaluations,
+   * which are not rewarded, and in logs before advantages.computed v3
+   */
   readonly reward: number | null;
   readonly advantage: number | null;
   /** global log position of the turn.generated event */
@@ -158,18 +162,17 @@ export async function trajectoryPage(
       t.final_answer AS "finalAnswer", t.correct, r.total AS reward
     FROM ${from} WHERE ${where}
     ORDER BY t.prompt, t.sample LIMIT ${pageSize} OFFSET ${page * pageSize}`.execute(db)).rows;
+  // A turn's reward and advantage are its row of advantages.computed, whose trajectories are all
+  // rollouts: an evaluation's turns find none.
   const turns = trajectories.length === 0 ? [] : (await sql<TurnRow & { trajectory: string }>`
     WITH adv AS (
-      SELECT trajectory, agent, turn, advantage FROM advantages
+      SELECT trajectory, agent, turn, reward, advantage FROM advantage_rows
       WHERE run_id = ${runId} AND step = ${step}
     )
     SELECT u.trajectory, u.turn, u.agent, u.wg, u.response_tokens AS "responseTokens",
       u.finish_reason AS "finishReason", u.parsed_answer AS "parsedAnswer", u.correct,
-      u.mean_logprob AS "meanLogprob", r.total AS reward,
-      ${phase === "rollout" ? sql`a.advantage` : sql`NULL`} AS advantage, u.position, u.text
+      u.mean_logprob AS "meanLogprob", a.reward, a.advantage, u.position, u.text
     FROM turns u
-    LEFT JOIN rewards r ON r.run_id = u.run_id AND r.step = u.step AND r.phase = u.phase
-      AND r.trajectory = u.trajectory AND r.agent = u.agent
     LEFT JOIN adv a ON a.trajectory = u.trajectory AND a.agent = u.agent AND a.turn = u.turn
     WHERE u.run_id = ${runId} AND u.phase = ${phase} AND u.step = ${step}
       AND u.trajectory IN (SELECT unnest(${trajectories.map((t) => t.trajectory)}::VARCHAR[]))

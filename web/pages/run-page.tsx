@@ -80,6 +80,12 @@ export function RunPage({ run, facts, live, evals, placements, trajectories }: R
           <h2>
             Worker-group load/offload timeline (last {steps} {steps === 1 ? "step" : "steps"})
           </h2>
+          {placements.length > 0 && (
+            <p class="muted timeline-key">
+              Filled: on the device at the step's end. Outlined: loaded or offloaded within the
+              step. Hover a cell for its moves.
+            </p>
+          )}
           <PlacementTimeline cells={placements} />
         </>
       )}

@@ -189,9 +189,23 @@ export function EvalTable({ evals }: { evals: readonly EvalRow[] }) {
   );
 }
 
+/** What a timeline cell's tooltip says of a worker group in one step. */
+function placementText(c: PlacementCell): string {
+  const at = `step ${c.step} ${c.wg}`;
+  if (c.lastMoveStep === null) return `${at}: not placed yet`;
+  const where = `${c.onDevice ? "on" : "off"} ${c.device} (${c.bytes} bytes)`;
+  if (c.loads + c.offloads > 0) {
+    return `${at}: loaded ${c.loads}×, offloaded ${c.offloads}×; ${where} at the step's end`;
+  }
+  const since = `${c.onDevice ? "loaded" : "offloaded"} in step ${c.lastMoveStep}`;
+  return `${at}: not moved, ${where} all step (${since})`;
+}
+
 /**
- * Worker-group placements as lanes over steps: a filled cell when the group was loaded in that
- * step, with its load/offload counts in the tooltip.
+ * Worker-group placements as lanes over the run's steps: a filled cell when the group was on the
+ * device at the step's end, outlined when it was moved within the step; its loads, offloads and
+ * device in the tooltip. A step without a move (the trainer records moves only) shows the state
+ * of the group's last move, so a run that never offloads is on the device in every step.
  *
  * @example
  * ```tsx
@@ -219,21 +233,20 @@ export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }
         <g key={wg}>
           <text x={0} y={lane * laneH + 15}>{wg}</text>
           {steps.map((step, i) => {
-            const c = at.get(`${wg}\u0000${step}`);
+            const c = at.get(`${wg}\u0000${step}`)!;
+            const moved = c.loads + c.offloads > 0;
             return (
               <rect
                 key={step}
-                class={c && c.loads > 0 ? "on" : "off"}
+                class={`${c.onDevice ? "on" : "off"}${moved ? " moved" : ""}`}
+                data-step={step}
+                data-wg={wg}
                 x={left + i * cellW}
                 y={lane * laneH + 3}
                 width={cellW - 2}
                 height={laneH - 6}
               >
-                <title>
-                  {c
-                    ? `step ${step} ${wg}: loaded ${c.loads}×, offloaded ${c.offloads}× on ${c.device} (${c.bytes} bytes)`
-                    : `step ${step} ${wg}: not placed`}
-                </title>
+                <title>{placementText(c)}</title>
               </rect>
             );
           })}
@@ -272,8 +285,8 @@ const PHASE_NAMES: Record<TrajectoryPhase, string> = {
 
 /**
  * One page of a step's trajectories of one phase (training rollouts, or evaluations: in-training
- * validation and an eval run's samples), every turn of every agent with its reward and
- * advantage; links to the other phase and the neighbouring pages and steps, and a filter form
+ * validation and an eval run's samples), every turn of every agent with its own reward, its
+ * trajectory's beside it, and its advantage; links to the other phase and the neighbouring pages and steps, and a filter form
  * (correct, agent, reward).
  *
  * @example
@@ -379,7 +392,7 @@ export function TrajectoryBrowser(
             {t.trajectory} · {t.benchmark ? `${t.benchmark} ` : ""}problem {t.problemId}{" "}
             · final answer {t.finalAnswer ?? "none"}{" "}
             <span class={t.correct ? "ok" : "bad"}>{t.correct ? "✓ correct" : "✗ wrong"}</span>{" "}
-            · reward {formatNumber(t.reward)}
+            · trajectory reward <span data-reward>{formatNumber(t.reward)}</span>
           </h3>
           <TrajectoryTask question={t.question} gold={t.gold} />
           <table>
@@ -392,7 +405,12 @@ export function TrajectoryBrowser(
                 <th>finish</th>
                 <th>answer</th>
                 <th>mean logprob</th>
-                <th>reward</th>
+                <th title="this turn's own reward (after any invalid-action penalty)">
+                  turn reward
+                </th>
+                <th title="the whole trajectory's reward, which its turns' rewards derive from">
+                  trajectory reward
+                </th>
                 <th>advantage</th>
                 <th>text</th>
               </tr>
@@ -409,7 +427,8 @@ export function TrajectoryBrowser(
                     {u.parsedAnswer ?? "—"}
                   </td>
                   <td class="num">{formatNumber(u.meanLogprob)}</td>
-                  <td class="num">{formatNumber(u.reward)}</td>
+                  <td class="num" data-turn-reward>{formatNumber(u.reward)}</td>
+                  <td class="num" data-trajectory-reward>{formatNumber(t.reward)}</td>
                   <td class="num">{formatNumber(u.advantage)}</td>
                   <td class="text">{u.text ?? "—"}</td>
                 </tr>
