@@ -25,6 +25,12 @@
  *
  * Writing: `toOnnxModel` embeds initializers; `toOnnxModelWithExternalData` moves large ones to a
  * side file. Opset 18, IR version 8; unused nodes are dropped on write.
+ *
+ * Built on the compiler, each with its own entry point: `optim/mod.ts` (AdamW, clipping, the
+ * guarded step as graph nodes), `runtime/mod.ts` (running the models) and `train-step/mod.ts`
+ * (the policy-gradient train step and its runner). Files inside adapters/onnx import the concrete
+ * modules, never a `mod.ts` of their own folder: this one re-exports them, so that import would
+ * close a circle (tests/architecture/).
  */
 export type { DType, TensorArray } from "./dtype.ts";
 export { arrayConstructor, DTYPES, isFloat, isInteger, ONNX_DTYPE_CODE } from "./dtype.ts";
@@ -116,12 +122,3 @@ export type {
   OnnxModelOptions,
 } from "./onnx-writer.ts";
 export { IR_VERSION, OPSET, toOnnxModel, toOnnxModelWithExternalData } from "./onnx-writer.ts";
-export { IO, logprobTemperature, type LossAggregation } from "./train-step-spec.ts";
-export type { DropoutMaskFill, PolicyBatch } from "./train-step-batch.ts";
-export {
-  openTrainStep,
-  type PartedStepMetrics,
-  type TrainStepHyper,
-  type TrainStepMetrics,
-  type TrainStepRunner,
-} from "./train-step-runner.ts";

@@ -42,7 +42,7 @@ import {
   openRuntime,
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { IO } from "../../adapters/onnx/mod.ts";
+import { IO } from "../../adapters/onnx/train-step/mod.ts";
 import {
   type CorpusSource,
   itemText,

@@ -19,7 +19,7 @@ import {
   uploadBase,
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { IO } from "../../adapters/onnx/mod.ts";
+import { IO } from "../../adapters/onnx/train-step/mod.ts";
 import { hashTensors, openBatchWith } from "../trainer/policy-pool.ts";
 import type { SpeakingPolicy } from "../trainer/speaker.ts";
 import { loadBaseModel } from "./base-model.ts";

@@ -11,7 +11,7 @@
  * (adapters/model/generate.ts, `tokenLogprob`).
  */
 import { tokenLogprob } from "../../adapters/model/mod.ts";
-import { logprobTemperature } from "../../adapters/onnx/mod.ts";
+import { logprobTemperature } from "../../adapters/onnx/train-step/mod.ts";
 import { type DrawCoordinates, randomStream, sampleLogits } from "../random/mod.ts";
 
 /** The purpose of the server's token draws: with `seed` and `sample`, their coordinates. */

@@ -3,7 +3,7 @@
  * then its response), the loss covers the response tokens, and every response token carries its
  * action's advantage (the outcome reward broadcast over the output, as in GRPO and Dr. MAS).
  */
-import type { PolicyBatch } from "../../adapters/onnx/mod.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step/mod.ts";
 
 /** One agent turn to train on. */
 export interface TrainingTurn {

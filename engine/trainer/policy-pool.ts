@@ -51,7 +51,7 @@ import {
   type TrainStepHyper,
   type TrainStepMetrics,
   type TrainStepRunner,
-} from "../../adapters/onnx/mod.ts";
+} from "../../adapters/onnx/train-step/mod.ts";
 import {
   type HostTensor,
   hostTensor,

@@ -9,7 +9,7 @@
  * importance sampling (engine/trainer/rollout-correction.ts).
  */
 import type { NewEvent } from "../../events/mod.ts";
-import { logprobTemperature, type TrainStepMetrics } from "../../adapters/onnx/mod.ts";
+import { logprobTemperature, type TrainStepMetrics } from "../../adapters/onnx/train-step/mod.ts";
 import type { GroupAdvantages } from "../advantages/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";

@@ -24,7 +24,7 @@ import {
   type Value,
   where,
 } from "../../adapters/onnx/mod.ts";
-import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step-spec.ts";
+import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step/spec.ts";
 
 /** Sizes of the benchmark model. */
 export interface DecoderSizes {

@@ -13,7 +13,7 @@ import {
   probeWebGpuAdapter,
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step/runner.ts";
 import { stream, tinyBatch } from "../onnx-train/tiny-policy.ts";
 import type { BenchOptions } from "./bench.ts";
 import {

@@ -14,9 +14,9 @@ import {
   runProfile,
   type SessionProfile,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step-runner.ts";
-import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
-import type { TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step/runner.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step/batch.ts";
+import type { TrainStepConfig } from "../../adapters/onnx/train-step/spec.ts";
 import type { HostTensor } from "../../adapters/onnx/runtime/mod.ts";
 import { decoderWeights, hyper } from "../onnx-runtime/native-webgpu-trace.ts";
 import { tinyBatch, tinyParams, tinyPolicy, tinyWeights } from "../onnx-train/tiny-policy.ts";

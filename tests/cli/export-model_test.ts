@@ -31,7 +31,7 @@ import {
   uploadBase,
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { hashTensors } from "../../engine/trainer/policy-pool.ts";
 import { decodeSafetensors } from "../../engine/trainer/safetensors-bytes.ts";
 import { type EventData, openStore, type StoredEvent } from "../../events/mod.ts";

@@ -38,9 +38,9 @@ import {
   runProfile,
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
-import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step-runner.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
+import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step/runner.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
 import { tinyBatch } from "../onnx-train/tiny-policy.ts";

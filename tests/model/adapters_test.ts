@@ -19,8 +19,8 @@ import {
 import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
 import { supervisedBatch } from "../../adapters/model/supervised.ts";
 import { type Feed, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
-import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step/runner.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 import { mergeLora, referenceLogits } from "./reference.ts";
 

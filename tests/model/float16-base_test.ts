@@ -16,8 +16,8 @@ import { allParams, decoderSpec } from "../../adapters/model/parameters.ts";
 import { adapterHostFeeds, paramHostTensor, uploadBase } from "../../adapters/model/weights.ts";
 import { ModelError } from "../../adapters/model/errors.ts";
 import { hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
-import { IO, TrainStepError } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step/runner.ts";
+import { IO, TrainStepError } from "../../adapters/onnx/train-step/spec.ts";
 import { tinyBatch } from "../onnx-train/tiny-policy.ts";
 import { keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 

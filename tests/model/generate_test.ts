@@ -7,8 +7,8 @@ import { loraSpec } from "../../adapters/model/lora.ts";
 import { decoderSpec, trainableParams } from "../../adapters/model/parameters.ts";
 import { adapterHostFeeds, uploadBase } from "../../adapters/model/weights.ts";
 import { hostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
-import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { keyedChooser, keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 import { logSoftmax64, mergeLora, referenceLogits } from "./reference.ts";
 

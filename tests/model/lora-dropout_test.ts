@@ -15,8 +15,8 @@ import {
 import { loraAdapter, loraSpec } from "../../adapters/model/lora.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
 import { ModelError } from "../../adapters/model/errors.ts";
-import { buildTrainStep, type TrainStepKind } from "../../adapters/onnx/train-step-graph.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { buildTrainStep, type TrainStepKind } from "../../adapters/onnx/train-step/graph.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { tinyModel } from "./helpers.ts";
 
 const targets = ["q_proj", "down_proj"];

@@ -12,9 +12,9 @@ import {
   hostTensor,
   openRuntime,
 } from "../../adapters/onnx/runtime/mod.ts";
-import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
-import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
-import type { TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step/batch.ts";
+import type { TrainStepConfig } from "../../adapters/onnx/train-step/spec.ts";
 import { decoderParams, decoderPolicy, type DecoderSizes } from "../bench/onnx-bench-model.ts";
 import {
   stream,

@@ -5,8 +5,8 @@
  * backward and m / sqrt(v) update). On one backend two runs must be bit-identical.
  */
 import assert from "node:assert/strict";
-import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
-import { IO, type TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
+import { IO, type TrainStepConfig } from "../../adapters/onnx/train-step/spec.ts";
 import type { BackendName } from "../../adapters/onnx/runtime/mod.ts";
 import { backends, testName, webgpuSkipReason, withRuntime } from "../onnx-train/backends.ts";
 import { tinyBatch, tinyParams, tinyPolicy, tinyWeights } from "../onnx-train/tiny-policy.ts";

@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { castTo, Graph, mul, reduceSum, toOnnxModel } from "../../adapters/onnx/mod.ts";
-import { openTrainStep } from "../../adapters/onnx/train-step-runner.ts";
-import { IO } from "../../adapters/onnx/train-step-spec.ts";
+import { openTrainStep } from "../../adapters/onnx/train-step/runner.ts";
+import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { testName, webgpuSkipReason, withRuntime } from "../onnx-train/backends.ts";
 import { tinyBatch, tinyParams, tinyPolicy, tinyWeights } from "../onnx-train/tiny-policy.ts";

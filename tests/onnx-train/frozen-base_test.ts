@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
-import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
-import { IO, type TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
+import { IO, type TrainStepConfig } from "../../adapters/onnx/train-step/spec.ts";
 import type { DeviceTensor, HostTensor, Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";
 import { tinyBatch, tinyParams, tinyPolicy, tinyWeights } from "./tiny-policy.ts";

@@ -3,7 +3,7 @@
  * into one gradient per trainable parameter, for tests that read the graph's gradient directly.
  */
 import { type HostTensor, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
-import type { TrainStepGraph } from "../../adapters/onnx/train-step-graph.ts";
+import type { TrainStepGraph } from "../../adapters/onnx/train-step/graph.ts";
 
 const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 

@@ -10,14 +10,14 @@ import {
   countLossTokens,
   lossDenominator,
   rowDenominators,
-} from "../../adapters/onnx/train-step-batch.ts";
-import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
-import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
+} from "../../adapters/onnx/train-step/batch.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
 import {
   IO,
   type LossAggregation,
   type TrainStepConfig,
-} from "../../adapters/onnx/train-step-spec.ts";
+} from "../../adapters/onnx/train-step/spec.ts";
 import { type HostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";
 import { gradientsFromSums, zeroGradientSums } from "./gradient-sums.ts";

@@ -9,10 +9,10 @@ import {
   batchFeeds,
   countLossTokens,
   lossDenominator,
-} from "../../adapters/onnx/train-step-batch.ts";
-import { buildTrainStep } from "../../adapters/onnx/train-step-graph.ts";
-import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
-import { IO, type PolicyFn, type TrainStepConfig } from "../../adapters/onnx/train-step-spec.ts";
+} from "../../adapters/onnx/train-step/batch.ts";
+import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
+import { openTrainStep, type TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
+import { IO, type PolicyFn, type TrainStepConfig } from "../../adapters/onnx/train-step/spec.ts";
 import { add, castTo, mul, scalar as constant, unsqueeze } from "../../adapters/onnx/mod.ts";
 import { type HostTensor, hostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { withRuntime } from "./backends.ts";

@@ -5,8 +5,8 @@
  * function for reference checks.
  */
 import { add, gather, matMul, mul, tanh, unsqueeze } from "../../adapters/onnx/mod.ts";
-import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step-spec.ts";
-import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
+import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step/spec.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step/batch.ts";
 import { type HostTensor, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
 
 /** Sizes of the tiny policy. */

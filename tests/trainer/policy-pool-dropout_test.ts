@@ -5,8 +5,8 @@
  * the sampling temperature in every logprob; the loss aggregation passed to the train step.
  */
 import assert from "node:assert/strict";
-import type { PolicyBatch } from "../../adapters/onnx/train-step-batch.ts";
-import type { TrainStepHyper } from "../../adapters/onnx/train-step-runner.ts";
+import type { PolicyBatch } from "../../adapters/onnx/train-step/batch.ts";
+import type { TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
 import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { WorkerGroup } from "../../engine/config/mod.ts";
 import { policyBatch, type TrainingTurn } from "../../engine/trainer/policy-batch.ts";

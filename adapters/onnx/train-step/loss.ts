@@ -6,15 +6,15 @@
  * the whole batch: the denominators are inputs computed over the whole batch. Every distribution
  * here (ratio, KL, entropy) is the tempered one the rollout sampled from, softmax(logits / T).
  */
-import type { Value } from "./ir.ts";
-import { add, div, greater, less, max, min, mul, sub } from "./ops/binary.ts";
-import { castTo, scalar } from "./ops/common.ts";
-import { gatherElements } from "./ops/gather.ts";
-import { logSoftmax, reduceMax, reduceSum } from "./ops/reduce.ts";
-import { clip, where } from "./ops/select.ts";
-import { squeeze, unsqueeze } from "./ops/shape.ts";
-import { exp, neg } from "./ops/unary.ts";
-import { type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
+import type { Value } from "../ir.ts";
+import { add, div, greater, less, max, min, mul, sub } from "../ops/binary.ts";
+import { castTo, scalar } from "../ops/common.ts";
+import { gatherElements } from "../ops/gather.ts";
+import { logSoftmax, reduceMax, reduceSum } from "../ops/reduce.ts";
+import { clip, where } from "../ops/select.ts";
+import { squeeze, unsqueeze } from "../ops/shape.ts";
+import { exp, neg } from "../ops/unary.ts";
+import { type TrainStepConfig, TrainStepError } from "./spec.ts";
 
 /** The settings of a train step that shape its loss (defaults as TrainStepConfig says). */
 export type LossTerms = Pick<

@@ -1,10 +1,11 @@
 /**
  * Train steps for the clipped policy objective, the public entry point: configuration and IO
  * names, graph builders (fused, accumulate, apply), host batches, and the runner that keeps
- * parameters and Adam state on the device.
+ * parameters and Adam state on the device. Built on the graph compiler (adapters/onnx/mod.ts),
+ * which knows nothing of train steps.
  *
  * @example
- * import { openTrainStep } from "./adapters/onnx/train-step.ts";
+ * import { openTrainStep } from "./adapters/onnx/train-step/mod.ts";
  * const runner = await openTrainStep({ runtime, config: { policy, params }, initial });
  * const metrics = await runner.step(batch, hyper);
  */
@@ -22,15 +23,15 @@ export {
   type TrainObjective,
   type TrainStepConfig,
   TrainStepError,
-} from "./train-step-spec.ts";
+} from "./spec.ts";
 export {
   type ObjectiveInputs,
   type ObjectiveOutputs,
   policyObjective,
   targetLogprobs,
   temperedLogSoftmax,
-} from "./train-step-loss.ts";
-export { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
+} from "./loss.ts";
+export { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./graph.ts";
 export {
   batchFeeds,
   checkBatch,
@@ -40,11 +41,12 @@ export {
   lossDenominator,
   type PolicyBatch,
   splitBatch,
-} from "./train-step-batch.ts";
+} from "./batch.ts";
 export {
   openTrainStep,
+  type PartedStepMetrics,
   type TrainStepHyper,
   type TrainStepMetrics,
   type TrainStepRunner,
   type TrainStepRunnerOptions,
-} from "./train-step-runner.ts";
+} from "./runner.ts";

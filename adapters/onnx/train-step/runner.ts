@@ -13,7 +13,7 @@ import {
   type Runtime,
   scalar,
   type Session,
-} from "./runtime/mod.ts";
+} from "../runtime/mod.ts";
 import {
   batchFeeds,
   batchRows,
@@ -25,15 +25,15 @@ import {
   type PolicyBatch,
   rowDenominators,
   splitBatch,
-} from "./train-step-batch.ts";
-import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./train-step-graph.ts";
+} from "./batch.ts";
+import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./graph.ts";
 import {
   IO,
   logprobTemperature,
   trainableNames,
   type TrainStepConfig,
   TrainStepError,
-} from "./train-step-spec.ts";
+} from "./spec.ts";
 
 /** Per-step hyperparameters (fed as graph scalars; change them any step without rebuilding). */
 export interface TrainStepHyper {

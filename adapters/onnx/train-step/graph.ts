@@ -9,15 +9,15 @@
  * group's update, at no extra backward pass). `logprobs` shares the forward: log p(target) without
  * dropout, the numbers the objective's ratio starts from.
  */
-import { globalNorm, optimizerStep, rowGroups, stackRows, unstackRows } from "./optim/mod.ts";
-import { gradients } from "./autodiff.ts";
-import { Graph, type Value } from "./ir.ts";
-import { toOnnxModel } from "./onnx-writer.ts";
-import { add, greater } from "./ops/binary.ts";
-import { where } from "./ops/select.ts";
-import { unsqueeze } from "./ops/shape.ts";
-import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./train-step-loss.ts";
-import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./train-step-spec.ts";
+import { gradients } from "../autodiff.ts";
+import { Graph, type Value } from "../ir.ts";
+import { toOnnxModel } from "../onnx-writer.ts";
+import { add, greater } from "../ops/binary.ts";
+import { where } from "../ops/select.ts";
+import { unsqueeze } from "../ops/shape.ts";
+import { globalNorm, optimizerStep, rowGroups, stackRows, unstackRows } from "../optim/mod.ts";
+import { policyObjective, targetLogprobs, temperedLogSoftmax } from "./loss.ts";
+import { IO, trainableNames, type TrainStepConfig, TrainStepError } from "./spec.ts";
 
 /**
  * `fused`: gradient and optimizer update in one graph; `accumulate` + `apply`: the same split over

@@ -3,8 +3,8 @@
  * The names are the contract between the graph builder, the runner and anyone feeding the graphs
  * by hand; they never change meaning.
  */
-import type { AdamConstants } from "./optim/mod.ts";
-import type { Value } from "./ir.ts";
+import type { AdamConstants } from "../optim/mod.ts";
+import type { Value } from "../ir.ts";
 
 /**
  * A model parameter: name, static shape and element type (float32 unless it says float16; only

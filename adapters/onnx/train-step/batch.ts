@@ -3,13 +3,8 @@
  * into micro-batches along the sequence axis 0, and conversion to graph feeds (dropout masks
  * included).
  */
-import { type HostTensor, hostTensor, scalar } from "./runtime/mod.ts";
-import {
-  type DropoutMaskSpec,
-  IO,
-  type LossAggregation,
-  TrainStepError,
-} from "./train-step-spec.ts";
+import { type HostTensor, hostTensor, scalar } from "../runtime/mod.ts";
+import { type DropoutMaskSpec, IO, type LossAggregation, TrainStepError } from "./spec.ts";
 
 /**
  * One batch, row-major [batch, seq]. Position t of every per-token array refers to the prediction
