@@ -33,7 +33,8 @@ const STATUSES = ["running", "completed", "failed", "interrupted"] as const;
 const cli = defineCommand({
   name: "runs",
   usage: USAGE,
-  summary: "Lists the runs of a store (one row per run: its status, attempts, duration, tags), " +
+  summary: "Lists the runs of a store (one row per run: its status, attempts, duration, tags; " +
+    "for an eval run what it evaluates: RUN@STEP, RUN@STEP/WG or a model directory), " +
     "shows a run's attempts, and tags or hides runs. RUN is a run id or latest. Tags and " +
     `hiding are recorded as events; a tag is ${TAG_RULE}.`,
   options: {
@@ -153,7 +154,12 @@ function listQuery(values: { all?: boolean; tag?: string; status?: string }): st
       })`,
     values.status === undefined ? "TRUE" : `status = ${sqlString(values.status)}`,
   ];
-  return `SELECT run_id, status, attempts, workflow, estimator, coalesce(last_step + 1, 0) AS steps,
+  // What an eval run evaluated, as `deno task eval` labels it in its run.started config:
+  // RUN@STEP (a run's team), RUN@STEP/WG (one group's checkpoint) or the model directory.
+  return `SELECT run_id, status, attempts, workflow, estimator,
+      (SELECT value FROM run_config c WHERE c.run_id = r.run_id AND c.key = 'eval.model.label')
+        AS evaluates,
+      coalesce(last_step + 1, 0) AS steps,
       round(duration_s, 1) AS duration_s, tags, hidden,
       strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_utc,
       strftime(ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_utc, error
