@@ -5,7 +5,10 @@
  * - a folder imports only from the layers beneath it (`LAYERS`);
  * - an import into another top-level folder goes through a `mod.ts` (that folder's own, or one of
  *   its sub-folders'): everything else is that folder's private business;
- * - a file named `_name.ts` is private to its own folder (Deno std's convention).
+ * - a file named `_name.ts` is private to its own folder (Deno std's convention);
+ * - a file never imports the `mod.ts` of a folder it lives in: that barrel re-exports the file's
+ *   neighbours, so the import closes a circle through it (`ownBarrelImports`);
+ * - the sub-folders of one folder do not import each other in a circle (`subFolderCycles`).
  *
  * @example
  * ```ts
@@ -13,7 +16,7 @@
  * for (const v of violations) console.log(`${v.from} -> ${v.to}: ${v.rule}`);
  * ```
  */
-import { dirname, join, normalize } from "node:path";
+import { basename, dirname, join, normalize } from "node:path";
 
 /** The source folders and, for each, the folders it may import from. */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = Object.freeze({
@@ -83,4 +86,55 @@ export function findViolations(edges: readonly ImportEdge[]): Violation[] {
     }
   }
   return violations;
+}
+
+/**
+ * The imports of a `mod.ts` by a file inside that `mod.ts`'s folder (sub-folders included). A
+ * barrel's own path names no import: the reader takes doc examples for imports, and a `mod.ts`'s
+ * example imports the `mod.ts` itself.
+ */
+export function ownBarrelImports(edges: readonly ImportEdge[]): ImportEdge[] {
+  return edges.filter((e) =>
+    basename(e.to) === "mod.ts" && e.from !== e.to && e.from.startsWith(`${dirname(e.to)}/`)
+  );
+}
+
+/**
+ * The folders that import each other in a circle, among the sub-folders of one folder: each circle
+ * as its folders, sorted. An import counts for the two sub-folders of the deepest folder that holds
+ * both files, where each file lies in one (a file directly in that folder, a `mod.ts` say, joins
+ * no circle).
+ */
+export function subFolderCycles(edges: readonly ImportEdge[]): string[][] {
+  const imports = new Map<string, Set<string>>();
+  for (const { from, to } of edges) {
+    const a = from.split("/");
+    const b = to.split("/");
+    let shared = 0;
+    while (shared < a.length - 1 && shared < b.length - 1 && a[shared] === b[shared]) shared++;
+    if (shared === a.length - 1 || shared === b.length - 1) continue;
+    const source = a.slice(0, shared + 1).join("/");
+    const target = b.slice(0, shared + 1).join("/");
+    imports.set(source, (imports.get(source) ?? new Set()).add(target));
+  }
+  const reachable = (start: string): Set<string> => {
+    const seen = new Set<string>();
+    const stack = [start];
+    while (stack.length > 0) {
+      for (const next of imports.get(stack.pop()!) ?? []) {
+        if (seen.has(next)) continue;
+        seen.add(next);
+        stack.push(next);
+      }
+    }
+    return seen;
+  };
+  const reach = new Map([...imports.keys()].map((folder) => [folder, reachable(folder)]));
+  const cycles = new Map<string, string[]>();
+  for (const [folder, reached] of reach) {
+    if (!reached.has(folder)) continue;
+    const cycle = [...reached].filter((other) => reach.get(other)?.has(folder)).sort();
+    cycles.set(cycle.join(), cycle);
+  }
+  return [...cycles.values()].sort((x, y) => x[0].localeCompare(y[0]));
 }
