@@ -17,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -413,11 +413,15 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
           coalesce((SELECT value FROM run_config c WHERE c.run_id = s.run_id
                       AND c.key IN ('workflow', 'workflow.kind')),
                    (SELECT value FROM leaf l WHERE l.run_id = s.run_id AND l.leaf = 'workflow' AND l.k = 1))
-            AS workflow
+            AS workflow,
+          (SELECT max(step) FROM steps t WHERE t.run_id = s.run_id) AS last_step,
+          (SELECT TRY_CAST(value AS BIGINT) FROM run_config c WHERE c.run_id = s.run_id
+            AND c.key = 'steps') AS steps
         FROM run_started s),
       att AS (
         SELECT run_id, count(*) AS attempts, sum(duration_s) AS duration_s,
-          arg_max({'status': status, 'ended_at': ended_at, 'error': error}, attempt) AS last
+          arg_max({'status': status, 'ended_at': ended_at, 'error': error,
+                   'failed_step': failed_step}, attempt) AS last
         FROM run_attempts GROUP BY run_id),
       hid AS (
         SELECT run_id, arg_max(action, position) = 'hidden' AS hidden FROM run_annotations
@@ -429,7 +433,11 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
         (SELECT sum(trainable_parameter_count) FROM worker_groups w WHERE w.run_id = s.run_id)
           AS trainable_parameters,
         coalesce(a.last.status, 'running') AS status,
-        (SELECT max(step) FROM steps t WHERE t.run_id = s.run_id) AS last_step,
+        p.last_step, p.steps,
+        -- Finished steps: all of a completed run; else those before the step it stopped in
+        -- (run.failed's step) or, running or gone without a word, before the last one started.
+        CASE WHEN a.last.status = 'completed' THEN p.steps
+             ELSE coalesce(a.last.failed_step, p.last_step, 0) END AS steps_done,
         s.code_version, s.config_hash, s.execution_provider, s.position AS started_position,
         to_timestamp(s.recorded_at_ms / 1000.0) AS started_at,
         a.last.ended_at AS ended_at, a.last.error AS error, s.config_json,

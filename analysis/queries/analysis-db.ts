@@ -14,6 +14,10 @@ export interface AnalysisDb {
     trainable_parameters: number | null;
     status: string;
     last_step: number | null;
+    /** config `steps`, the steps asked for. */
+    steps: number | null;
+    /** Finished steps (all of a completed run; the one under way does not count). */
+    steps_done: number | null;
     started_position: number;
     error: string | null;
     config_json: string;

@@ -70,6 +70,17 @@ Deno.test({
       child.kill("SIGSTOP");
       const [live] = await json(RUNS, "--store", store, "--format", "json");
       assert.equal(live.status, "running");
+      // The step under way is not done: a run in its step s has s steps done (of 10 asked for).
+      const [progress] = await json(
+        SQL,
+        ...["--store", store, "--format", "json"],
+        "SELECT last_step, steps, steps_done FROM runs",
+      );
+      assert.deepEqual(progress, {
+        last_step: progress.last_step,
+        steps: 10,
+        steps_done: progress.last_step ?? 0,
+      });
       // A resume while the writer lives would be a second writer: refused, nothing appended.
       const clash = await runCli(TRAIN, "--resume", runId, "--store", store);
       assert.equal(clash.code, 1, clash.stderr);
@@ -84,15 +95,24 @@ Deno.test({
       store,
       "--format",
       "json",
-      "SELECT status, attempts FROM runs",
+      "SELECT status, attempts, steps_done = coalesce(last_step, 0) AS done_before_last FROM runs",
     );
-    assert.deepEqual(dead, { status: "interrupted", attempts: 1 });
+    assert.deepEqual(dead, { status: "interrupted", attempts: 1, done_before_last: true });
 
     const resumed = await runCli(TRAIN, "--resume", runId, "--store", store);
     assert.equal(resumed.code, 0, resumed.stderr);
     const rows = await json(RUNS, "--store", store, "--format", "json");
     assert.equal(rows.length, 1, "one row per run, resumed or not");
     assert.equal(rows[0].status, "completed");
+    const [done] = await json(
+      SQL,
+      "--store",
+      store,
+      "--format",
+      "json",
+      "SELECT steps_done FROM runs",
+    );
+    assert.deepEqual(done, { steps_done: 10 });
     // A kill writes no end event: the resume continues the attempt, and the log is the one an
     // uninterrupted run writes (tests/replay/resume_test.ts), not one with a marker in it.
     assert.equal(rows[0].attempts, 1);
