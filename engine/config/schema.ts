@@ -183,7 +183,7 @@ export const agentSchema = z.strictObject({
 /** Estimator names the engine knows: the advantage registry's. */
 export const ESTIMATORS = ESTIMATOR_NAMES;
 
-/** How per-token losses become one number (adapters/onnx/train-step-spec.ts LossAggregation). */
+/** How per-token losses become one number (adapters/onnx/train-step/spec.ts LossAggregation). */
 export const LOSS_AGGREGATIONS = [
   "token-mean",
   "seq-mean-token-sum",
