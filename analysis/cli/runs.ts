@@ -159,7 +159,7 @@ function listQuery(values: { all?: boolean; tag?: string; status?: string }): st
   return `SELECT run_id, status, attempts, workflow, estimator,
       (SELECT value FROM run_config c WHERE c.run_id = r.run_id AND c.key = 'eval.model.label')
         AS evaluates,
-      coalesce(last_step + 1, 0) AS steps,
+      steps_done, steps,
       round(duration_s, 1) AS duration_s, tags, hidden,
       strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_utc,
       strftime(ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_utc, error
