@@ -48,6 +48,8 @@ export interface LoraConfig {
   readonly targetModules: readonly string[];
   readonly useRslora: boolean;
   readonly baseModel: string | null;
+  /** The base model's Hub revision (a commit), PEFT's `revision`; absent: null. */
+  readonly baseRevision?: string | null;
 }
 
 /** One adapted module: `module` is the base parameter's name without `.weight`. */
@@ -99,7 +101,7 @@ export async function saveLoraAdapter(
     peft_type: "LORA",
     task_type: "CAUSAL_LM",
     base_model_name_or_path: c.baseModel,
-    revision: null,
+    revision: c.baseRevision ?? null,
     r: c.r,
     lora_alpha: c.alpha,
     lora_dropout: c.dropout,

@@ -8,8 +8,10 @@
  * (adapters/hf/merge-lora.ts), or the full weights of a group trained without an adapter.
  * Checkpoint blobs already hold PEFT's layout (`<module>.lora_A.weight` [r, in], `lora_B.weight`
  * [out, r]: adapters/model/parameters.ts), so the adapter is written without any transpose.
+ * The adapter names its base without a path of this machine (see baseModelReference), and the
+ * output says where the base weights are.
  */
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import {
@@ -71,6 +73,29 @@ const cli = defineCommand({
   ],
 });
 
+/** A model directory as adapter_config.json names it: `name` and, from the Hub, `revision`. */
+interface BaseModelReference {
+  readonly name: string;
+  readonly revision: string | null;
+}
+
+/**
+ * What an adapter's `base_model_name_or_path` says for the base in `modelDir`. PEFT's
+ * AutoPeftModel hands it to transformers' `from_pretrained`, which takes a Hub repo id or a path
+ * (peft src/peft/auto.py). A model in the Hugging Face Hub cache
+ * (`.../models--ORG--NAME/snapshots/COMMIT`, repo ids never contain `--`) is its repo id at that
+ * commit; any other directory, the embedded model included, is its path from the adapter folder,
+ * which stays right when the clone moves and names nothing outside it.
+ *
+ * @example baseModelReference("/h/models--Qwen--Qwen2.5-0.5B/snapshots/abc", "/o/a");
+ * // { name: "Qwen/Qwen2.5-0.5B", revision: "abc" }
+ */
+function baseModelReference(modelDir: string, adapterDir: string): BaseModelReference {
+  const cached = modelDir.match(/\/models--([^/]+)\/snapshots\/([^/]+)$/);
+  if (cached) return { name: cached[1].replaceAll("--", "/"), revision: cached[2] };
+  return { name: relative(adapterDir, modelDir), revision: null };
+}
+
 async function checkOut(dir: string): Promise<void> {
   let info: Deno.FileInfo;
   try {
@@ -129,6 +154,7 @@ await runCommand(cli.usage, async () => {
     const spec = checkpointSpec(base.config, source);
     const tensors = await checkpointTensors(store, source, spec, "RUN");
     let written: string[];
+    let baseNote: string | null = null;
     if (spec.lora === null) {
       if (format === "peft") {
         throw new UsageError(
@@ -139,13 +165,19 @@ await runCommand(cli.usage, async () => {
       written = await saveHfModel(out, base.config, tensors, { dtype, tokenizerFrom: baseDir });
     } else {
       const byName = new Map(tensors.map((t) => [t.name, t.data]));
+      const reference = baseModelReference(baseDir, resolve(out));
       const adapter = loraAdapter(base.config, spec.lora, (t) => ({
         a: byName.get(loraParamName(t.module, "A"))!,
         b: byName.get(loraParamName(t.module, "B"))!,
-      }), baseDir);
+      }), reference.name);
       if (format === "peft") {
-        await saveLoraAdapter(out, adapter, { dtype });
+        const config = { ...adapter.config, baseRevision: reference.revision };
+        await saveLoraAdapter(out, { ...adapter, config }, { dtype });
         written = [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE];
+        baseNote = `base weights: ${baseDir}; ${ADAPTER_CONFIG_FILE} names them ` +
+          (reference.revision === null
+            ? `${reference.name} (their path from ${out})`
+            : `${reference.name} at revision ${reference.revision} (their Hugging Face Hub repo)`);
       } else {
         written = await saveHfModel(out, base.config, mergeLoraAdapter(base.tensors, adapter), {
           dtype,
@@ -155,6 +187,7 @@ await runCommand(cli.usage, async () => {
     }
     console.log(`exported ${source.label} (${format}, ${dtype}) to ${out}`);
     for (const file of written) console.log(`  ${file}`);
+    if (baseNote !== null) console.log(baseNote);
   } catch (err) {
     if (err instanceof EvaluationInputError) throw new UsageError(err.message);
     throw err;

@@ -7,7 +7,7 @@
  * the refusals (exit 2, naming the problem and the fix).
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import {
   ADAPTER_CONFIG_FILE,
   ADAPTER_WEIGHTS_FILE,
@@ -37,7 +37,7 @@ import { decodeSafetensors } from "../../engine/trainer/safetensors-bytes.ts";
 import { type EventData, openStore, type StoredEvent } from "../../events/mod.ts";
 import type { NewEvent } from "../../events/mod.ts";
 import { runCli } from "../support/run-cli.ts";
-import { SOLVER_LORA, trainRun } from "../evaluation/trained-run.ts";
+import { SOLVER_LORA, trainedRunConfig, trainRun } from "../evaluation/trained-run.ts";
 
 const EXPORT = "engine/cli/export-model.ts";
 const RANK = SOLVER_LORA.rank;
@@ -132,6 +132,14 @@ Deno.test("export-model: PEFT adapter and merged checkpoints of a real run give 
     );
     assert.equal(peft.code, 0, peft.stderr);
     assert.match(peft.stdout, /^exported exp@0\/solver \(peft, F32\) to /m);
+    // The base by its path from the adapter folder (no path of this machine), and where it is.
+    const embeddedDir = EMBEDDED_MODEL_DIR.pathname.replace(/\/$/, "");
+    const baseName = relative(peftDir, embeddedDir);
+    assert.equal(
+      peft.stdout.split("\n").at(-2),
+      `base weights: ${embeddedDir}; adapter_config.json names them ${baseName} (their path ` +
+        `from ${peftDir})`,
+    );
 
     // PEFT's config keys and values (adapters/hf/peft-adapter.ts cites the PEFT lines).
     const config = JSON.parse(await Deno.readTextFile(join(peftDir, ADAPTER_CONFIG_FILE)));
@@ -145,9 +153,10 @@ Deno.test("export-model: PEFT adapter and merged checkpoints of a real run give 
     assert.equal(config.fan_in_fan_out, false);
     assert.equal(config.use_rslora, false);
     assert.equal(config.inference_mode, true);
-    // The base it names loads: the committed embedded model.
-    assert.equal(config.base_model_name_or_path, EMBEDDED_MODEL_DIR.pathname.replace(/\/$/, ""));
-    const base: HfModel = await loadHfModel(config.base_model_name_or_path);
+    // The base it names loads from the adapter folder: the committed embedded model.
+    assert.equal(config.base_model_name_or_path, baseName);
+    assert.equal(config.revision, null);
+    const base: HfModel = await loadHfModel(resolve(peftDir, config.base_model_name_or_path));
 
     // PEFT's tensor names and shapes: lora_A [r, in], lora_B [out, r].
     const c = base.config;
@@ -335,6 +344,61 @@ Deno.test("export-model: PEFT adapter and merged checkpoints of a real run give 
       "peft",
     );
     assert.equal(await exists(nowhere), false);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("export-model: a base from the Hugging Face Hub cache is named by its repo id and commit", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "polyrl-export-hub-" });
+  try {
+    // The embedded model's files laid out as huggingface_hub caches a download of polyrl/tiny-math.
+    const commit = "0123456789abcdef0123456789abcdef01234567";
+    const snapshot = join(tmp, "hub", "models--polyrl--tiny-math", "snapshots", commit);
+    await Deno.mkdir(snapshot, { recursive: true });
+    for await (const file of Deno.readDir(EMBEDDED_MODEL_DIR)) {
+      if (file.isFile) {
+        await Deno.copyFile(new URL(file.name, EMBEDDED_MODEL_DIR), join(snapshot, file.name));
+      }
+    }
+    const config = trainedRunConfig();
+    const agents = (config.agents as Record<string, unknown>[]).map((a) => ({
+      ...a,
+      model: snapshot,
+    }));
+    const configPath = join(tmp, "config.json");
+    await Deno.writeTextFile(configPath, JSON.stringify({ ...config, agents }));
+    const storePath = join(tmp, "events.sqlite");
+    const trained = await runCli(
+      "engine/cli/train.ts",
+      ...["--config", configPath, "--store", storePath, "--run-id", "hub"],
+    );
+    assert.equal(trained.code, 0, trained.stderr);
+
+    const out = join(tmp, "adapter");
+    const r = await runCli(
+      EXPORT,
+      ...[
+        "hub",
+        "--worker-group",
+        "solver",
+        "--out",
+        out,
+        "--format",
+        "peft",
+        "--store",
+        storePath,
+      ],
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const written = JSON.parse(await Deno.readTextFile(join(out, ADAPTER_CONFIG_FILE)));
+    assert.equal(written.base_model_name_or_path, "polyrl/tiny-math");
+    assert.equal(written.revision, commit);
+    assert.equal(
+      r.stdout.split("\n").at(-2),
+      `base weights: ${snapshot}; adapter_config.json names them polyrl/tiny-math at revision ` +
+        `${commit} (their Hugging Face Hub repo)`,
+    );
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
