@@ -43,6 +43,7 @@ export {
   type StoreFiles,
   storeFiles,
 } from "./output-path.ts";
+export { listenOrSuggestPort } from "./port-in-use.ts";
 export { cellText } from "./cell-text.ts";
 export { toCsv } from "./csv.ts";
 export { textTable } from "./text-table.ts";

@@ -90,3 +90,28 @@ Deno.test("deno task web serves on 127.0.0.1 by default", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("deno task web: a port in use is exit 2 naming a free port to pass instead", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-web-cli-" });
+  try {
+    const path = `${dir}/events.sqlite`;
+    await (await openStore(path)).close();
+    using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = taken.addr.port;
+    const r = await web(["--store", path, "--port", String(port)]).output();
+    const stderr = new TextDecoder().decode(r.stderr);
+    assert.equal(r.code, 2, stderr);
+    const message = new RegExp(
+      `^error: port ${port} is in use; pass --port (\\d+), or stop the process listening on ` +
+        `127\\.0\\.0\\.1:${port}$`,
+      "m",
+    );
+    assert.match(stderr, message);
+    const suggested = Number(stderr.match(message)![1]);
+    assert.notEqual(suggested, port);
+    // Free when suggested: it binds (unless another process took it since, which is rare).
+    Deno.listen({ hostname: "127.0.0.1", port: suggested }).close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,11 +1,19 @@
 /**
  * `deno task web [--port P] [--host H] [--allow-host NAME]... [--query-timeout-ms MS]
  * [--store PATH|URL]`: serves the dashboard (runs, a run followed live, comparisons, a SQL
- * console) on 127.0.0.1:8000 unless told otherwise. It reads the store and never appends to it.
+ * console) on 127.0.0.1:8100 unless told otherwise (not 8000: that is `deno task serve`'s, as vLLM's,
+ * so both run side by side). It reads the store and never appends to it. A port in use is exit 2
+ * naming a free one.
  * It answers only requests whose Host is the bound address, localhost or an `--allow-host` name,
  * and interrupts a SQL query after `--query-timeout-ms` (10 s by default).
  */
-import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
+import {
+  defineCommand,
+  listenOrSuggestPort,
+  runCommand,
+  storeOption,
+  UsageError,
+} from "../../events/cli/mod.ts";
 import { HOST_NAME } from "../../events/http/mod.ts";
 import { serveDashboard } from "../server/serve.ts";
 import { USER_SQL_LIMITS } from "../server/user-sql.ts";
@@ -25,9 +33,9 @@ const cli = defineCommand({
     ...storeOption,
     port: {
       type: "string",
-      default: "8000",
+      default: "8100",
       value: "N",
-      help: "port to listen on (default 8000; 0 = any free)",
+      help: "port to listen on (default 8100; 0 = any free)",
     },
     host: {
       type: "string",
@@ -72,12 +80,18 @@ await runCommand(USAGE, async () => {
         `${MAX_QUERY_TIMEOUT_MS}`,
     );
   }
-  const dashboard = await serveDashboard(values.store, {
-    hostname: values.host,
-    port: Number(values.port),
-    allowHosts: values["allow-host"],
-    queryTimeoutMs: Number(timeout),
-  });
+  const port = Number(values.port);
+  const dashboard = await listenOrSuggestPort(
+    values.host,
+    port,
+    () =>
+      serveDashboard(values.store, {
+        hostname: values.host,
+        port,
+        allowHosts: values["allow-host"],
+        queryTimeoutMs: Number(timeout),
+      }),
+  );
   console.log(`dashboard of ${values.store} at ${dashboard.url}`);
   const stop = () => dashboard.close();
   Deno.addSignalListener("SIGINT", stop);

@@ -51,7 +51,7 @@ export async function serveDashboard(
   const app = createApp({ source, exports, sql, hosts: () => hosts! });
   const server = Deno.serve({
     hostname,
-    port: options.port ?? 8000,
+    port: options.port ?? 8100,
     onListen: () => {},
   }, app.fetch);
   // Set before any request is handled: the handler runs on a later turn of the event loop.
