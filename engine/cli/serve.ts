@@ -1,17 +1,25 @@
 /**
  * `deno task serve --model DIR|embedded [--device cpu|wasm|webgpu|webgpu-web] [--port P] [--host H] ...`:
- * an OpenAI-compatible server for the project's models on 127.0.0.1:8000 unless told otherwise
- * (engine/serve/, docs/SCALE-OUT.md). It prints `serving MODEL at URL` once it listens, and stops
- * on SIGINT or SIGTERM after the sequences running then have ended.
+ * an OpenAI-compatible server for the project's models on 127.0.0.1:8000 (vLLM's port) unless told
+ * otherwise (engine/serve/, docs/SCALE-OUT.md). It prints `serving MODEL at URL` once it listens,
+ * logs one line per request on stderr (or to `--log FILE`), and stops on SIGINT or SIGTERM after
+ * the sequences running then have ended. A port in use is exit 2 naming a free one.
  */
-import { defineCommand, runCommand, UsageError, userPath } from "../../events/cli/mod.ts";
+import {
+  defineCommand,
+  listenOrSuggestPort,
+  runCommand,
+  UsageError,
+  userPath,
+} from "../../events/cli/mod.ts";
 import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
-import { type DeviceChoice, SERVE_DEVICES, startServer } from "../serve/mod.ts";
+import { type DeviceChoice, SERVE_DEVICES, type ServeOptions, startServer } from "../serve/mod.ts";
 
 const USAGE =
   "deno task serve --model DIR|embedded [--device cpu|wasm|webgpu|webgpu-web] [--port P] " +
-  "[--host H] [--lora-dir DIR]... [--max-loras N] [--max-lora-rank R] [--allow-host NAME]...";
+  "[--host H] [--lora-dir DIR]... [--max-loras N] [--max-lora-rank R] [--allow-host NAME]... " +
+  "[--log FILE]";
 
 const cli = defineCommand({
   name: "serve",
@@ -20,8 +28,9 @@ const cli = defineCommand({
     "/v1/chat/completions (streaming with server-sent events, logprobs, token ids), and LoRA " +
     "adapters loaded at run time with vLLM's POST /v1/load_lora_adapter and " +
     "/v1/unload_lora_adapter, picked per request by `model`. Sampling uses keyed draws: a " +
-    "request with a seed gets the same random draws whatever else is batched with it " +
-    "(docs/SCALE-OUT.md).",
+    "request with a seed gets the same random draws whatever else is batched with it. " +
+    "/v1/completions takes the prompt as it is; /v1/chat/completions renders the chat " +
+    "template, as training does (docs/SCALE-OUT.md, 'What training sampled').",
   options: {
     model: {
       type: "string",
@@ -50,7 +59,7 @@ const cli = defineCommand({
       type: "string",
       default: "8000",
       value: "P",
-      help: "port to listen on (default 8000; 0 = any free)",
+      help: "port to listen on (default 8000, vLLM's; 0 = any free)",
     },
     host: {
       type: "string",
@@ -98,6 +107,13 @@ const cli = defineCommand({
       value: "BYTES",
       help: `largest request body read (default ${4 << 20})`,
     },
+    log: {
+      type: "string",
+      value: "FILE",
+      path: true,
+      output: true,
+      help: "append the request log (one line per request) to FILE instead of stderr",
+    },
   },
   examples: [
     "deno task serve --model embedded",
@@ -110,6 +126,28 @@ function count(name: string, value: string, min: number, max: number): number {
     throw new UsageError(`--${name} ${value}: expected a whole number from ${min} to ${max}`);
   }
   return Number(value);
+}
+
+/**
+ * Appends each line to `path`, opened per line so that a log rotated by renaming starts a new
+ * file; a line that cannot be written goes to stderr with the reason, and the server goes on.
+ */
+function requestLogFile(path: string): (line: string) => void {
+  try {
+    Deno.writeTextFileSync(path, "", { append: true });
+  } catch (err) {
+    throw new UsageError(
+      `--log ${path}: cannot write it (${(err as Error).message}); name a file in a folder ` +
+        "that exists and is writable",
+    );
+  }
+  return (line) => {
+    try {
+      Deno.writeTextFileSync(path, line + "\n", { append: true });
+    } catch (err) {
+      console.error(`${line} (not written to --log ${path}: ${(err as Error).message})`);
+    }
+  };
 }
 
 await runCommand(USAGE, async () => {
@@ -150,7 +188,7 @@ await runCommand(USAGE, async () => {
       throw new UsageError(`--lora-dir ${dir}: no such folder`);
     }
   }
-  const server = await startServer({
+  const options: ServeOptions = {
     model,
     servedModelName: values["served-model-name"],
     device: values.device as DeviceChoice,
@@ -163,7 +201,13 @@ await runCommand(USAGE, async () => {
     maxLoraRank: count("max-lora-rank", values["max-lora-rank"], 1, 4096),
     maxBatch: count("max-batch", values["max-batch"], 1, 4096),
     maxBodyBytes: count("max-body-bytes", values["max-body-bytes"], 1024, 1 << 30),
-  });
+    log: values.log === undefined ? console.error : requestLogFile(values.log),
+  };
+  const server = await listenOrSuggestPort(
+    options.hostname,
+    options.port,
+    () => startServer(options),
+  );
   console.log(`serving ${values["served-model-name"] ?? model} at ${server.url}`);
   const stop = () => void server.close();
   Deno.addSignalListener("SIGINT", stop);

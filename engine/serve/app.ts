@@ -1,8 +1,8 @@
 /**
  * The model server's routes on Hono: OpenAI's `/v1/models`, `/v1/completions` and
  * `/v1/chat/completions`, vLLM's `/v1/load_lora_adapter` and `/v1/unload_lora_adapter`, SGLang's
- * `/generate`, `/load_lora_adapter` and `/unload_lora_adapter`, and `/health`. Every request passes
- * the Host guard (DNS rebinding), the cross-site guard (a request from another site's page, or a
+ * `/generate`, `/load_lora_adapter` and `/unload_lora_adapter`, and `/health`. Every request gets a
+ * line in the request log (request-log.ts) and passes the Host guard (DNS rebinding), the cross-site guard (a request from another site's page, or a
  * POST that is not JSON, which a page can send without asking) and a body size limit; every
  * refusal is OpenAI's error JSON with its status, and an unexpected failure is a 500 of the same
  * shape: the server stays up.
@@ -16,6 +16,7 @@ import { completions } from "./completions.ts";
 import { generate } from "./generate.ts";
 import { loadAdapterRequest, parseBody, unloadAdapterRequest } from "./request-fields.ts";
 import type { ServeContext } from "./request-context.ts";
+import { noteUsage, requestLog, type ServeEnv } from "./request-log.ts";
 
 /** What the app needs besides the model. */
 export interface AppOptions {
@@ -23,6 +24,8 @@ export interface AppOptions {
   readonly hosts: () => AllowedHosts;
   /** Largest request body in bytes. */
   readonly maxBodyBytes: number;
+  /** Writes one request's log line. */
+  readonly log: (line: string) => void;
 }
 
 const errorResponse = (err: ApiError) =>
@@ -34,11 +37,14 @@ const errorResponse = (err: ApiError) =>
 /**
  * Builds the app over a served model and its scheduler.
  *
- * @example Deno.serve({ port: 8000 }, serveApp(ctx, { hosts: () => hosts, maxBodyBytes: 1 << 20 }).fetch);
+ * @example
+ * const app = serveApp(ctx, { hosts: () => hosts, maxBodyBytes: 1 << 20, log: console.error });
+ * Deno.serve({ port: 8000 }, (request, info) => app.fetch(request, info));
  */
-export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
-  const app = new Hono();
+export function serveApp(ctx: ServeContext, options: AppOptions): Hono<ServeEnv> {
+  const app = new Hono<ServeEnv>();
   app.use(
+    requestLog(options.log),
     hostGuard(options.hosts, {
       server: "this model server",
       command: "deno task serve",
@@ -101,11 +107,13 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
   app.post("/v1/load_lora_adapter", async (c) => {
     const body = parseBody(loadAdapterRequest, await c.req.text());
     await ctx.model.loadAdapter(body.lora_name, body.lora_path);
+    noteUsage(c, { model: body.lora_name });
     return c.text(`Success: LoRA adapter '${body.lora_name}' added successfully.`);
   });
   app.post("/v1/unload_lora_adapter", async (c) => {
     const body = parseBody(unloadAdapterRequest, await c.req.text());
     ctx.model.unloadAdapter(body.lora_name);
+    noteUsage(c, { model: body.lora_name });
     return c.text(`Success: LoRA adapter '${body.lora_name}' removed successfully.`);
   });
 
@@ -114,10 +122,11 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
   // loaded_adapters}`, 200 on success and 400 otherwise. A body SGLang could not parse is its
   // RequestValidationError, a 400 in the error envelope, as here.
   app.post("/generate", (c) => generate(c, ctx));
-  const sglangAnswer = async (c: Context, change: () => Promise<unknown>) => {
+  const sglangAnswer = async (c: Context, name: string, change: () => Promise<unknown>) => {
     let error: string | null = null;
     try {
       await change();
+      noteUsage(c, { model: name });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       error = err.message;
@@ -129,12 +138,17 @@ export function serveApp(ctx: ServeContext, options: AppOptions): Hono {
   };
   app.post("/load_lora_adapter", async (c) => {
     const body = parseBody(loadAdapterRequest, await c.req.text());
-    return sglangAnswer(c, () => ctx.model.loadAdapter(body.lora_name, body.lora_path));
+    return sglangAnswer(
+      c,
+      body.lora_name,
+      () => ctx.model.loadAdapter(body.lora_name, body.lora_path),
+    );
   });
   app.post("/unload_lora_adapter", async (c) => {
     const body = parseBody(unloadAdapterRequest, await c.req.text());
     return sglangAnswer(
       c,
+      body.lora_name,
       () => Promise.resolve().then(() => ctx.model.unloadAdapter(body.lora_name)),
     );
   });

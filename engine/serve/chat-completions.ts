@@ -13,15 +13,17 @@
 import type { Context } from "hono";
 import { ApiError } from "./api-error.ts";
 import { eventStream } from "./event-stream.ts";
-import { runChoice } from "./generation.ts";
+import { type ChoiceResult, runChoice } from "./generation.ts";
 import { chatRequest, parseBody } from "./request-fields.ts";
 import {
   checkPrompt,
   choiceSettings,
+  clientAbort,
   responseId,
   type ServeContext,
   tokenText,
 } from "./request-context.ts";
+import { noteUsage } from "./request-log.ts";
 import type { ScoredToken } from "./sampling.ts";
 
 const encoder = new TextEncoder();
@@ -80,8 +82,7 @@ export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Re
   if (body.top_logprobs != null && !wantLogprobs) {
     throw new ApiError(400, "top_logprobs needs logprobs: true", "top_logprobs");
   }
-  const abort = new AbortController();
-  c.req.raw.signal.addEventListener("abort", () => abort.abort());
+  const abort = clientAbort(c);
   const settings = choiceSettings(ctx, body, maxTokens, abort.signal, {
     score: wantLogprobs,
     topLogprobs: body.top_logprobs ?? 0,
@@ -92,11 +93,16 @@ export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Re
   const created = Math.floor(Date.now() / 1000);
   const model = body.model ?? ctx.model.name;
   const top = body.top_logprobs != null;
-  const usage = (completion: number) => ({
-    prompt_tokens: ids.length,
-    completion_tokens: completion,
-    total_tokens: ids.length + completion,
-  });
+  // The answer's usage, noted for the request log as it is made.
+  const usage = (results: readonly ChoiceResult[]) => {
+    const completion = results.reduce((s, r) => s + r.text.tokens.length, 0);
+    noteUsage(c, { model, promptTokens: ids.length, completionTokens: completion });
+    return {
+      prompt_tokens: ids.length,
+      completion_tokens: completion,
+      total_tokens: ids.length + completion,
+    };
+  };
 
   if (body.stream === true) {
     return eventStream(c, abort, async (send) => {
@@ -131,15 +137,9 @@ export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Re
         });
         return result;
       }));
+      const counts = usage(results);
       if (body.stream_options?.include_usage) {
-        send({
-          id,
-          object: "chat.completion.chunk",
-          created,
-          model,
-          choices: [],
-          usage: usage(results.reduce((s, r) => s + r.text.tokens.length, 0)),
-        });
+        send({ id, object: "chat.completion.chunk", created, model, choices: [], usage: counts });
       }
     });
   }
@@ -150,6 +150,7 @@ export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Re
       (_, index) => runChoice(ctx.scheduler, tokenizer, ids, index, settings),
     ),
   );
+  const counts = usage(results);
   if (abort.signal.aborted) return new Response(null, { status: 499 });
   return c.json({
     id,
@@ -164,7 +165,7 @@ export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Re
       stop_reason: r.stopReason,
       ...(withIds ? { token_ids: r.text.tokens } : {}),
     })),
-    usage: usage(results.reduce((s, r) => s + r.text.tokens.length, 0)),
+    usage: counts,
     ...(withIds ? { prompt_token_ids: ids } : {}),
   });
 }

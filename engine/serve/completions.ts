@@ -22,10 +22,12 @@ import {
 import {
   checkPrompt,
   choiceSettings,
+  clientAbort,
   responseId,
   type ServeContext,
   tokenText,
 } from "./request-context.ts";
+import { noteUsage } from "./request-log.ts";
 import { type ScoredToken, scoreToken } from "./sampling.ts";
 
 interface Prompt {
@@ -106,8 +108,7 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
   const n = body.n ?? 1;
   const wantLogprobs = body.logprobs != null;
   const k = body.logprobs ?? 0;
-  const abort = new AbortController();
-  c.req.raw.signal.addEventListener("abort", () => abort.abort());
+  const abort = clientAbort(c);
   const settings = choiceSettings(ctx, body, maxTokens, abort.signal, {
     score: wantLogprobs,
     topLogprobs: k,
@@ -137,9 +138,11 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
   const jobs = list.flatMap((p, i) =>
     Array.from({ length: n }, (_, j) => ({ p, i, index: i * n + j }))
   );
+  // The answer's usage, noted for the request log as it is made.
   const usage = (results: readonly (ChoiceResult | null)[]) => {
     const completion = results.reduce((s, r) => s + (r?.text.tokens.length ?? 0), 0);
     const prompt = list.reduce((s, p) => s + p.ids.length, 0);
+    noteUsage(c, { model, promptTokens: prompt, completionTokens: completion });
     return {
       prompt_tokens: prompt,
       completion_tokens: completion,
@@ -193,13 +196,15 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
         });
         return result;
       }));
+      const counts = usage(results);
       if (body.stream_options?.include_usage) {
-        send({ id, object: "text_completion", created, model, choices: [], usage: usage(results) });
+        send({ id, object: "text_completion", created, model, choices: [], usage: counts });
       }
     });
   }
 
   const results = await Promise.all(jobs.map((job) => generate(job)));
+  const counts = usage(results);
   // The client is gone: nobody reads this (499, nginx's "client closed request").
   if (abort.signal.aborted) return new Response(null, { status: 499 });
   const answers = jobs.map((job, at) => {
@@ -235,7 +240,7 @@ export async function completions(c: Context, ctx: ServeContext): Promise<Respon
     created,
     model,
     choices: answers,
-    usage: usage(results),
+    usage: counts,
   });
 }
 

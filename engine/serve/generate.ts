@@ -12,7 +12,14 @@ import type { Context } from "hono";
 import { ApiError } from "./api-error.ts";
 import { runChoice } from "./generation.ts";
 import { generateRequest, parseBody } from "./request-fields.ts";
-import { checkPrompt, choiceSettings, responseId, type ServeContext } from "./request-context.ts";
+import {
+  checkPrompt,
+  choiceSettings,
+  clientAbort,
+  responseId,
+  type ServeContext,
+} from "./request-context.ts";
+import { noteUsage } from "./request-log.ts";
 
 /** SGLang's default `max_new_tokens` (python/sglang/srt/sampling/sampling_params.py). */
 const DEFAULT_MAX_NEW_TOKENS = 128;
@@ -37,8 +44,7 @@ export async function generate(c: Context, ctx: ServeContext): Promise<Response>
   }
   const maxTokens = params.max_new_tokens ?? DEFAULT_MAX_NEW_TOKENS;
   checkPrompt(ctx.model, body.input_ids, maxTokens, "input_ids");
-  const abort = new AbortController();
-  c.req.raw.signal.addEventListener("abort", () => abort.abort());
+  const abort = clientAbort(c);
   const settings = choiceSettings(
     ctx,
     {
@@ -55,8 +61,13 @@ export async function generate(c: Context, ctx: ServeContext): Promise<Response>
     { score: body.return_logprob === true, topLogprobs: 0 },
   );
   const result = await runChoice(ctx.scheduler, ctx.model.tokenizer, body.input_ids, 0, settings);
-  if (abort.signal.aborted) return new Response(null, { status: 499 });
   const tokens = result.text.tokens;
+  noteUsage(c, {
+    model: adapter ?? ctx.model.name,
+    promptTokens: body.input_ids.length,
+    completionTokens: tokens.length,
+  });
+  if (abort.signal.aborted) return new Response(null, { status: 499 });
   const finish = result.finishReason === "length"
     ? { type: "length", length: tokens.length }
     : { type: "stop", matched: result.stopReason ?? tokens.at(-1) ?? null };

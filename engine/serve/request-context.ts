@@ -2,6 +2,7 @@
  * What the completion handlers share: the served model, the scheduler, and how a request's
  * common fields (model, max_tokens against the context, seed, stop) become choice settings.
  */
+import type { Context } from "hono";
 import type { HfTokenizer } from "../../adapters/hf/mod.ts";
 import { ApiError } from "./api-error.ts";
 import type { ChoiceSettings } from "./generation.ts";
@@ -93,6 +94,19 @@ export function choiceSettings(
     signal,
     ...scoring,
   };
+}
+
+/**
+ * A controller aborted when the request's client disconnects before its answer is out. Deno's
+ * `request.signal` fires only then because deno.json opts in to `no-legacy-abort`: by default
+ * (Deno 2.9) it also fires after every successful response, and Deno warns so on stderr.
+ *
+ * @example const abort = clientAbort(c); // abort.signal ends the request's sequences
+ */
+export function clientAbort(c: Context): AbortController {
+  const abort = new AbortController();
+  c.req.raw.signal.addEventListener("abort", () => abort.abort());
+  return abort;
 }
 
 /** A token's text as logprobs show it (special tokens spelled out). */

@@ -24,6 +24,8 @@ export interface ServeOptions extends AdapterLimits {
   /** Sequences decoding at once per batch (per adapter) at most. */
   readonly maxBatch: number;
   readonly maxBodyBytes: number;
+  /** Writes one request's log line (request-log.ts). */
+  readonly log: (line: string) => void;
 }
 
 /** A running server. */
@@ -39,7 +41,8 @@ export interface RunningServer {
 /**
  * @example
  * const server = await startServer({ model: "embedded", device: "cpu", threads: 1, hostname: "127.0.0.1",
- *   port: 0, allowHosts: [], loraDirs: [], maxLoras: 8, maxLoraRank: 64, maxBatch: 64, maxBodyBytes: 1 << 20 });
+ *   port: 0, allowHosts: [], loraDirs: [], maxLoras: 8, maxLoraRank: 64, maxBatch: 64, maxBodyBytes: 1 << 20,
+ *   log: console.error });
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const runtime = await openServeRuntime(options.device, options.threads);
@@ -59,11 +62,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const app = serveApp({ model, scheduler }, {
     hosts: () => hosts,
     maxBodyBytes: options.maxBodyBytes,
+    log: options.log,
   });
-  const server = Deno.serve(
-    { hostname: options.hostname, port: options.port, onListen: () => {} },
-    app.fetch,
-  );
+  const release = async () => {
+    await scheduler.close();
+    await model.close();
+    await runtime.close();
+  };
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve(
+      { hostname: options.hostname, port: options.port, onListen: () => {} },
+      (request, info) => app.fetch(request, info),
+    );
+  } catch (err) {
+    // The port is taken, say: the model loaded for nothing is freed before the error goes up.
+    await release();
+    throw err;
+  }
   const port = server.addr.port;
   hosts = allowedHosts({ hostname: options.hostname, port }, options.allowHosts);
   const host = options.hostname.includes(":") ? `[${options.hostname}]` : options.hostname;
@@ -71,9 +87,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const close = () =>
     closing ??= (async () => {
       await server.shutdown();
-      await scheduler.close();
-      await model.close();
-      await runtime.close();
+      await release();
     })();
   return {
     url: `http://${host}:${port}`,

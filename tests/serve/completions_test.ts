@@ -4,17 +4,22 @@
  * here from the server's documented contract (keyed draws per choice, logprobs at the request's
  * temperature): identical token ids and logprobs; n > 1, stop strings, top logprobs, echo, the
  * chat template, server-sent events, and 8 concurrent clients batched together giving what each
- * gets alone.
+ * gets alone. Which request sends the model what training sent an agent (docs/SCALE-OUT.md, "What
+ * training sampled"): chat completions with the agent's filled prompt, or completions with its ids.
  */
 import assert from "node:assert/strict";
-import { loadEmbeddedModel } from "../../adapters/model/mod.ts";
+import { decoderSpec, loadEmbeddedModel } from "../../adapters/model/mod.ts";
+import { PRESET_PROMPTS } from "../../engine/config/mod.ts";
+import { turnPrompt } from "../../engine/trainer/speaker.ts";
+import { renderPrompt } from "../../engine/workflows/mod.ts";
 import { inProcess } from "./in-process.ts";
 import { sseEvents, startServe } from "./server-process.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = Record<string, any>;
 
-const tokenizer = (await loadEmbeddedModel()).tokenizer!;
+const embedded = await loadEmbeddedModel();
+const tokenizer = embedded.tokenizer!;
 const PROMPT = "Question: 12+7=?\nAnswer:";
 
 Deno.test("serve answers like the in-process generator", async (t) => {
@@ -186,6 +191,33 @@ Deno.test("serve answers like the in-process generator", async (t) => {
       );
       assert.deepEqual(choice.logprobs.content.map((e: Json) => e.logprob), row.logprobs);
       assert.ok(choice.logprobs.content.every((e: Json) => e.top_logprobs.length === 2));
+    },
+  );
+
+  await t.step(
+    "what training sent the solver: chat with its filled prompt, or completions with those ids",
+    async () => {
+      // The refine presets' solver turn on a training question, as the trainer builds it.
+      const filled = renderPrompt(PRESET_PROMPTS.solver, { question: "12+7=?", revision: "" });
+      const trained = turnPrompt(
+        { spec: decoderSpec(embedded.config), tokenizer },
+        { prompt: filled },
+        12,
+      );
+      const sampling = { max_tokens: 12, seed: 5, temperature: 1 };
+      const chat = await server.json("/v1/chat/completions", {
+        messages: [{ role: "user", content: filled }],
+        ...sampling,
+      });
+      assert.equal(chat.status, 200, JSON.stringify(chat.body));
+      assert.deepEqual(chat.body.prompt_token_ids, trained);
+      const byIds = await complete({ prompt: trained, ...sampling });
+      assert.deepEqual(byIds.choices[0].token_ids, chat.body.choices[0].token_ids);
+      // A text prompt goes in as it is, without the chat template: not what training sent.
+      const raw = await complete({ prompt: filled, ...sampling });
+      const text = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
+      assert.equal(text(raw.choices[0].prompt_token_ids), "12+7=?");
+      assert.equal(text(trained), "<|im_start|>user\n12+7=?<|im_end|>\n<|im_start|>assistant\n");
     },
   );
 

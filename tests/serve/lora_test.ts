@@ -3,7 +3,8 @@
  * trains a LoRA adapter, exported with `deno task export-model --format peft`, loaded into a
  * running `deno task serve` with vLLM's `/v1/load_lora_adapter`, picked by `model`: its answers
  * equal the same adapter applied in-process (ids and logprobs) and differ from the base's (the
- * prompt's own logprobs under echo show the logits moved); unloaded, it is gone.
+ * prompt's own logprobs under echo show the logits moved), on completions and chat alike; unloaded,
+ * it is gone.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -90,14 +91,31 @@ Deno.test("an exported adapter loads, serves like in-process, differs from the b
     const moved = Math.max(...a.map((v, i) => Math.abs(v! - b[i]!)));
     assert.ok(moved > 1e-4, `the adapter moves logprobs by more than rounding: ${moved}`);
 
-    // A chat request picks the adapter the same way.
+    // A chat request picks the adapter the same way: the templated prompt through the adapter, as
+    // training sampled the solver.
+    const messages = [{ role: "user", content: "3+4=?" }];
     const chat = await server.json("/v1/chat/completions", {
       model: "solver-v1",
-      messages: [{ role: "user", content: "3+4=?" }],
+      messages,
       max_tokens: 8,
       seed: 2,
+      logprobs: true,
     });
     assert.equal(chat.status, 200, JSON.stringify(chat.body));
+    const [chatRow] = await inProcess({
+      prompts: [tokenizer.encodeChat(messages)],
+      samples: [0],
+      seed: 2,
+      maxTokens: 8,
+      temperature: 1,
+      topP: 1,
+      adapterDir,
+    });
+    assert.deepEqual(chat.body.choices[0].token_ids, chatRow.tokens);
+    assert.deepEqual(
+      chat.body.choices[0].logprobs.content.map((e: { logprob: number }) => e.logprob),
+      chatRow.logprobs,
+    );
 
     const unloaded = await server.post("/v1/unload_lora_adapter", { lora_name: "solver-v1" });
     assert.equal(unloaded.status, 200);
