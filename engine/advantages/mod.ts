@@ -21,6 +21,7 @@ export {
   type EstimatorScope,
   type GroupAdvantages,
   type GroupTrajectory,
+  type RewardScheme,
   type SigmaConvention,
 } from "./types.ts";
 export { baselineStatistics, checkEstimatorOptions, normalizedAdvantage } from "./statistics.ts";
@@ -35,10 +36,12 @@ export {
 } from "./reinforce-pp.ts";
 export { madaAdvantages } from "./mada.ts";
 export {
+  DEFAULT_ESTIMATOR,
   estimateStep,
   ESTIMATOR_NAMES,
   ESTIMATOR_REGISTRY,
   type EstimatorEntry,
+  estimatorEntry,
   type EstimatorName,
   type StepEstimator,
 } from "./registry.ts";

@@ -7,6 +7,14 @@
 export type EstimatorScope = "group" | "batch" | "role";
 
 /**
+ * How the trainer turns a group's grades into the rewards an estimator reads
+ * (engine/trainer/group-rewards.ts): `trajectory` gives every action its trajectory's weighted
+ * reward (minus the invalid-action penalty); `mada` gives each debate answer its own, MADA-RL's,
+ * with the critics' counterfactual baseline.
+ */
+export type RewardScheme = "trajectory" | "mada";
+
+/**
  * How sigma divides: `population` (by n, the Dr. MAS paper's definition; the default) or
  * `unbiased` (by n - 1, the Dr. MAS code's torch.std convention).
  */

@@ -1,10 +1,11 @@
 /**
- * Rules that span several keys: unique ids, debate rounds and critics, estimator fit, the
- * episodes of one rollout. The roles a workflow needs are its own declaration (`Workflow.roles`),
+ * Rules that span several keys: unique ids, debate rounds and critics, estimator fit (the
+ * workflow and reward weights its registry entry declares), the episodes of one rollout. The roles a workflow needs are its own declaration (`Workflow.roles`),
  * checked when the workflow is built (engine/workflows/roles.ts), so custom workflows are checked
  * like the built-in ones.
  */
 import { isPostgresUrl } from "../../events/mod.ts";
+import { ESTIMATOR_NAMES, estimatorEntry } from "../advantages/mod.ts";
 import { MAX_ROLLOUT_EPISODES } from "./bounds.ts";
 import type { ConfigIssue } from "./errors.ts";
 import type { ExperimentConfig } from "./schema.ts";
@@ -41,16 +42,21 @@ function checkDebate(config: ExperimentConfig): ConfigIssue[] {
   return [];
 }
 
+/** An estimator whose registry entry names a workflow (its rewards read that workflow's roles). */
 function checkEstimator(config: ExperimentConfig): ConfigIssue[] {
-  if (config.estimator.kind === "mada" && config.workflow.kind !== "debate") {
-    return [{
-      key: "estimator.kind",
-      value: "mada",
-      allowed:
-        `an estimator for a ${config.workflow.kind} workflow (mada needs workflow.kind "debate")`,
-    }];
-  }
-  return [];
+  const kind = config.estimator.kind;
+  const needed = estimatorEntry(kind).workflow;
+  if (needed === undefined || needed === config.workflow.kind) return [];
+  const fitting = ESTIMATOR_NAMES.filter((name) => {
+    const workflow = estimatorEntry(name).workflow;
+    return workflow === undefined || workflow === config.workflow.kind;
+  });
+  return [{
+    key: "estimator.kind",
+    value: kind,
+    allowed: `an estimator for a ${config.workflow.kind} workflow (${kind} needs workflow.kind ` +
+      `"${needed}"): one of ${fitting.join(", ")}`,
+  }];
 }
 
 function checkRewards(config: ExperimentConfig): ConfigIssue[] {
@@ -58,7 +64,8 @@ function checkRewards(config: ExperimentConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = weights
     .filter(([, w]) => !Number.isFinite(w))
     .map(([name, w]) => ({ key: `rewards.weights.${name}`, value: w, allowed: "a finite number" }));
-  if (config.estimator.kind === "mada") {
+  const kind = config.estimator.kind;
+  if (estimatorEntry(kind).rewards === "mada") {
     // MADA-RL's reward is `accuracy * acc + length * len` per answer; other parts have no place in it.
     for (const [name, w] of weights) {
       if (name !== "accuracy" && name !== "length") {
@@ -66,7 +73,7 @@ function checkRewards(config: ExperimentConfig): ConfigIssue[] {
           key: `rewards.weights.${name}`,
           value: w,
           allowed:
-            "only accuracy and length weights under estimator mada (its reward is a·acc + l·len)",
+            `only accuracy and length weights under estimator ${kind} (its reward is a·acc + l·len)`,
         });
       }
     }

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_STORE } from "../../events/cli/mod.ts";
 import { parseStoreTarget } from "../../events/mod.ts";
-import { ESTIMATOR_NAMES } from "../advantages/mod.ts";
+import { DEFAULT_ESTIMATOR, ESTIMATOR_NAMES } from "../advantages/mod.ts";
 import {
   MAX_AGENTS,
   MAX_BATCH_SIZE,
@@ -284,7 +284,7 @@ export const experimentConfigSchema = z.strictObject({
         "from every agent id to a group id",
     ),
   estimator: z.strictObject({
-    kind: z.enum(ESTIMATORS).default("dr-mas").describe(
+    kind: z.enum(ESTIMATORS).default(DEFAULT_ESTIMATOR).describe(
       "advantage estimator (deno task train --help lists them)",
     ),
     sigma: z.enum(["population", "unbiased"]).default("population").describe(

@@ -4,7 +4,7 @@
  * a debate each answer's own, with the MADA-RL critic's counterfactual baseline). The estimator
  * then sees the step's groups together (`estimateStep` in engine/advantages).
  */
-import type { ActionRef, GroupTrajectory } from "../advantages/mod.ts";
+import type { ActionRef, GroupTrajectory, RewardScheme } from "../advantages/mod.ts";
 import {
   actionReward,
   generatorAccuracy,
@@ -23,8 +23,8 @@ export interface TurnTokens {
 
 /** The reward settings of a config. */
 export interface RewardSettings {
-  /** MADA-RL's per-answer rewards (`mada`) or one trajectory reward shared by its actions. */
-  readonly scheme: "trajectory" | "mada";
+  /** The estimator's, from its registry entry (engine/advantages/registry.ts). */
+  readonly scheme: RewardScheme;
   readonly weights: Readonly<Partial<Record<"accuracy" | "length" | "format", number>>>;
   readonly invalidActionPenalty: number;
 }

@@ -12,7 +12,7 @@ import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { checkRunId, hashConfig, INTERRUPTED_STAGE } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
-import { estimateStep } from "../advantages/mod.ts";
+import { estimateStep, estimatorEntry } from "../advantages/mod.ts";
 import { evaluatesAfter, type NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import {
@@ -252,7 +252,7 @@ export async function runTraining(
       const rollouts = await rollout("rollout", step, questions, config.group_size);
       const scored = rollouts.map(({ question, episodes }) =>
         rewardGroup(question.answer, episodes, {
-          scheme: config.estimator.kind === "mada" ? "mada" : "trajectory",
+          scheme: estimatorEntry(config.estimator.kind).rewards,
           weights: config.rewards.weights,
           invalidActionPenalty: config.rewards.invalid_action_penalty,
         })

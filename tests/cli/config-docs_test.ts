@@ -1,7 +1,8 @@
 /**
  * docs/CONFIG.md is the reference the zod schema generates (this test fails when the schema
  * changes and the file was not regenerated with `deno task docs`), covers every key a parsed
- * config holds, and `deno task docs --check` tells a stale file from a current one.
+ * config holds, and `deno task docs --check` tells a stale file from a current one (the README's
+ * estimator table too: tests/advantages/estimator-table_test.ts).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { experimentConfigSchema } from "../../engine/config/schema.ts";
 import { runCli } from "../support/run-cli.ts";
 
 const DOC = new URL("../../docs/CONFIG.md", import.meta.url);
+const README = new URL("../../README.md", import.meta.url);
 
 Deno.test("docs/CONFIG.md matches the schema (regenerate it with deno task docs)", async () => {
   const file = await Deno.readTextFile(DOC);
@@ -64,22 +66,34 @@ Deno.test("a key without .describe() stops the generator, naming the key", () =>
   );
 });
 
-Deno.test("deno task docs writes the file; --check passes on it and fails on a stale one", async () => {
+Deno.test("deno task docs writes the files; --check passes on them and fails on a stale one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-docs-" });
   try {
     const out = join(dir, "CONFIG.md");
-    const missing = await runCli("engine/cli/docs.ts", "--check", "--out", out);
+    // A copy of README.md with a stale estimator table, so the repository's own is never written.
+    const readme = join(dir, "README.md");
+    const current = await Deno.readTextFile(README);
+    await Deno.writeTextFile(readme, current.replace(/\| `grpo` .*\n/, ""));
+    const docs = (...args: string[]) =>
+      runCli("engine/cli/docs.ts", "--out", out, "--readme", readme, ...args);
+    const missing = await docs("--check");
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /is missing: run deno task docs/);
-    const write = await runCli("engine/cli/docs.ts", "--out", out);
+    assert.match(missing.stderr, /CONFIG.md is missing: run deno task docs/);
+    assert.match(
+      missing.stderr,
+      /README.md is out of date: run deno task docs \(it is generated from engine\/advantages\/registry.ts\)/,
+    );
+    const write = await docs();
     assert.equal(write.code, 0, write.stderr);
     assert.equal(await Deno.readTextFile(out), await Deno.readTextFile(DOC));
-    const fresh = await runCli("engine/cli/docs.ts", "--check", "--out", out);
+    assert.equal(await Deno.readTextFile(readme), current);
+    const fresh = await docs("--check");
     assert.equal(fresh.code, 0, fresh.stderr);
     await Deno.writeTextFile(out, "| `old_key` | number | `1` | gone |\n", { append: true });
-    const stale = await runCli("engine/cli/docs.ts", "--check", "--out", out);
+    const stale = await docs("--check");
     assert.equal(stale.code, 1);
-    assert.match(stale.stderr, /is out of date: run deno task docs/);
+    assert.match(stale.stderr, /CONFIG.md is out of date: run deno task docs/);
+    assert.doesNotMatch(stale.stderr, /README/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
