@@ -48,7 +48,8 @@ const cli = defineCommand({
   name: "report",
   usage: USAGE,
   summary: "Groups runs by a config key across seeds and prints accuracy mean ± SEM per " +
-    "benchmark and k, each group against the baseline (difference, 95% CI, Welch p), the " +
+    "benchmark and k, each group against the baseline (difference, 95% CI, Welch p; paired " +
+    "over seeds, and problem by problem where both were graded on the same problems), the " +
     "pairwise matrix, stability, critic and cost tables. Runs are the ids named (or `latest`), " +
     "narrowed by the filters given; with no run named, the completed training runs that pass " +
     "the filters.",

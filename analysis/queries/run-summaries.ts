@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import type { AccuracyMetric, ConfigValue, RunSummary } from "../report/mod.ts";
 import type { AnalysisDb } from "./analysis-db.ts";
 import { criticImprovementOfRun } from "./critic-query.ts";
+import { problemOutcomesOfRun } from "./problem-outcomes.ts";
 
 /**
  * The report column of a benchmark evaluated with k samples per problem: "math avg@16". Results
@@ -23,7 +24,8 @@ export function accuracyColumn(benchmark: string, metric: AccuracyMetric, k: num
  * per benchmark and k, named by `accuracyColumn`), gradient
  * norms per worker group, one per optimizer update in the order applied (step, then update:
  * several per step with PPO epochs and mini-batches), the per-step mean Lemma 4.2 multiplier per
- * agent, critic effects on eval debates, and cost figures.
+ * agent, critic effects on eval debates, cost figures, and the outcome on every problem at that
+ * evaluation (by avg@k column, whatever the metric: the per-problem view pairs them).
  *
  * @example
  * ```ts
@@ -85,6 +87,8 @@ export async function loadRunSummaries(
         (eb) => eb.fn.avg<number>("turns").as("turns_per_trajectory"),
       ])
       .where("run_id", "=", runId).executeTakeFirstOrThrow();
+    const problems = (await problemOutcomesOfRun(db, runId))
+      .map((o) => [accuracyColumn(o.benchmark, "avg@k", o.k), o] as const);
     out.push({
       runId,
       config,
@@ -101,6 +105,7 @@ export async function loadRunSummaries(
       tokensPerQuestion: cost.tokens_per_question ?? null,
       turnsPerTrajectory: cost.turns_per_trajectory ?? null,
       trainableParameters: run.trainable_parameters,
+      problems: Object.fromEntries(problems),
     });
   }
   return out;

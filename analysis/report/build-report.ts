@@ -9,6 +9,7 @@ import {
 import { type CostRow, costTable } from "./cost-table.ts";
 import { type CriticRow, criticTable } from "./critic-table.ts";
 import { groupRuns, type RunGroup } from "./group-runs.ts";
+import { type ProblemComparison, problemComparisons } from "./problem-comparison.ts";
 import { type AccuracyMetric, AVERAGE, type RunSummary } from "./run-summary.ts";
 import { type LemmaRow, lemmaTable, type StabilityRow, stabilityTable } from "./stability-table.ts";
 
@@ -44,6 +45,10 @@ export interface Report {
   readonly vsBaseline: readonly Comparison[];
   /** Why `vsBaseline` is empty; null when it is not. */
   readonly vsBaselineEmpty: string | null;
+  /** Each group against the baseline problem by problem, per benchmark at one k both have. */
+  readonly vsBaselineByProblem: readonly ProblemComparison[];
+  /** Why `vsBaselineByProblem` is empty; null when it is not. */
+  readonly vsBaselineByProblemEmpty: string | null;
   /** Pairwise comparisons on the average accuracy, row minus column. */
   readonly pairwise: readonly Comparison[];
   /** Why `pairwise` is empty; null when it is not. */
@@ -74,6 +79,7 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
   const confoundsOf = (a: string, b: string) => confoundsBetween(differences, a, b);
   const vsBaseline = againstBaseline(accuracy, baseline, confoundsOf);
   const pairwise = pairwiseMatrix(accuracy, AVERAGE, confoundsOf);
+  const byProblem = problemComparisons(groups, baseline);
   return Object.freeze({
     kind: "report",
     groupBy: options.groupBy,
@@ -87,6 +93,12 @@ export function buildReport(runs: readonly RunSummary[], options: ReportOptions)
     vsBaseline,
     vsBaselineEmpty: vsBaseline.length
       ? null
+      : whyNoBaselineComparison(groups, accuracy, options.groupBy, baseline),
+    vsBaselineByProblem: byProblem,
+    vsBaselineByProblemEmpty: byProblem.length
+      ? null
+      : vsBaseline.length
+      ? "no group shares a benchmark at one k with the baseline in per-problem outcomes"
       : whyNoBaselineComparison(groups, accuracy, options.groupBy, baseline),
     pairwise,
     pairwiseEmpty: pairwise.length ? null : whyNoPairwise(groups),

@@ -8,11 +8,14 @@ export {
   type ReportTextFormat,
 } from "./render-report.ts";
 export { ReportError } from "./report-error.ts";
+export type { ProblemComparison, ProblemPair } from "./problem-comparison.ts";
 export {
   type AccuracyMetric,
   type AgentMultipliers,
   AVERAGE,
+  type BenchmarkOutcomes,
   type ConfigValue,
+  type ProblemOutcome,
   type RunSummary,
   type WorkerGroupNorms,
 } from "./run-summary.ts";

@@ -2,6 +2,7 @@ import { toCsv } from "../../events/cli/mod.ts";
 import { markdownTable } from "../format/markdown-table.ts";
 import type { Report } from "./build-report.ts";
 import type { Comparison } from "./comparison.ts";
+import type { ProblemComparison } from "./problem-comparison.ts";
 import { count, figure, points, pValue, signedPoints } from "./report-numbers.ts";
 
 /** Output formats of `deno task report`: text on stdout (md, json) or a folder of CSVs. */
@@ -16,6 +17,82 @@ function cellOf(report: Report, group: string, benchmark: string) {
 
 function ciText(test: { readonly ci: readonly [number, number] } | null): string {
   return test ? `[${signedPoints(test.ci[0])}, ${signedPoints(test.ci[1])}]` : "n/a";
+}
+
+function testName(c: ProblemComparison): string {
+  return c.mcnemar ? "McNemar exact" : c.paired ? "paired t" : "n/a";
+}
+
+/** The per-problem view against the baseline: a summary table, then the problems that differ. */
+function byProblemMarkdown(r: Report): string[] {
+  const key = r.groupBy;
+  const paired = r.vsBaselineByProblem.filter((c) => c.unpaired === null);
+  const unpaired = r.vsBaselineByProblem.filter((c) => c.unpaired !== null);
+  const intro = `Where a group and the baseline were graded on the same problems (the same ` +
+    `benchmark SHA-256), each problem's accuracy (correct samples over samples, mean over the ` +
+    `group's runs) is paired across the two. The test is McNemar's exact test on the discordant ` +
+    `problems where each group has one run with one sample per problem (one right/wrong outcome ` +
+    `per problem and group), else the paired t-test over problems; the CI is the paired t-test's ` +
+    `over problems, r the correlation of the two groups' per-problem accuracies and SE Welch / ` +
+    `paired how many times smaller pairing on problems makes the standard error. Ahead: problems ` +
+    `the group does better on than the baseline (right where the baseline is wrong, for ` +
+    `McNemar); behind: the reverse.`;
+  if (r.vsBaselineByProblem.length === 0) {
+    return [intro, "", `_Empty: ${r.vsBaselineByProblemEmpty ?? "no rows"}._`, ""];
+  }
+  return [
+    intro,
+    "",
+    ...(paired.length === 0 ? [] : [
+      markdownTable(
+        [
+          key,
+          "benchmark",
+          "problems",
+          "diff",
+          "95% CI",
+          "ahead",
+          "behind",
+          "level",
+          "test",
+          "p",
+          "r",
+          "SE Welch / paired",
+        ],
+        paired.map((c) => [
+          c.group,
+          c.benchmark,
+          String(c.problems.length),
+          signedPoints(c.diff!),
+          ciText(c.paired),
+          String(c.ahead),
+          String(c.behind),
+          String(c.level),
+          testName(c),
+          pValue(c.p ?? undefined),
+          figure(c.paired?.correlation ?? null),
+          figure(c.paired?.seRatio ?? null),
+        ]),
+      ),
+      "",
+    ]),
+    ...(unpaired.length === 0 ? [] : [
+      "Not paired problem by problem:",
+      "",
+      ...unpaired.map((c) => `- \`${key}=${c.group}\` on ${c.benchmark}: ${c.unpaired}.`),
+      "",
+    ]),
+    ...paired.filter((c) => c.ahead + c.behind > 0).flatMap((c) => [
+      `### ${c.group} against ${c.against} on ${c.benchmark}: the problems they differ on`,
+      "",
+      markdownTable(
+        ["problem", c.group, c.against],
+        c.problems.filter((p) => p.accuracy !== p.againstAccuracy)
+          .map((p) => [p.problem, points(p.accuracy), points(p.againstAccuracy)]),
+      ),
+      "",
+    ]),
+  ];
 }
 
 function markdown(r: Report): string {
@@ -126,6 +203,9 @@ function markdown(r: Report): string {
         ]),
       )),
     "",
+    `## Against the baseline (${r.baseline}), problem by problem`,
+    "",
+    ...byProblemMarkdown(r),
     "## Pairwise differences on average accuracy (row − column, points ± SE)",
     "",
     pairwise((c) =>
@@ -212,8 +292,10 @@ export interface ReportCsv {
 
 /**
  * The report's tables as one CSV each (raw fractions, empty fields for missing values), for
- * `deno task report --format csv --out DIR`: runs, accuracy, config_differences, vs_baseline, pairwise, stability,
- * lemma, critic and cost. An empty table is its header line alone.
+ * `deno task report --format csv --out DIR`: runs, accuracy, config_differences, vs_baseline,
+ * vs_baseline_by_problem (one row per comparison), problem_pairs (every paired problem's two
+ * accuracies), pairwise, stability, lemma, critic and cost. An empty table is its header line
+ * alone.
  *
  * @example
  * ```ts
@@ -284,6 +366,65 @@ export function reportCsvTables(r: Report): ReportCsv[] {
       ),
     ),
     table("vs_baseline", compCols, comparisons(r.vsBaseline)),
+    table(
+      "vs_baseline_by_problem",
+      [
+        "group",
+        "against",
+        "benchmark",
+        "benchmark_sha256",
+        "unpaired",
+        "problems",
+        "ahead",
+        "behind",
+        "level",
+        "diff",
+        "test",
+        "p",
+        "paired_se",
+        "paired_t",
+        "paired_p",
+        "paired_ci_low",
+        "paired_ci_high",
+        "pair_correlation",
+        "se_ratio",
+      ],
+      r.vsBaselineByProblem.map((c) => [
+        c.group,
+        c.against,
+        c.benchmark,
+        c.sha256,
+        c.unpaired,
+        c.problems.length,
+        c.ahead,
+        c.behind,
+        c.level,
+        c.diff,
+        c.mcnemar ? "mcnemar" : c.paired ? "paired_t" : null,
+        c.p,
+        c.paired?.se ?? null,
+        c.paired?.t ?? null,
+        c.paired?.p ?? null,
+        c.paired?.ci[0] ?? null,
+        c.paired?.ci[1] ?? null,
+        c.paired?.correlation ?? null,
+        c.paired?.seRatio ?? null,
+      ]),
+    ),
+    table(
+      "problem_pairs",
+      ["group", "against", "benchmark", "problem_id", "accuracy", "against_accuracy"],
+      r.vsBaselineByProblem.flatMap((c) =>
+        c.problems.map((p) => [
+          c.group,
+          c.against,
+          c.benchmark,
+          p.problem,
+          p.accuracy,
+          p.againstAccuracy,
+        ])
+      ),
+    ),
     table("pairwise", compCols, comparisons(r.pairwise)),
     table(
       "stability",

@@ -21,6 +21,25 @@ export interface AgentMultipliers {
   readonly multipliers: readonly number[];
 }
 
+/** A run's outcome on one problem of a benchmark: `c` of its `n` samples graded correct. */
+export interface ProblemOutcome {
+  readonly problem: string;
+  readonly n: number;
+  readonly c: number;
+}
+
+/** A run's outcomes on every problem of one benchmark at `k` samples per problem. */
+export interface BenchmarkOutcomes {
+  readonly benchmark: string;
+  readonly k: number;
+  /**
+   * SHA-256 of the benchmark's problems (id, problem, answer) as `run.started` recorded it: runs
+   * with one hash were graded on the same problems. Null for runs recorded before it was.
+   */
+  readonly sha256: string | null;
+  readonly problems: readonly ProblemOutcome[];
+}
+
 /**
  * Everything the report needs of one run, read from the projections: its flattened config,
  * accuracy per benchmark at its final evaluation, and stability and cost inputs.
@@ -37,6 +56,12 @@ export interface RunSummary {
   readonly tokensPerQuestion: number | null;
   readonly turnsPerTrajectory: number | null;
   readonly trainableParameters: number | null;
+  /**
+   * Per-problem outcomes at the same evaluation as `accuracy`, keyed by benchmark at k as an avg@k
+   * column ("math avg@4") whatever the report's metric: what pairs two groups problem by problem.
+   * Absent where the caller did not read them (the per-problem view then has nothing to pair).
+   */
+  readonly problems?: Readonly<Record<string, BenchmarkOutcomes>>;
 }
 
 /** The benchmark column that averages a run's benchmarks, as the papers' "Avg." column. */

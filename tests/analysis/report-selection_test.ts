@@ -245,6 +245,8 @@ Deno.test("report: run selection, k columns, empty-table reasons and CSV folders
         "accuracy",
         "config_differences",
         "vs_baseline",
+        "vs_baseline_by_problem",
+        "problem_pairs",
         "pairwise",
         "stability",
         "lemma",

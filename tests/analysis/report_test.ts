@@ -167,6 +167,8 @@ Deno.test("report: markdown, CSV tables and JSON render the same numbers", () =>
     "accuracy",
     "config_differences",
     "vs_baseline",
+    "vs_baseline_by_problem",
+    "problem_pairs",
     "pairwise",
     "stability",
     "lemma",

@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
 import { Island } from "../components/island.tsx";
 import { formatNumber } from "../components/format.ts";
+import { ProblemComparisons } from "../components/problem-comparisons.tsx";
 import type { CompareData, CompareQuery } from "../data/compare-data.ts";
 import { ChartSet } from "../islands/chart-set.tsx";
 import { RUN_KINDS, SELECTION_COLUMNS } from "../../analysis/mod.ts";
@@ -224,6 +225,7 @@ function CompareTables({ data }: { data: CompareData }) {
           </tbody>
         </table>
       )}
+      <ProblemComparisons report={r} />
       <h2>Pairwise (average accuracy, row − column, pp; p in parentheses)</h2>
       {r.pairwiseEmpty !== null && <p class="notice empty-reason">{r.pairwiseEmpty}.</p>}
       {r.pairwiseEmpty === null && (
