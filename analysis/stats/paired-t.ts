@@ -1,6 +1,6 @@
 import { StatsInputError } from "./stats-input-error.ts";
 import { summarize } from "./mean-sem.ts";
-import { tQuantileAt, twoSidedP } from "./student-t.ts";
+import { type TTest, tTest } from "./student-t.ts";
 import { welchFromSamples } from "./welch.ts";
 
 /**
@@ -8,21 +8,13 @@ import { welchFromSamples } from "./welch.ts";
  * same seeds: common random numbers and a common benchmark make a_i and b_i correlated, and the
  * test on the differences removes what they share.
  */
-export interface PairedResult {
+export interface PairedResult extends TTest {
   readonly kind: "paired";
-  /** Number of pairs. */
+  /**
+   * Number of pairs. `diff` is mean(a - b), equal to mean(a) - mean(b); `se` is
+   * sd(a - b) / sqrt(n); `df` is n - 1.
+   */
   readonly n: number;
-  /** mean(a - b), equal to mean(a) - mean(b). */
-  readonly diff: number;
-  /** Standard error of the mean difference, sd(a - b) / sqrt(n). */
-  readonly se: number;
-  /** n - 1. */
-  readonly df: number;
-  readonly t: number;
-  /** Two-sided p-value. */
-  readonly p: number;
-  readonly ci: readonly [number, number];
-  readonly level: number;
   /** Pearson's correlation of a and b; null when either has no variance. */
   readonly correlation: number | null;
   /**
@@ -56,23 +48,13 @@ export function pairedFromSamples(
   }
   if (!(level > 0 && level < 1)) throw new StatsInputError("level", level, "must lie in (0, 1)");
   const d = summarize(a.map((x, i) => x - b[i]), "a - b");
-  const se = d.sem;
-  const df = d.n - 1;
-  const t = d.mean / se;
-  const half = se === 0 ? 0 : tQuantileAt(1 - (1 - level) / 2, df) * se;
   const welch = welchFromSamples(a, b, level);
   return Object.freeze({
     kind: "paired",
     n: d.n,
-    diff: d.mean,
-    se,
-    df,
-    t,
-    p: twoSidedP(t, df),
-    ci: Object.freeze([d.mean - half, d.mean + half]) as readonly [number, number],
-    level,
+    ...tTest(d.mean, d.sem, d.n - 1, level),
     correlation: pearson(a, b),
-    seRatio: se === 0 ? null : welch.se / se,
+    seRatio: d.sem === 0 ? null : welch.se / d.sem,
   });
 }
 

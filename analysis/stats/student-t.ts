@@ -51,3 +51,38 @@ export function tQuantileAt(p: number, df: number): number {
   if (!(p > 0 && p < 1)) throw new StatsInputError("p", p, "probability must lie in (0, 1)");
   return tQuantile(p, df);
 }
+
+/** A t-test of a difference: the fields Welch's and the paired test share. */
+export interface TTest {
+  /** The difference tested (mean(a) - mean(b), or mean(a - b)). */
+  readonly diff: number;
+  /** Standard error of the difference. */
+  readonly se: number;
+  readonly df: number;
+  readonly t: number;
+  /** Two-sided p-value. */
+  readonly p: number;
+  /** Confidence interval of the difference at `level`. */
+  readonly ci: readonly [number, number];
+  readonly level: number;
+}
+
+/**
+ * t = diff / se with its two-sided p and the interval diff ± t_{(1+level)/2, df} * se, which
+ * collapses to the difference when se is 0.
+ *
+ * @example tTest(2, 0.5, 18, 0.95).p; // 0.00084 (t = 4)
+ */
+export function tTest(diff: number, se: number, df: number, level: number): TTest {
+  const t = diff / se;
+  const half = se === 0 ? 0 : tQuantileAt(1 - (1 - level) / 2, df) * se;
+  return {
+    diff,
+    se,
+    df,
+    t,
+    p: twoSidedP(t, df),
+    ci: Object.freeze([diff - half, diff + half]) as readonly [number, number],
+    level,
+  };
+}

@@ -1,6 +1,6 @@
 import { StatsInputError } from "./stats-input-error.ts";
 import { summarize } from "./mean-sem.ts";
-import { tQuantileAt, twoSidedP } from "./student-t.ts";
+import { type TTest, tTest } from "./student-t.ts";
 
 /** Summary of one group as papers print it: mean, standard error of the mean, count. */
 export interface GroupSummary {
@@ -9,21 +9,12 @@ export interface GroupSummary {
   readonly n: number;
 }
 
-/** Welch's unequal-variance t-test of mean(a) - mean(b). */
-export interface WelchResult {
+/**
+ * Welch's unequal-variance t-test of mean(a) - mean(b): `se` is sqrt(sem_a^2 + sem_b^2), `df`
+ * the Welch–Satterthwaite degrees of freedom.
+ */
+export interface WelchResult extends TTest {
   readonly kind: "welch";
-  /** mean(a) - mean(b). */
-  readonly diff: number;
-  /** Standard error of the difference, sqrt(sem_a^2 + sem_b^2). */
-  readonly se: number;
-  /** Welch–Satterthwaite degrees of freedom. */
-  readonly df: number;
-  readonly t: number;
-  /** Two-sided p-value. */
-  readonly p: number;
-  /** Confidence interval of the difference at `level`. */
-  readonly ci: readonly [number, number];
-  readonly level: number;
 }
 
 function checkGroup(name: string, g: GroupSummary): void {
@@ -64,18 +55,7 @@ export function welchFromSummary(
   const diff = a.mean - b.mean;
   const dfRaw = (va + vb) ** 2 / (va ** 2 / (a.n - 1) + vb ** 2 / (b.n - 1));
   const df = Number.isNaN(dfRaw) ? 1 : dfRaw;
-  const t = diff / se;
-  const half = se === 0 ? 0 : tQuantileAt(1 - (1 - level) / 2, df) * se;
-  return Object.freeze({
-    kind: "welch",
-    diff,
-    se,
-    df,
-    t,
-    p: twoSidedP(t, df),
-    ci: Object.freeze([diff - half, diff + half]) as readonly [number, number],
-    level,
-  });
+  return Object.freeze({ kind: "welch", ...tTest(diff, se, df, level) });
 }
 
 /**
