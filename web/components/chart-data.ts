@@ -10,6 +10,8 @@ export interface ChartSeries {
   readonly n: number[];
   /** draw points only: spikes and non-finite steps */
   readonly marker?: "spike" | "non-finite";
+  /** the label of the line this one is a part of (one run of a group's mean): drawn thin in its colour */
+  readonly of?: string;
 }
 
 /** A chart's data. */
@@ -143,7 +145,8 @@ export function forPage(chart: ChartData, options: { readonly counts: boolean })
 }
 
 /**
- * The labels of a chart's lines (markers left out: they have colours of their own).
+ * The labels of a chart's lines that have a colour of their own (markers and parts of another
+ * line left out).
  *
  * @example
  * ```ts
@@ -151,5 +154,5 @@ export function forPage(chart: ChartData, options: { readonly counts: boolean })
  * ```
  */
 export function lineLabels(chart: ChartData): string[] {
-  return chart.series.flatMap((s) => (s.marker ? [] : [s.label]));
+  return chart.series.flatMap((s) => (s.marker || s.of !== undefined ? [] : [s.label]));
 }

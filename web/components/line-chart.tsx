@@ -73,12 +73,14 @@ function seriesOptions(
       points: { show: false },
     };
   }
+  // A part of another line (one run of a group) is thin and faint in that line's colour.
+  const [stroke, width] = s.of === undefined ? [color, 1.5] : [`${color}66`, 1];
   return {
     label: s.label,
-    stroke: color,
-    width: 1.5,
+    stroke,
+    width,
     spanGaps: true,
-    points: { show: false, filter: soleValue, size: 7, fill: color, stroke: color },
+    points: { show: false, filter: soleValue, size: 7, fill: stroke, stroke },
   };
 }
 
@@ -116,7 +118,7 @@ function plotOptions(
       ...data.series.map((s) =>
         seriesOptions(
           s,
-          s.marker ? MARKER_COLORS[s.marker] : palette.color(s.label),
+          s.marker ? MARKER_COLORS[s.marker] : palette.color(s.of ?? s.label),
           bars ? { k: barSeries.indexOf(s), n: barSeries.length } : null,
         )
       ),
@@ -129,6 +131,7 @@ function plotOptions(
  * it draws, and redraws whenever `version` changes (live updates mutate `data` in place) or the
  * `view` does. With `categories` the series are bars. Marker series draw points only: spikes as
  * orange dots, non-finite steps as red dots at 0. A line with a single value draws it as a dot.
+ * A part of another line (`of`: one run of a group's mean) is drawn thin in that line's colour.
  * Lines take their colour from `palette` by label (pass the page's palette so that an agent has
  * one colour in every chart; without it the chart colours its own lines).
  *

@@ -1,6 +1,7 @@
 /** The charts of the Run page, shared by the server query and the live updates. */
 export const CHARTS = Object.freeze({
   reward: "reward",
+  accuracy: "accuracy",
   evalAccuracy: "eval-accuracy",
   gradWg: "grad-wg",
   gradAgent: "grad-agent",

@@ -1,6 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import {
-  type AnalysisDb,
+  type Analysis,
   buildReport,
   describeSelection,
   heldRuns,
@@ -22,6 +22,8 @@ import {
 } from "../../analysis/mod.ts";
 import { type ChartData, chartFromRows } from "../components/chart-data.ts";
 import type { DashboardSource } from "../server/dashboard-source.ts";
+import { CHARTS } from "./chart-names.ts";
+import { type RunCharts, runCharts } from "./run-charts.ts";
 
 /** The Compare page's form values, as typed in its URL. */
 export interface CompareQuery extends SelectionFilters {
@@ -37,24 +39,35 @@ export interface CompareData {
   /** the selection in words: "status completed, kind training, not hidden" */
   readonly selection: string;
   readonly report: Report;
-  /** rollout reward per step, mean over each group's runs */
-  readonly rewardCurves: ChartData;
-  /** eval avg@k per evaluated step, mean over each group's runs and benchmarks of one k */
-  readonly evalCurves: ChartData;
+  /**
+   * The curves overlaid, each a line per group (the mean over its runs) with a thin line per run
+   * (its seed) in the group's colour: rollout reward; eval avg@k (a run's mean over its
+   * benchmarks of one k); gradient norm per worker group and per agent; Lemma 4.2 multiplier
+   * per agent. A run's line is the one its Run page draws.
+   */
+  readonly curves: readonly ChartData[];
+}
+
+/** One run's value of one line (a worker group, an agent; "" for the run's only line) at x. */
+interface RunPoint {
+  readonly run: string;
+  readonly x: number;
+  readonly line: string;
+  readonly value: number;
 }
 
 /**
- * The report of the given runs grouped by a config key, plus curves per group to overlay.
+ * The report of the given runs grouped by a config key, plus curves per group and run to overlay.
  * Throws the analysis errors (UnknownRunError, ReportError) for the page to show.
  *
  * @example
  * ```ts
- * const c = await compareRuns(db, ["r1", "r2"], { groupBy: "estimator", baseline: "grpo" });
+ * const c = await compareRuns(analysis, ["r1", "r2"], { groupBy: "estimator", baseline: "grpo" });
  * c.report.vsBaseline[0].welch?.p;
  * ```
  */
 export async function compareRuns(
-  db: Kysely<AnalysisDb>,
+  { db, conn }: Pick<Analysis, "db" | "conn">,
   runArgs: readonly string[],
   options: {
     readonly groupBy: string;
@@ -65,58 +78,85 @@ export async function compareRuns(
   const runs = await resolveRuns(db, runArgs);
   const report = buildReport(await loadRunSummaries(db, runs), options);
   const groupOf = new Map(report.groups.flatMap((g) => g.runs.map((r) => [r, g.value])));
-  const { rows: rewards } = await sql<{ run_id: string; step: number; value: number }>`
-    SELECT run_id, step, avg(total) AS value FROM rewards
-    WHERE run_id IN (SELECT unnest(${runs}::VARCHAR[])) AND phase = 'rollout' AND agent IS NULL
-    GROUP BY run_id, step ORDER BY step`.execute(db);
+  const charts = new Map<string, RunCharts>();
+  for (const run of runs) charts.set(run, await runCharts(conn, run));
+  // Each run's lines of one of its Run page's charts (markers left out), named by `line`.
+  const pointsOf = (chart: string, line: (label: string) => string): RunPoint[] =>
+    runs.flatMap((run) => {
+      const c = charts.get(run)![chart];
+      return c.series.flatMap((s) =>
+        s.marker
+          ? []
+          : s.y.flatMap((value, i) =>
+            value === null ? [] : [{ run, x: c.x[i], line: line(s.label), value }]
+          )
+      );
+    });
   const { rows: evals } = await sql<{ run_id: string; step: number; k: number; value: number }>`
     SELECT run_id, step, k, avg(avg_at_k) AS value FROM eval_summary
     WHERE run_id IN (SELECT unnest(${runs}::VARCHAR[])) GROUP BY run_id, step, k ORDER BY step`
     .execute(db);
   // avg@2 and avg@16 are different measurements: one line per group and k when the runs differ.
   const ks = new Set(evals.map((e) => e.k));
-  const groupOfRow = (r: { run_id: string }) => groupOf.get(r.run_id)!;
-  const evalLine = ks.size > 1
-    ? (r: { run_id: string; k: number }) => `${groupOf.get(r.run_id)} avg@${r.k}`
-    : groupOfRow;
+  const by = options.groupBy;
+  const overlay = (title: string, yLabel: string, points: readonly RunPoint[]) =>
+    groupCurves(`${title} by ${by}`, yLabel, points, groupOf);
   return Object.freeze({
     kind: "compare-data",
     runs,
     selection: describeSelection(options.selection ?? { runs }),
     report,
-    rewardCurves: groupCurves(
-      `Rollout reward by ${options.groupBy}`,
-      "reward",
-      rewards,
-      groupOfRow,
-    ),
-    evalCurves: groupCurves(
-      `Eval avg@${ks.size === 1 ? [...ks][0] : "k"} by ${options.groupBy}`,
-      "avg@k",
-      evals,
-      evalLine,
-    ),
+    curves: [
+      overlay("Rollout reward", "reward", pointsOf(CHARTS.reward, () => "")),
+      overlay(
+        `Eval avg@${ks.size === 1 ? [...ks][0] : "k"}`,
+        "avg@k",
+        evals.map((e) => ({
+          run: e.run_id,
+          x: e.step,
+          line: ks.size > 1 ? `avg@${e.k}` : "",
+          value: e.value,
+        })),
+      ),
+      overlay("Gradient norm per worker group", "gradient norm", pointsOf(CHARTS.gradWg, String)),
+      overlay("Gradient norm per agent", "gradient norm", pointsOf(CHARTS.gradAgent, String)),
+      overlay("Lemma 4.2 multiplier per agent", "multiplier", pointsOf(CHARTS.lemma, String)),
+    ],
   });
 }
 
-function groupCurves<R extends { run_id: string; step: number; value: number }>(
+/**
+ * A chart of run points: per group and line the mean over the group's runs with a value at x,
+ * and each run's own line, labelled "GROUP LINE · RUN" and drawn thin in its group line's colour.
+ */
+function groupCurves(
   title: string,
   yLabel: string,
-  rows: readonly R[],
-  lineOf: (row: R) => string,
+  points: readonly RunPoint[],
+  groupOf: ReadonlyMap<string, string>,
 ): ChartData {
-  const cells = Map.groupBy(rows, (r) => `${r.step}\u0000${lineOf(r)}`);
-  return chartFromRows(
-    title,
+  const lineOf = (p: RunPoint) => [groupOf.get(p.run)!, p.line].filter(Boolean).join(" ");
+  const memberOf = (p: RunPoint) => `${lineOf(p)} · ${p.run}`;
+  const cells = Map.groupBy(points, (p) => `${p.x}\u0000${lineOf(p)}`);
+  const chart = chartFromRows(
+    `${title}: mean over each group's runs, and each run (thin)`,
     "step",
-    [...cells.values()].map((c) => ({
-      x: c[0].step,
-      label: lineOf(c[0]),
-      value: c.reduce((s, r) => s + r.value, 0) / c.length,
-      n: c.length,
-    })),
+    [
+      ...[...cells.values()].map((c) => ({
+        x: c[0].x,
+        label: lineOf(c[0]),
+        value: c.reduce((s, p) => s + p.value, 0) / c.length,
+        n: c.length,
+      })),
+      ...points.map((p) => ({ x: p.x, label: memberOf(p), value: p.value, n: 1 })),
+    ],
     yLabel,
   );
+  const members = new Map(points.map((p) => [memberOf(p), lineOf(p)]));
+  return {
+    ...chart,
+    series: chart.series.map((s) => members.has(s.label) ? { ...s, of: members.get(s.label) } : s),
+  };
 }
 
 /** What the Compare page renders: the comparison, or the error that stopped it. */
@@ -160,7 +200,7 @@ export async function compareSelection(
       if (ids.length === 0) {
         throw new NoRunsSelectedError(describeSelection(selection), await heldRuns(a.conn));
       }
-      return await compareRuns(a.db, ids, { ...query, selection });
+      return await compareRuns(a, ids, { ...query, selection });
     });
     return { data, error: null };
   } catch (err) {

@@ -41,7 +41,7 @@ export function liveMessage(e: StoredEvent<NewEvent>): LiveMessage {
       if (e.data.phase !== "rollout" || e.data.correct === null) break;
       return {
         ...base,
-        updates: [mean(CHARTS.reward, e.data.step, "accuracy", e.data.correct ? 1 : 0)],
+        updates: [mean(CHARTS.accuracy, e.data.step, "accuracy", e.data.correct ? 1 : 0)],
       };
     case "gradient_step.applied": {
       const d = e.data;

@@ -30,7 +30,7 @@ async function columns(
 const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
 /**
- * Per-step series of one run: rollout reward and accuracy; evaluation avg@k and pass@k per
+ * Per-step series of one run: rollout reward and, on a chart of its own, accuracy; evaluation avg@k and pass@k per
  * benchmark at each evaluated step; gradient norms per worker group and
  * per agent (mean over a step's updates of the finite norms) with spikes (the analysis rule over
  * the updates) and non-finite steps as markers; per-agent baseline mean and spread; the mean
@@ -47,10 +47,11 @@ const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
 export async function runCharts(conn: DuckDBConnection, runId: string): Promise<RunCharts> {
   const reward = await columns(
     conn,
-    `SELECT step::INTEGER AS x, 'reward' AS label, avg(total) AS value, count(*)::INTEGER AS n
+    `SELECT 'reward' AS chart, step::INTEGER AS x, 'reward' AS label, avg(total) AS value,
+       count(*)::INTEGER AS n
      FROM rewards WHERE run_id = $1 AND phase = 'rollout' AND agent IS NULL GROUP BY step
      UNION ALL
-     SELECT step::INTEGER, 'accuracy', avg(correct::INT), count(correct)::INTEGER
+     SELECT 'accuracy', step::INTEGER, 'accuracy', avg(correct::INT), count(correct)::INTEGER
      FROM trajectories WHERE run_id = $1 AND phase = 'rollout' GROUP BY step
      ORDER BY x, label`,
     [runId],
@@ -124,23 +125,33 @@ export async function runCharts(conn: DuckDBConnection, runId: string): Promise<
       if (v !== null) offPolicy.add(x, offPolicyLabel(grads.wg[i] as string, what), v as number);
     }
   });
-  const statRows = (chart: string): Row[] =>
-    stats.chart.flatMap((c, i) =>
-      c === chart && stats.value[i] !== null
+  // The rows of one chart of a query that serves several (its `chart` column).
+  const chartRows = (c: Record<string, unknown[]>, chart: string): Row[] =>
+    c.chart.flatMap((name, i) =>
+      name === chart && c.value[i] !== null
         ? [{
-          x: stats.x[i] as number,
-          label: stats.label[i] as string,
-          value: stats.value[i] as number,
-          n: stats.n[i] as number,
+          x: c.x[i] as number,
+          label: c.label[i] as string,
+          value: c.value[i] as number,
+          n: c.n[i] as number,
         }]
         : []
     );
+  const statRows = (chart: string) => chartRows(stats, chart);
   return {
+    // Apart, not on one axis: with rewards.weights {accuracy: 1} the trajectory reward is the
+    // accuracy itself, and one line would hide the other.
     [CHARTS.reward]: chartFromRows(
-      "Rollout reward and accuracy",
+      "Rollout reward (mean trajectory reward; invalid-action penalties are per turn)",
       "step",
-      rows(reward),
-      "reward, accuracy",
+      chartRows(reward, "reward"),
+      "reward",
+    ),
+    [CHARTS.accuracy]: chartFromRows(
+      "Rollout accuracy (share of trajectories with a correct final answer)",
+      "step",
+      chartRows(reward, "accuracy"),
+      "accuracy",
     ),
     [CHARTS.evalAccuracy]: chartFromRows(
       "Evaluation accuracy per benchmark (avg@k, pass@k)",

@@ -21,6 +21,7 @@ export interface RunLiveProps {
 /** The charts in page order, each with what its place says while it has no point yet. */
 const ORDER: readonly (readonly [string, string])[] = [
   [CHARTS.reward, "no rollouts yet"],
+  [CHARTS.accuracy, "no graded rollouts yet"],
   [CHARTS.evalAccuracy, "no evaluation yet"],
   [CHARTS.gradWg, "no gradient steps yet"],
   [CHARTS.gradAgent, "no gradient steps yet"],
@@ -48,6 +49,19 @@ function markSpike(chart: ChartData, u: ChartUpdate): void {
     mode: "set",
     marker: "spike",
   });
+}
+
+/**
+ * Whether the reward chart's line is the accuracy chart's, point for point, as it is when the
+ * trajectory reward is the accuracy alone (rewards.weights {accuracy: 1}, MADA-RL): the page says
+ * so rather than leave two identical charts to puzzle over.
+ */
+function rewardIsAccuracy(reward: ChartData | undefined, accuracy: ChartData | undefined) {
+  const [r, a] = [reward?.series[0], accuracy?.series[0]];
+  if (!reward || !accuracy || !r || !a || reward.x.length !== accuracy.x.length) return false;
+  return reward.x.every((x, i) =>
+    x === accuracy.x[i] && r.y[i] !== null && a.y[i] !== null && Math.abs(r.y[i]! - a.y[i]!) < 1e-9
+  );
 }
 
 /**
@@ -113,6 +127,13 @@ export function RunLive(props: RunLiveProps) {
           </span>
         )}
       </p>
+      {rewardIsAccuracy(props.charts[CHARTS.reward], props.charts[CHARTS.accuracy]) && (
+        <p class="muted chart-note" data-note="reward-is-accuracy">
+          Rollout reward and accuracy are equal at every step so far, as they are when a
+          trajectory's reward is its final answer's correctness alone (rewards.weights accuracy 1).
+          Invalid-action penalties lower single turns' rewards: see the trajectories below.
+        </p>
+      )}
       {shown.length > 0 && <ChartGrid charts={shown} version={version} />}
       {empty.length > 0 && (
         <div class="chart-grid empty-charts">

@@ -15,7 +15,7 @@ const pct = (x: number) => formatNumber(100 * x, 3);
  *
  * @example
  * ```tsx
- * <ComparePage query={q} data={await compareRuns(db, q.runs, q)} error={null} />
+ * <ComparePage query={q} data={await compareRuns(analysis, q.runs, q)} error={null} />
  * ```
  */
 export function ComparePage(
@@ -288,7 +288,7 @@ function CompareTables({ data }: { data: CompareData }) {
       <Island
         name="chart-set"
         component={ChartSet}
-        props={{ charts: [data.rewardCurves, data.evalCurves] }}
+        props={{ charts: data.curves }}
       />
     </>
   );
