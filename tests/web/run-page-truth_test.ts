@@ -3,10 +3,15 @@
  * `app.request()`) is what its log records (issue 34 item 6): each turn's own reward beside its
  * trajectory's, not the agent's mean over its turns; and the load/offload timeline over every
  * step of the run, also those without a move (a run that never offloads is loaded once, at
- * step 0, and stays on the device).
+ * step 0, and stays on the device); rollout reward and accuracy each on a chart of its own, as a
+ * page following the run live draws them.
  */
 import assert from "node:assert/strict";
-import { type NewEvent, openStore } from "../../events/mod.ts";
+import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
+import { applyUpdate, type ChartData } from "../../web/components/chart-data.ts";
+import { fromWire } from "../../web/components/wire-json.ts";
+import { liveMessage } from "../../web/data/live-updates.ts";
+import type { RunCharts } from "../../web/data/run-charts.ts";
 import { runCli } from "../support/run-cli.ts";
 import { dashboardAppOver } from "./fixtures/dashboard-store.ts";
 
@@ -30,10 +35,10 @@ const get = async (url: string) => {
   return await res.text();
 };
 
-async function logged(runId: string): Promise<NewEvent[]> {
+async function logged(runId: string): Promise<StoredEvent<NewEvent>[]> {
   await using store = await openStore(path, { readOnly: true });
-  const out: NewEvent[] = [];
-  for await (const e of store.readStream(runId)) out.push(e as NewEvent);
+  const out: StoredEvent<NewEvent>[] = [];
+  for await (const e of store.readStream(runId)) out.push(e as StoredEvent<NewEvent>);
   return out;
 }
 
@@ -157,4 +162,24 @@ Deno.test("load/offload timeline: every step of a run, also those without a move
     offloading.titles[3],
     /^step 3 solver: loaded 2×, offloaded 2×; on cpu \(\d+ bytes\)/,
   );
+});
+
+Deno.test("run charts: reward and accuracy apart, followed live as a fresh load draws them", async () => {
+  const res = await dash.app.request("/api/runs/resident/charts");
+  const { charts } = fromWire<{ charts: RunCharts }>(await res.text());
+  const events = await logged("resident");
+  for (const [name, label] of [["reward", "reward"], ["accuracy", "accuracy"]]) {
+    const loaded = charts[name];
+    assert.deepEqual(loaded.series.map((s) => s.label), [label], name);
+    assert.deepEqual(loaded.x, [0, 1, 2, 3, 4], name);
+    const live: ChartData = { ...loaded, x: [], series: [] };
+    for (const e of events) {
+      for (const u of liveMessage(e).updates) if (u.chart === name) applyUpdate(live, u);
+    }
+    assert.deepEqual(live.x, loaded.x, name);
+    assert.deepEqual(live.series.map((s) => s.label), [label], name);
+    live.series[0].y.forEach((v, i) =>
+      assert.ok(Math.abs(v! - loaded.series[0].y[i]!) < 1e-12, `${name} at ${i}`)
+    );
+  }
 });
