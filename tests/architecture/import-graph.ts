@@ -5,7 +5,6 @@
  * - a folder imports only from the layers beneath it (`LAYERS`);
  * - an import into another top-level folder goes through a `mod.ts` (that folder's own, or one of
  *   its sub-folders'): everything else is that folder's private business;
- * - a file named `_name.ts` is private to its own folder (Deno std's convention);
  * - a file never imports the `mod.ts` of a folder it lives in: that barrel re-exports the file's
  *   neighbours, so the import closes a circle through it (`ownBarrelImports`);
  * - the sub-folders of one folder do not import each other in a circle (`subFolderCycles`).
@@ -25,7 +24,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = Object.freeze
   engine: ["events", "adapters"],
   analysis: ["events"],
   web: ["events", "analysis"],
-  study: ["events", "adapters", "engine", "analysis"],
+  study: ["events", "engine", "analysis"],
 });
 
 /** One relative import: the importing file and the file it names, both repository-relative. */
@@ -36,7 +35,7 @@ export interface ImportEdge {
 
 /** A broken rule, named for the report. */
 export interface Violation extends ImportEdge {
-  readonly rule: "upward" | "private-file" | "not-through-mod";
+  readonly rule: "upward" | "not-through-mod";
 }
 
 const SPECIFIER =
@@ -76,12 +75,9 @@ export function findViolations(edges: readonly ImportEdge[]): Violation[] {
   for (const edge of edges) {
     const source = topFolder(edge.from);
     const target = topFolder(edge.to);
-    const file = edge.to.split("/").at(-1) ?? "";
-    if (file.startsWith("_") && dirname(edge.to) !== dirname(edge.from)) {
-      violations.push({ ...edge, rule: "private-file" });
-    } else if (source !== target && !(LAYERS[source] ?? []).includes(target)) {
+    if (source !== target && !(LAYERS[source] ?? []).includes(target)) {
       violations.push({ ...edge, rule: "upward" });
-    } else if (source !== target && file !== "mod.ts") {
+    } else if (source !== target && basename(edge.to) !== "mod.ts") {
       violations.push({ ...edge, rule: "not-through-mod" });
     }
   }
