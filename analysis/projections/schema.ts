@@ -17,7 +17,7 @@ export interface TableSpec {
 }
 
 /** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 
 const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
   Object.freeze({ name, columns });
@@ -436,7 +436,7 @@ export const VIEWS: readonly (readonly [string, string])[] = Object.freeze([
         p.last_step, p.steps,
         -- Finished steps: all of a completed run; else those before the step it stopped in
         -- (run.failed's step) or, running or gone without a word, before the last one started.
-        CASE WHEN a.last.status = 'completed' THEN p.steps
+        CASE WHEN a.last.status = 'completed' THEN coalesce(p.steps, p.last_step + 1, 0)
              ELSE coalesce(a.last.failed_step, p.last_step, 0) END AS steps_done,
         s.code_version, s.config_hash, s.execution_provider, s.position AS started_position,
         to_timestamp(s.recorded_at_ms / 1000.0) AS started_at,
