@@ -1,8 +1,9 @@
 /**
  * Reward assignment for one prompt group: grade every trajectory, weigh its reward components,
- * and give each action its reward (the trajectory's, minus the Dr. MAS invalid-action penalty; in
- * a debate each answer's own, with the MADA-RL critic's counterfactual baseline). The estimator
- * then sees the step's groups together (`estimateStep` in engine/advantages).
+ * and give each action its reward (the trajectory's, minus the Dr. MAS invalid-action penalty, or
+ * its role's reward hook's where a custom workflow declares one; in a debate each answer's own,
+ * with the MADA-RL critic's counterfactual baseline). The estimator then sees the step's groups
+ * together (`estimateStep` in engine/advantages).
  */
 import type { ActionRef, GroupTrajectory, RewardScheme } from "../advantages/mod.ts";
 import {
@@ -14,7 +15,7 @@ import {
   weightedReward,
 } from "../rewards/mod.ts";
 import { exactMatch, gradeAnswer } from "../tasks/mod.ts";
-import type { Episode, EpisodeTurn } from "../workflows/mod.ts";
+import type { Episode, EpisodeTurn, RoleReward, RoleRewardInput } from "../workflows/mod.ts";
 
 /** The token count of a turn, which rewards need (length reward, placement, batch whitening). */
 export interface TurnTokens {
@@ -27,6 +28,16 @@ export interface RewardSettings {
   readonly scheme: RewardScheme;
   readonly weights: Readonly<Partial<Record<"accuracy" | "length" | "format", number>>>;
   readonly invalidActionPenalty: number;
+  /**
+   * The workflow's reward hooks by role (`Workflow.rewards`): under the trajectory scheme a
+   * hooked role's turns get the hook's reward instead of the trajectory's.
+   */
+  readonly roleRewards?: Readonly<Record<string, RoleReward>>;
+}
+
+/** A role's reward hook gave something other than a finite number. */
+export class RoleRewardError extends Error {
+  override name = "RoleRewardError";
 }
 
 /** One trajectory's grade and reward. */
@@ -90,13 +101,23 @@ export function rewardGroup<E extends TurnTokens>(
       format: episode.turns.filter((t) => t.valid).length / Math.max(1, episode.turns.length),
     };
     const total = weightedReward(components, settings.weights as Record<string, number>);
-    const actions = episode.turns.map((t): ActionRef => ({
-      agent: t.agent,
-      turn: t.turn,
-      role: t.role,
-      tokens: turnTokens(t),
-      reward: actionReward(total, t.valid, settings.invalidActionPenalty),
-    }));
+    const actions = episode.turns.map((t): ActionRef => {
+      const hook = settings.roleRewards?.[t.role];
+      return {
+        agent: t.agent,
+        turn: t.turn,
+        role: t.role,
+        tokens: turnTokens(t),
+        reward: hook
+          ? hookedReward(hook, {
+            turn: t,
+            episode,
+            correct: correct[sample],
+            trajectoryReward: total,
+          })
+          : actionReward(total, t.valid, settings.invalidActionPenalty),
+      };
+    });
     trajectories.push({
       sample,
       correct: correct[sample],
@@ -107,6 +128,18 @@ export function rewardGroup<E extends TurnTokens>(
     group.push({ sample, reward: total, actions });
   });
   return { trajectories, group };
+}
+
+function hookedReward(hook: RoleReward, input: RoleRewardInput): number {
+  const reward = hook(input);
+  if (typeof reward !== "number" || !Number.isFinite(reward)) {
+    const { role, agent, turn } = input.turn;
+    throw new RoleRewardError(
+      `the reward hook of role ${role} gave ${String(reward)} for agent ${agent}'s turn ${turn}; ` +
+        "a reward hook must return a finite number",
+    );
+  }
+  return reward;
 }
 
 function meanByAgent(rewards: readonly { agent: string; reward: number }[]) {

@@ -253,6 +253,7 @@ export async function runTraining(
       const scored = rollouts.map(({ question, episodes }) =>
         rewardGroup(question.answer, episodes, {
           scheme: estimatorEntry(config.estimator.kind).rewards,
+          roleRewards: workflow.rewards,
           weights: config.rewards.weights,
           invalidActionPenalty: config.rewards.invalid_action_penalty,
         })

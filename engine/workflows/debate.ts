@@ -24,6 +24,8 @@ export function debateWorkflow(
   return Object.freeze({
     kind: "debate",
     roles: { generator: configured.generators, critic: configured.critics },
+    // Every debater's prompt is rendered from the same two; {answers} is empty in round 0.
+    placeholders: { generator: ["question", "answers"], critic: ["question", "answers"] },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       let previous: EpisodeTurn<Extra>[] = [];

@@ -2,7 +2,8 @@
  * Workflows (Dr. MAS "orchestras"): refine (solver + verifier), search (verifier + searcher +
  * answerer) and debate (MADA-RL generators + critics), built from an experiment config, and
  * everything a custom workflow module needs: the turn helper, the action parsers, prompt
- * templates and the types (examples/planner-executors.ts is one such module).
+ * templates and the types, reward hooks included (examples/planner-executors.ts is one such
+ * module).
  *
  * @example
  * ```ts
@@ -14,7 +15,9 @@
 import { ConfigError, type ExperimentConfig } from "../config/mod.ts";
 import { loadWorkflowFactory, WorkflowConfigError } from "./custom-module.ts";
 import { debateWorkflow } from "./debate.ts";
+import { checkPlaceholderDeclaration, placeholderIssues } from "./placeholders.ts";
 import { refineWorkflow } from "./refine.ts";
+import { checkRoleRewardDeclaration } from "./role-rewards.ts";
 import { checkRoleDeclaration, roleIssues } from "./roles.ts";
 import { type Retriever, searchWorkflow } from "./search.ts";
 import type { Workflow, WorkflowAgent } from "./types.ts";
@@ -29,14 +32,17 @@ export {
   workflowModuleSource,
 } from "./custom-module.ts";
 export { majorityAnswer } from "./debate.ts";
+export { checkPlaceholderDeclaration, placeholderIssues } from "./placeholders.ts";
+export { checkRoleRewardDeclaration } from "./role-rewards.ts";
 export { checkRoleDeclaration, RoleDeclarationError, roleIssues } from "./roles.ts";
-export { PromptTemplateError, renderPrompt } from "./template.ts";
+export { PromptTemplateError, renderPrompt, templatePlaceholders } from "./template.ts";
 export { type ReadAction, readAnswer, takeTurn } from "./turn.ts";
 export { debateWorkflow, refineWorkflow, type Retriever, searchWorkflow };
 
 /**
- * Builds the configured workflow and checks the config's agents against the roles it declares
- * (a ConfigError listing every mismatch); `search` needs a retriever over the task's documents.
+ * Builds the configured workflow and checks what it declares: the config's agents against its
+ * roles, their prompt templates against its placeholders (a ConfigError listing every mismatch),
+ * and its reward hooks; `search` needs a retriever over the task's documents.
  */
 export async function buildWorkflow(
   config: Pick<ExperimentConfig, "workflow" | "agents">,
@@ -52,7 +58,9 @@ export async function buildWorkflow(
     ? `workflow.module ${config.workflow.module}`
     : `the ${workflow.kind} workflow`;
   checkRoleDeclaration(workflow.roles, origin);
-  const issues = roleIssues(workflow, agents);
+  checkPlaceholderDeclaration(workflow.placeholders, workflow.roles, origin);
+  checkRoleRewardDeclaration(workflow.rewards, workflow.roles, origin);
+  const issues = [...roleIssues(workflow, agents), ...placeholderIssues(workflow, agents)];
   if (issues.length > 0) throw new ConfigError(origin, issues);
   return workflow;
 }

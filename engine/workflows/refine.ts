@@ -18,6 +18,10 @@ export function refineWorkflow(
   return Object.freeze({
     kind: "refine",
     roles: { solver: 1, verifier: 1 },
+    placeholders: {
+      solver: ["question", "previous", "feedback", "revision"],
+      verifier: ["question", "solution"],
+    },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       let solution = "";

@@ -22,6 +22,11 @@ export function searchWorkflow(
   return Object.freeze({
     kind: "search",
     roles: { verifier: 1, searcher: 1, answerer: 1 },
+    placeholders: {
+      verifier: ["question", "evidence"],
+      searcher: ["question", "evidence"],
+      answerer: ["question", "evidence"],
+    },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       const evidence: string[] = [];

@@ -5,6 +5,12 @@ export class PromptTemplateError extends Error {
   override name = "PromptTemplateError";
 }
 
+/** The template grammar: a literal brace, or a placeholder (`name` in group 1). */
+const TEMPLATE_TOKEN = /\{\{|\}\}|\{([a-z_]+)\}/g;
+
+/** A placeholder's name as the template grammar reads it. */
+export const PLACEHOLDER_NAME = /^[a-z_]+$/;
+
 /**
  * Renders a prompt template.
  *
@@ -14,7 +20,7 @@ export class PromptTemplateError extends Error {
  * ```
  */
 export function renderPrompt(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{|\}\}|\{([a-z_]+)\}/g, (match, name: string | undefined) => {
+  return template.replace(TEMPLATE_TOKEN, (match, name: string | undefined) => {
     if (match === "{{") return "{";
     if (match === "}}") return "}";
     const value = values[name!];
@@ -26,4 +32,18 @@ export function renderPrompt(template: string, values: Readonly<Record<string, s
     }
     return value;
   });
+}
+
+/**
+ * The placeholders a template uses, each once, in order of first use (what renderPrompt would
+ * ask its values for).
+ *
+ * @example
+ * ```ts
+ * templatePlaceholders("{question} {{x}} {plan} {question}"); // ["question", "plan"]
+ * ```
+ */
+export function templatePlaceholders(template: string): string[] {
+  const names = [...template.matchAll(TEMPLATE_TOKEN)].flatMap((m) => m[1] ?? []);
+  return [...new Set(names)];
 }

@@ -85,6 +85,7 @@ export interface Episode<Extra = unknown> {
  * const solo = (solver: WorkflowAgent): Workflow => ({
  *   kind: "solo",
  *   roles: { solver: 1 },
+ *   placeholders: { solver: [] }, // its prompt is the bare problem, no template filled
  *   async run(question, speak) {
  *     const turns = [];
  *     const read = readAnswer(parseAnswerText);
@@ -102,5 +103,38 @@ export interface Workflow {
    * agents against it before a run starts.
    */
   readonly roles: Readonly<Record<string, number>>;
+  /**
+   * The placeholders each role's prompt templates may use: the names the workflow fills when it
+   * renders that role's prompts. buildWorkflow checks every agent's template against its role's
+   * before a run starts, so a misspelt `{solutoin}` never reaches a rollout.
+   */
+  readonly placeholders: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Optional reward hooks by role: each gives the reward of one of that role's turns, in place
+   * of the trajectory reward scheme's (the trajectory's reward, less the invalid-action
+   * penalty). Roles without a hook keep the scheme's.
+   */
+  readonly rewards?: Readonly<Record<string, RoleReward>>;
   run<Extra>(question: Question, speak: Speak<Extra>): Promise<Episode<Extra>>;
 }
+
+/** What a role's reward hook is given: one of the role's turns and the trajectory it is part of. */
+export interface RoleRewardInput {
+  readonly turn: EpisodeTurn;
+  readonly episode: Episode;
+  /** Whether the episode's final answer is equivalent to the gold answer. */
+  readonly correct: boolean;
+  /** The trajectory's reward under `rewards.weights`: what the turn earns without a hook. */
+  readonly trajectoryReward: number;
+}
+
+/**
+ * A role's reward for one of its turns: a finite number, a pure function of its input (replay
+ * recomputes it).
+ *
+ * @example
+ * ```ts
+ * const planner: RoleReward = ({ turn, trajectoryReward }) => turn.valid ? trajectoryReward : 0;
+ * ```
+ */
+export type RoleReward = (input: RoleRewardInput) => number;

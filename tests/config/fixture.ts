@@ -8,7 +8,7 @@ export function minimalConfig(): Record<string, unknown> {
     workflow: { kind: "refine" },
     agents: [
       { id: "solver", role: "solver", prompt: "Solve {question}", model: "embedded" },
-      { id: "verifier", role: "verifier", prompt: "Check {history}", model: "embedded" },
+      { id: "verifier", role: "verifier", prompt: "Check {solution}", model: "embedded" },
     ],
   };
 }

@@ -4,8 +4,13 @@
  * passes. The team's answer is the last executor answer given. Configs name this file in
  * `workflow.module` (see planner-executors.json beside it and the README's "A custom workflow").
  *
- * Prompt placeholders: the planner gets {question}; executors get {question}, {plan} and
- * {previous} (the other executors' last outputs, empty on the first turn).
+ * Prompt placeholders (declared, so the engine checks the config's templates before a run): the
+ * planner gets {question}; executors get {question}, {plan} and {previous} (the other executors'
+ * last outputs, empty on the first turn).
+ *
+ * Rewards: the executors earn the trajectory's reward (the default); the planner's reward hook
+ * gives it the trajectory's reward only for a plan it wrote in the `plan:` format, and 0 for one
+ * the executors had to read as plain text.
  *
  * @example
  * ```json
@@ -18,6 +23,7 @@ import {
   type Question,
   readAnswer,
   renderPrompt,
+  type RoleReward,
   type Speak,
   takeTurn,
   type Workflow,
@@ -31,6 +37,10 @@ export function parsePlan(text: string): string | null {
   const plan = at < 0 ? "" : text.slice(at + "plan:".length).trim();
   return plan.length > 0 ? plan : null;
 }
+
+/** A plan earns its trajectory's reward only when it was written in the `plan:` format. */
+export const plannerReward: RoleReward = ({ turn, trajectoryReward }) =>
+  turn.valid ? trajectoryReward : 0;
 
 /** `params.rounds`: an integer 1..4, default 1; anything else is a config mistake. */
 function roundsParam(params: Readonly<Record<string, unknown>>): number {
@@ -71,6 +81,8 @@ export default function plannerExecutors(
   return Object.freeze({
     kind: "planner-executors",
     roles: { planner: 1, executor: 2 },
+    placeholders: { planner: ["question"], executor: ["question", "plan", "previous"] },
+    rewards: { planner: plannerReward },
     async run<Extra>(question: Question, speak: Speak<Extra>) {
       const turns: EpisodeTurn<Extra>[] = [];
       const planned = await takeTurn(
