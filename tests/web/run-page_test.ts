@@ -54,6 +54,8 @@ Deno.test("run page: every run of a mixed store renders with the runs view's sta
     assert.equal(shown, await viewStatus(runId), runId);
     assert.match(body, /<h2 id="trajectories">Trajectories<\/h2>/);
   }
+  const { body } = await get(`/runs/${MIXED_RUNS.completed}`);
+  assert.match(body, /<span data-steps="2">2 of 2 steps done<\/span>/);
 });
 
 Deno.test("run page: a run in its first step shows its rollouts and empty states", async () => {
@@ -66,6 +68,8 @@ Deno.test("run page: a run in its first step shows its rollouts and empty states
   }
   assert.match(body, /data-chart="eval-accuracy" data-empty[^>]*>.*?no evaluation yet/s);
   assert.match(body, /No evaluation yet\./);
+  // Step 0 is under way, not done (the page once said "1 step").
+  assert.match(body, /<span data-steps="0">0 steps done<\/span>/);
   // Its rollouts are there: 2 prompts x 2 samples of step 0, each with a solver and a critic turn.
   assert.deepEqual(trajectoriesShown(body), [
     "rollout-s0-p0-k0",

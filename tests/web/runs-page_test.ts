@@ -10,7 +10,7 @@ import { fromWire } from "../../web/components/wire-json.ts";
 import type { RunsSnapshot } from "../../web/islands/runs-table.tsx";
 import { runCli } from "../support/run-cli.ts";
 import { dashboardAppOver } from "./fixtures/dashboard-store.ts";
-import { fillMixedStore, MIXED_RUNS } from "./fixtures/mixed-store.ts";
+import { fillMixedStore, MIXED_FAILURE, MIXED_RUNS } from "./fixtures/mixed-store.ts";
 
 /** A copy of the mixed store that a test may append to (the shared one must stay as made). */
 async function mixedCopy(): Promise<{ dir: string; path: string }> {
@@ -54,6 +54,16 @@ Deno.test({
       // Written by a test fixture, not a trainer: no lease, so nothing says it died.
       firstStep: "running",
     });
+    // Finished steps of the steps asked for (null where a synthetic config names none): a step
+    // under way is not done, so a run killed in step s has s done; a failed one, those before
+    // the step run.failed names.
+    const steps = (id: string) => [byId.get(id)!.stepsDone, byId.get(id)!.steps];
+    assert.deepEqual(steps(MIXED_RUNS.completed), [2, 2]);
+    assert.deepEqual(steps(MIXED_RUNS.resumed), [8, 8]);
+    assert.deepEqual(steps(MIXED_RUNS.failed), [MIXED_FAILURE.step, null]);
+    assert.deepEqual(steps(MIXED_RUNS.firstStep), [0, null]);
+    const dead = byId.get(MIXED_RUNS.dead)!;
+    assert.deepEqual([dead.stepsDone, dead.steps], [dead.lastStep, 1000]);
     assert.equal(byId.get(MIXED_RUNS.resumed)!.attempts, 2);
     assert.equal(byId.get(MIXED_RUNS.completed)!.attempts, 1);
     assert.deepEqual(byId.get(MIXED_RUNS.completed)!.tags, ["baseline", "paper-1"]);
@@ -76,6 +86,7 @@ Deno.test({
     assert.match(html, /title="attempts: the first and each resume">×2</);
     assert.match(html, /class="tag"[^>]*>baseline<\/button>/);
     assert.match(html, /<th class="sortable">duration<\/th>/);
+    assert.match(html, /<td class="num" data-steps-done="2">2 of 2<\/td>/);
   },
 });
 

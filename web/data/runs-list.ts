@@ -11,8 +11,12 @@ export interface RunRow {
   readonly agents: string | null;
   readonly models: string | null;
   readonly seed: number | null;
-  /** steps started (last step + 1) */
-  readonly steps: number;
+  /** finished steps (a running run's step under way is not one) */
+  readonly stepsDone: number;
+  /** the steps the run was asked for (config `steps`); null where its config has none */
+  readonly steps: number | null;
+  /** the last step started, numbered from 0; null before the first */
+  readonly lastStep: number | null;
   /** mean over benchmarks at the latest evaluated step; null before the first evaluation */
   readonly avgAtK: number | null;
   readonly passAtK: number | null;
@@ -51,6 +55,8 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
     models: string | null;
     seed: number | null;
     last_step: number | null;
+    steps: number | null;
+    steps_done: number;
     avg_at_k: number | null;
     pass_at_k: number | null;
     k: number | null;
@@ -72,6 +78,7 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
       WHERE ${runFilter} GROUP BY run_id
     )
     SELECT r.run_id, r.status, r.workflow, r.estimator, a.agents, r.models, r.seed, r.last_step,
+      r.steps, r.steps_done,
       l.avg_at_k, l.pass_at_k, l.k,
       strftime(r.started_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS started_at,
       strftime(r.ended_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS ended_at,
@@ -89,7 +96,9 @@ export async function listRuns(db: Kysely<AnalysisDb>, only?: string): Promise<R
       agents: r.agents,
       models: r.models,
       seed: r.seed,
-      steps: r.last_step === null ? 0 : r.last_step + 1,
+      stepsDone: r.steps_done,
+      steps: r.steps,
+      lastStep: r.last_step,
       avgAtK: r.avg_at_k,
       passAtK: r.pass_at_k,
       k: r.k,

@@ -14,7 +14,10 @@ export interface RunLiveProps {
   /** last log position the rendered charts include; the live feed starts after it */
   readonly position: number;
   readonly status: string;
-  readonly steps: number;
+  /** finished steps when the page was drawn */
+  readonly stepsDone: number;
+  /** the steps the run was asked for; null where its config has none */
+  readonly steps: number | null;
   readonly charts: RunCharts;
 }
 
@@ -70,12 +73,12 @@ function rewardIsAccuracy(reward: ChartData | undefined, accuracy: ChartData | u
  *
  * @example
  * ```tsx
- * <Island name="run-live" component={RunLive} props={{ runId, position, status, steps, charts }} />
+ * <Island name="run-live" component={RunLive} props={{ runId, position, status, stepsDone, steps, charts }} />
  * ```
  */
 export function RunLive(props: RunLiveProps) {
   const [status, setStatus] = useState(props.status);
-  const [steps, setSteps] = useState(props.steps);
+  const [stepsDone, setStepsDone] = useState(props.stepsDone);
   const [version, setVersion] = useState(0);
   const [received, setReceived] = useState(0);
   useEffect(() => {
@@ -93,8 +96,10 @@ export function RunLive(props: RunLiveProps) {
           markSpike(chart, u);
         }
       }
-      if (m.step !== undefined) setSteps((s) => Math.max(s, m.step! + 1));
+      // A step that starts ends the one before it; the run's end, its last.
+      if (m.step !== undefined) setStepsDone((s) => Math.max(s, m.step!));
       if (m.status) {
+        if (m.status === "completed") setStepsDone((s) => props.steps ?? s + 1);
         setStatus(m.status);
         source.close();
       }
@@ -120,7 +125,12 @@ export function RunLive(props: RunLiveProps) {
     <div class="run-live">
       <p class="live-line">
         <span class={`status ${status}`} data-status={status}>{status}</span>{" "}
-        {training && <span data-steps={steps}>{steps} {steps === 1 ? "step" : "steps"}</span>}
+        {training && (
+          <span data-steps={stepsDone}>
+            {props.steps === null ? stepsDone : `${stepsDone} of ${props.steps}`}{" "}
+            {props.steps === 1 || (props.steps === null && stepsDone === 1) ? "step" : "steps"} done
+          </span>
+        )}
         {props.status === "running" && (
           <span class="muted live-count" data-live-events={received}>
             · live: {received} events received

@@ -15,7 +15,7 @@ const COLUMNS: readonly { key: SortKey; title: string }[] = [
   { key: "agents", title: "agents" },
   { key: "models", title: "models" },
   { key: "seed", title: "seed" },
-  { key: "steps", title: "steps" },
+  { key: "stepsDone", title: "steps done" },
   { key: "avgAtK", title: "avg@k" },
   { key: "passAtK", title: "pass@k" },
   { key: "startedAt", title: "started (UTC)" },
@@ -230,7 +230,9 @@ export function RunsTable(
               <td>{r.agents ?? "—"}</td>
               <td>{r.models ?? "—"}</td>
               <td class="num">{r.seed ?? "—"}</td>
-              <td class="num">{r.steps}</td>
+              <td class="num" data-steps-done={r.stepsDone}>
+                {r.steps === null ? r.stepsDone : `${r.stepsDone} of ${r.steps}`}
+              </td>
               <td class="num" title={r.k ? `avg@${r.k}` : ""}>{formatNumber(r.avgAtK)}</td>
               <td class="num" title={r.k ? `pass@${r.k}` : ""}>{formatNumber(r.passAtK)}</td>
               <td>{r.startedAt ?? "—"}</td>

@@ -82,7 +82,7 @@ export function RunStateNotice({ run, facts }: { run: RunRow; facts: RunFacts })
     const stopped = facts.interruption?.failedStep ?? null;
     const how = stopped === null
       ? "the process writing this run stopped without ending it" +
-        (run.steps > 0 ? `, in step ${run.steps - 1}` : ", before its first step")
+        (run.lastStep === null ? ", before its first step" : `, in step ${run.lastStep}`)
       : "stopped with Ctrl-C" +
         (stopped > 0 ? `, after step ${stopped - 1}` : ", before its first step");
     return (

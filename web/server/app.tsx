@@ -149,7 +149,14 @@ export function createApp({ source, exports, sql, hosts }: DashboardParts): Hono
         <RunPage
           run={run}
           facts={facts}
-          live={{ runId, position, status: run.status, steps: run.steps, charts: shown }}
+          live={{
+            runId,
+            position,
+            status: run.status,
+            stepsDone: run.stepsDone,
+            steps: run.steps,
+            charts: shown,
+          }}
           evals={await runEvals(a.db, runId)}
           placements={await recentPlacements(a.db, runId, TIMELINE_STEPS)}
           trajectories={trajectories}
