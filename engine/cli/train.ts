@@ -43,7 +43,7 @@ import {
 } from "../config/mod.ts";
 import { trainProgress } from "../trainer/train-progress.ts";
 import { runTraining, TrainingInterrupted, type TrainResult } from "../trainer/train-loop.ts";
-import { WorkflowConfigError } from "../workflows/mod.ts";
+import { buildWorkflow, WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
 import { latestRunId, readRunLog } from "../trainer/run-log.ts";
 import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
@@ -275,9 +275,10 @@ await runCommand(cli.usage, async () => {
 /**
  * What a run reads from the user's files, checked before the store is opened, so that a refused
  * run creates no store, records nothing and prints no run id: every agent's model files, the
- * tasks and benchmark files (read as the run will read them again), and that each model fits
- * the run (model-fit.ts). A problem is a UsageError naming the file or key to fix. Returns the
- * tasks read, for `--dry-run`'s summary.
+ * tasks and benchmark files (read as the run will read them again), that each model fits the run
+ * (model-fit.ts), and the workflow built as the run will build it (a custom module that loads, its
+ * roles for the agents, every prompt placeholder one it fills). A problem is a UsageError naming
+ * the file or key to fix. Returns the tasks read, for `--dry-run`'s summary.
  */
 async function checkRunInputs(
   config: NormalizedConfig,
@@ -287,8 +288,12 @@ async function checkRunInputs(
     await checkModelFiles(config.agents, given);
     const tasks = await taskSource(config);
     await checkModelFit(config, tasks, { given });
+    await buildWorkflow(config, tasks.retriever);
     return tasks;
   } catch (err) {
+    if (err instanceof ConfigError || err instanceof WorkflowConfigError) {
+      throw new UsageError(err.message);
+    }
     if (err instanceof BenchmarkFileError) {
       throw new UsageError(`a problems file of the config: ${err.message}`);
     }

@@ -141,3 +141,24 @@ Deno.test("train --config with a misspelt placeholder: exit 2, the template name
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a misspelt placeholder is refused before any store exists, and by --dry-run", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "polyrl-placeholders-" });
+  try {
+    const raw = JSON.parse(await Deno.readTextFile(EXAMPLE_CONFIG));
+    raw.workflow.module = EXAMPLE;
+    raw.agents[2].prompt = "{question} {pervious}";
+    const config = join(dir, "misspelt.json");
+    await Deno.writeTextFile(config, JSON.stringify(raw));
+    const store = join(dir, "new.sqlite");
+    for (const extra of [[], ["--dry-run"]]) {
+      const r = await runCli("engine/cli/train.ts", "--config", config, "--store", store, ...extra);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /agents\[2\]\.prompt = "\{pervious\}" is not allowed/);
+      // The workflow is checked with the other inputs, before the store is opened.
+      assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["misspelt.json"]);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
