@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { experimentConfigSchema } from "./schema.ts";
+import { PRESET_REFERENCES, PRESET_SUMMARIES, presetNames } from "./presets.ts";
 
 /** The part of JSON Schema that z.toJSONSchema writes for this schema. */
 interface JsonSchema {
@@ -160,6 +161,17 @@ export function configReference(config: z.ZodType = experimentConfigSchema): str
     "| key | type | default | meaning |",
     "| --- | --- | --- | --- |",
     ...table,
+    "",
+    "## Presets",
+    "",
+    '`--preset NAME` or `"extends": "NAME"`. A preset named after a paper follows that paper\'s',
+    "script: engine/config/presets.ts cites the script's line beside each value it takes.",
+    "",
+    "| preset | what it runs | follows |",
+    "| --- | --- | --- |",
+    ...presetNames().map((name) =>
+      `| \`${name}\` | ${cell(PRESET_SUMMARIES[name])} | ${cell(PRESET_REFERENCES[name])} |`
+    ),
     "",
   ].join("\n");
 }

@@ -227,6 +227,25 @@ export const PRESET_SUMMARIES: Readonly<Record<string, string>> = {
     "does not learn: its accuracy and reward charts stay flat",
 };
 
+/**
+ * What each preset follows, line by line where a script exists (the comments above cite the
+ * lines): docs/CONFIG.md's preset table. Sizes (model, group size, batch, steps, tokens) are the
+ * embedded model's everywhere; the reference sets everything else.
+ */
+export const PRESET_REFERENCES: Readonly<Record<string, string>> = {
+  "refine-drmas":
+    "Dr. MAS `examples/drmas_trainer/run_math.sh` and `verl/trainer/ppo/core_algos.py` " +
+    "(langfengQ/DrMAS at 19c632b)",
+  "refine-grpo": "Dr. MAS `examples/grpo_trainer/run_math.sh` (19c632b): `run_math.sh` without " +
+    "`group_by_agent_id`",
+  "refine-drgrpo": "`run_math.sh` with Dr. GRPO's advantage and loss (Liu et al. 2025; TRL's " +
+    '`loss_type="dr_grpo"`, `scale_rewards=False`)',
+  "search-drmas": "Dr. MAS `examples/drmas_trainer/run_search.sh` (19c632b), with veRL's actor " +
+    "defaults where it sets none",
+  "debate-mada": "the MADA-RL paper (Table 6 and Sec. 3; no code published), population sigma",
+  "smoke": "none: `refine-drmas` at the smallest size that runs, for CI",
+};
+
 /** The preset used when neither a file nor a preset is named: the Dr. MAS refine recipe. */
 export const DEFAULT_PRESET = "refine-drmas";
 

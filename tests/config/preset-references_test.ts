@@ -4,7 +4,8 @@
  * verl/trainer/ppo/core_algos.py for torch.std).
  */
 import assert from "node:assert/strict";
-import { parseConfig, presetInput } from "../../engine/config/mod.ts";
+import { parseConfig, presetInput, presetNames } from "../../engine/config/mod.ts";
+import { PRESET_REFERENCES } from "../../engine/config/presets.ts";
 
 const resolved = (name: string) => parseConfig(presetInput(name), name);
 
@@ -32,4 +33,14 @@ Deno.test("search-drmas follows run_search.sh: the code's sigma, penalty 0.01 (l
 
 Deno.test("debate-mada keeps the papers' population sigma (MADA-RL publishes no code)", () => {
   assert.equal(resolved("debate-mada").estimator.sigma, "population");
+});
+
+Deno.test("every preset says what it follows, and docs/CONFIG.md's preset table says it too", async () => {
+  const docs = await Deno.readTextFile(new URL("../../docs/CONFIG.md", import.meta.url));
+  for (const name of presetNames()) {
+    const reference = PRESET_REFERENCES[name];
+    assert.ok(reference && reference.length > 10, `${name} names no reference`);
+    assert.ok(docs.includes(`| \`${name}\` | `) && docs.includes(reference), name);
+  }
+  assert.deepEqual(Object.keys(PRESET_REFERENCES).sort(), presetNames());
 });
