@@ -8,7 +8,8 @@ import {
   VARCHAR,
 } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
-import { type ColumnType, type TableName, TABLES } from "./schema.ts";
+import type { ColumnType } from "./define-table.ts";
+import { type TableName, TABLES } from "./tables.ts";
 
 /** A value that does not fit its column: names the table, column and value. */
 export class ProjectionRowError extends Error {
@@ -131,15 +132,15 @@ export async function appendRows(
 ): Promise<void> {
   for (const [name, rows] of buffers) {
     if (rows.length === 0) continue;
-    const columns = TABLES[name].columns;
-    const types = columns.map(([, t]) => DUCK_TYPES[t]);
+    const columns = TABLES[name].columnList;
+    const types = columns.map(([, c]) => DUCK_TYPES[c.type]);
     const appender = await conn.createAppender(name);
     try {
       for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
         const count = Math.min(CHUNK_ROWS, rows.length - start);
         const chunk = DuckDBDataChunk.create(types, count);
         for (let c = 0; c < columns.length; c++) {
-          const [column, type] = columns[c];
+          const [column, { type }] = columns[c];
           writeColumn(
             duckdb.data_chunk_get_vector(chunk.chunk, c),
             [name, column, type],

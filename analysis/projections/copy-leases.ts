@@ -7,35 +7,18 @@ import {
   type RunLease,
 } from "../../events/mod.ts";
 import { appendRows } from "./append-rows.ts";
+import { rowValues } from "./define-table.ts";
+import { type JudgedLease, TABLES } from "./tables.ts";
 
-/** A `run_leases` row: the lease, its process judged where it runs on this host. */
-type LeaseRow = [
-  runId: string,
-  host: string,
-  pid: number,
-  startedAt: number,
-  heartbeatAt: number,
-  endedAt: number | null,
-  pidAlive: boolean | null,
-];
-
-async function leaseRow(lease: RunLease, host: string): Promise<LeaseRow> {
+async function judged(lease: RunLease, host: string): Promise<JudgedLease> {
   const held = lease.endedAt === null && lease.host === host;
-  return [
-    lease.runId,
-    lease.host,
-    lease.pid,
-    lease.startedAt,
-    lease.heartbeatAt,
-    lease.endedAt,
-    held ? await processExists(lease.pid) : null,
-  ];
+  return { lease, pidAlive: held ? await processExists(lease.pid) : null };
 }
 
-/** The store's leases as `run_leases` rows now, by run id. */
-async function currentRows(store: EventStore<NewEvent>): Promise<LeaseRow[]> {
+/** The store's leases now, each judged on this host. */
+async function currentLeases(store: EventStore<NewEvent>): Promise<JudgedLease[]> {
   const host = Deno.hostname();
-  return await Promise.all((await store.leases()).map((l) => leaseRow(l, host)));
+  return await Promise.all((await store.leases()).map((l) => judged(l, host)));
 }
 
 /**
@@ -52,7 +35,7 @@ export async function copyLeases(
   conn: DuckDBConnection,
   store: EventStore<NewEvent>,
 ): Promise<number> {
-  const rows = await currentRows(store);
+  const rows = (await currentLeases(store)).map((l) => rowValues(TABLES.run_leases, l));
   await conn.run("BEGIN TRANSACTION");
   try {
     await conn.run("DELETE FROM run_leases");
@@ -82,18 +65,20 @@ export async function leasesCurrent(
   store: EventStore<NewEvent>,
 ): Promise<boolean> {
   const copied = new Map(
-    (await conn.runAndReadAll(
-      "SELECT run_id, host, pid, started_at_ms, heartbeat_at_ms, ended_at_ms, pid_alive " +
-        "FROM run_leases",
-    )).getRowsJS().map((
+    (await conn.runAndReadAll("SELECT * FROM run_leases")).getRowObjectsJS().map((
       r,
-    ) => [r[0] as string, r.map((v) => typeof v === "bigint" ? Number(v) : v)]),
+    ) => [r.run_id as string, r]),
   );
-  const now = await currentRows(store);
-  return now.length === copied.size && now.every((row) => {
-    const was = copied.get(row[0]);
+  const now = await currentLeases(store);
+  const { columnList, columns } = TABLES.run_leases;
+  return now.length === copied.size && now.every((lease) => {
+    const was = copied.get(lease.lease.runId);
+    const value = (v: unknown) => typeof v === "bigint" ? Number(v) : v;
     return was !== undefined &&
-      row.every((v, i) => i === 4 || v === was[i]) &&
-      row[4] - (was[4] as number) < LEASE_TIMEOUT_MS / 2;
+      columnList.every(([name, c]) =>
+        name === "heartbeat_at_ms" || c.value(lease) === value(was[name])
+      ) &&
+      columns.heartbeat_at_ms.value(lease) - (value(was.heartbeat_at_ms) as number) <
+        LEASE_TIMEOUT_MS / 2;
   });
 }

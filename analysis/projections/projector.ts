@@ -3,7 +3,9 @@ import type { EventStore, NewEvent } from "../../events/mod.ts";
 import { appendRows } from "./append-rows.ts";
 import { copyLeases } from "./copy-leases.ts";
 import { eventRows } from "./event-rows.ts";
-import { SCHEMA_VERSION, STATE_DDL, tableDdl, type TableName, TABLES, VIEWS } from "./schema.ts";
+import { tableDdl } from "./define-table.ts";
+import { SCHEMA_VERSION, STATE_DDL, VIEWS } from "./schema.ts";
+import { type TableName, TABLES } from "./tables.ts";
 
 const STATE = "analysis";
 

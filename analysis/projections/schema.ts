@@ -1,294 +1,16 @@
 /**
- * The DuckDB read models projected from the event log: base tables (appended to, never updated)
- * and views over them with the stable column names users query. Documented in analysis/TABLES.md;
- * a change here that alters a column bumps SCHEMA_VERSION, which rebuilds existing projections.
- * One table is no projection of the log: `run_leases`, the store's writer leases, copied afresh
- * at every catch-up so that the runs view can tell a running run from an interrupted one.
+ * The DuckDB read models projected from the event log: base tables (declared in tables.ts,
+ * appended to, never updated) and views over them with the stable column names users query.
+ * Documented in analysis/TABLES.md. The schema version is a hash of it all, so any change to a
+ * table's declaration or a view rebuilds existing projections. One table is no projection of the
+ * log: `run_leases`, the store's writer leases, copied afresh at every catch-up so that the runs
+ * view can tell a running run from an interrupted one.
  */
-import { LEASE_TIMEOUT_MS } from "../../events/mod.ts";
+import { LEASE_TIMEOUT_MS, sha256Hex } from "../../events/mod.ts";
+import type { AnyTable } from "./tables.ts";
+import { TABLES } from "./tables.ts";
 
-/** Column types the appender writes. */
-export type ColumnType = "VARCHAR" | "BIGINT" | "DOUBLE" | "BOOLEAN";
-
-/** One base table: ordered columns, as the appender fills them. */
-export interface TableSpec {
-  readonly name: string;
-  readonly columns: readonly (readonly [string, ColumnType])[];
-}
-
-/** Bumped whenever a table or view changes shape; a projection of another version is rebuilt. */
-export const SCHEMA_VERSION = 14;
-
-const table = (name: string, columns: TableSpec["columns"]): TableSpec =>
-  Object.freeze({ name, columns });
-
-/** Base tables, in creation order. Every row carries the run it belongs to. */
-export const TABLES = Object.freeze({
-  run_started: table("run_started", [
-    ["run_id", "VARCHAR"],
-    ["position", "BIGINT"],
-    ["recorded_at_ms", "BIGINT"],
-    ["seed", "BIGINT"],
-    ["config_hash", "VARCHAR"],
-    ["code_version", "VARCHAR"],
-    ["execution_provider", "VARCHAR"],
-    ["config_json", "VARCHAR"],
-    ["runtime_json", "VARCHAR"],
-  ]),
-  // What each run evaluates on, by content (run.started's benchmarks; none in older runs).
-  run_benchmarks: table("run_benchmarks", [
-    ["run_id", "VARCHAR"],
-    ["benchmark", "VARCHAR"],
-    ["problems", "BIGINT"],
-    ["sha256", "VARCHAR"],
-  ]),
-  run_config: table("run_config", [
-    ["run_id", "VARCHAR"],
-    ["key", "VARCHAR"],
-    ["value", "VARCHAR"],
-  ]),
-  agent_roles: table("agent_roles", [
-    ["run_id", "VARCHAR"],
-    ["agent", "VARCHAR"],
-    ["role", "VARCHAR"],
-  ]),
-  run_ended: table("run_ended", [
-    ["run_id", "VARCHAR"],
-    ["position", "BIGINT"],
-    // The end event's version in the run's stream: the next attempt begins at version + 1.
-    ["version", "BIGINT"],
-    ["recorded_at_ms", "BIGINT"],
-    ["status", "VARCHAR"],
-    ["steps", "BIGINT"],
-    ["metrics_json", "VARCHAR"],
-    ["failed_step", "BIGINT"],
-    ["failed_stage", "VARCHAR"],
-    ["error", "VARCHAR"],
-  ]),
-  worker_groups: table("worker_groups", [
-    ["run_id", "VARCHAR"],
-    ["wg", "VARCHAR"],
-    ["agents", "VARCHAR"],
-    ["model", "VARCHAR"],
-    ["source", "VARCHAR"],
-    ["parameter_count", "BIGINT"],
-    ["trainable_parameter_count", "BIGINT"],
-    ["parameter_hash", "VARCHAR"],
-  ]),
-  placements: table("placements", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["wg", "VARCHAR"],
-    ["seq", "BIGINT"],
-    ["action", "VARCHAR"],
-    ["device", "VARCHAR"],
-    ["bytes", "BIGINT"],
-  ]),
-  steps: table("steps", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["group_size", "BIGINT"],
-    ["prompts", "BIGINT"],
-    ["position", "BIGINT"],
-    ["recorded_at_ms", "BIGINT"],
-  ]),
-  step_prompts: table("step_prompts", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["prompt", "BIGINT"],
-    ["problem_id", "VARCHAR"],
-  ]),
-  turn_events: table("turn_events", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["phase", "VARCHAR"],
-    ["trajectory", "VARCHAR"],
-    ["prompt", "BIGINT"],
-    ["sample", "BIGINT"],
-    ["turn", "BIGINT"],
-    ["agent", "VARCHAR"],
-    ["role", "VARCHAR"],
-    ["wg", "VARCHAR"],
-    ["prompt_tokens", "BIGINT"],
-    ["response_tokens", "BIGINT"],
-    ["finish_reason", "VARCHAR"],
-    ["parsed_answer", "VARCHAR"],
-    ["correct", "BOOLEAN"],
-    ["mean_logprob", "DOUBLE"],
-    ["position", "BIGINT"],
-    ["text", "VARCHAR"],
-  ]),
-  trajectories: table("trajectories", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["phase", "VARCHAR"],
-    ["trajectory", "VARCHAR"],
-    ["prompt", "BIGINT"],
-    ["sample", "BIGINT"],
-    ["problem_id", "VARCHAR"],
-    ["turns", "BIGINT"],
-    ["agents", "VARCHAR"],
-    ["final_answer", "VARCHAR"],
-    ["correct", "BOOLEAN"],
-    ["tokens", "BIGINT"],
-    ["termination_reason", "VARCHAR"],
-    // NULL in logs from before trajectory.completed v2, which did not record them.
-    ["question", "VARCHAR"],
-    ["gold", "VARCHAR"],
-  ]),
-  rewards: table("rewards", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["phase", "VARCHAR"],
-    ["trajectory", "VARCHAR"],
-    ["prompt", "BIGINT"],
-    ["sample", "BIGINT"],
-    ["agent", "VARCHAR"],
-    ["total", "DOUBLE"],
-    ["components_json", "VARCHAR"],
-  ]),
-  advantage_groups: table("advantage_groups", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["prompt", "BIGINT"],
-    ["estimator", "VARCHAR"],
-    // What the statistics ranged over: group, batch (the step's whole batch) or role (MADA-RL).
-    ["scope", "VARCHAR"],
-    ["sigma_convention", "VARCHAR"],
-    ["eps", "DOUBLE"],
-    // Batch-scope statistics (n = response tokens of the step's batch), equal on every prompt
-    // group of the step; NULL for other scopes and logs before advantages.computed v3.
-    ["batch_mu", "DOUBLE"],
-    ["batch_sigma", "DOUBLE"],
-    ["batch_n", "BIGINT"],
-  ]),
-  baselines: table("baselines", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["prompt", "BIGINT"],
-    ["agent", "VARCHAR"],
-    ["mu", "DOUBLE"],
-    ["sigma", "DOUBLE"],
-    ["n", "BIGINT"],
-    // Lemma 4.2 multiplier as the engine recorded it (NULL on the global row).
-    ["multiplier", "DOUBLE"],
-  ]),
-  advantage_rows: table("advantage_rows", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["prompt", "BIGINT"],
-    ["trajectory", "VARCHAR"],
-    ["sample", "BIGINT"],
-    ["agent", "VARCHAR"],
-    ["turn", "BIGINT"],
-    ["advantage", "DOUBLE"],
-    // The action's own reward (after penalty) and the value normalized (its reward or its
-    // trajectory's score); NULL in logs before advantages.computed v3.
-    ["reward", "DOUBLE"],
-    ["score", "DOUBLE"],
-  ]),
-  grad_steps: table("grad_steps", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["wg", "VARCHAR"],
-    ["update", "BIGINT"],
-    // update = epoch * mini-batches + mini_batch; 0 and 0 in logs before gradient_step.applied v2.
-    ["epoch", "BIGINT"],
-    ["mini_batch", "BIGINT"],
-    ["agents", "VARCHAR"],
-    ["loss", "DOUBLE"],
-    ["losses_json", "VARCHAR"],
-    ["grad_norm", "DOUBLE"],
-    ["grad_norm_after_clip", "DOUBLE"],
-    ["agent_grad_norms_json", "VARCHAR"],
-    ["clip_fraction", "DOUBLE"],
-    ["kl", "DOUBLE"],
-    ["entropy", "DOUBLE"],
-    ["lr", "DOUBLE"],
-    // NULL in logs before gradient_step.applied v2 (old_logprobs reads "rollout" there).
-    ["clip_low", "DOUBLE"],
-    ["clip_high", "DOUBLE"],
-    ["temperature", "DOUBLE"],
-    ["lora_dropout", "DOUBLE"],
-    ["old_logprobs", "VARCHAR"],
-    ["old_logprob_drift", "DOUBLE"],
-    ["tokens", "BIGINT"],
-    ["skipped_non_finite", "BOOLEAN"],
-    ["parameter_hash", "VARCHAR"],
-    // NULL where the run's loss has no dual clip (max_ratio, dual_clip_fraction) or no KL clamp.
-    ["max_ratio", "DOUBLE"],
-    ["dual_clip_fraction", "DOUBLE"],
-    ["kl_clamp_fraction", "DOUBLE"],
-  ]),
-  // The turns each update trained on (none for logs before gradient_step.applied v2).
-  grad_step_rows: table("grad_step_rows", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["wg", "VARCHAR"],
-    ["update", "BIGINT"],
-    ["epoch", "BIGINT"],
-    ["mini_batch", "BIGINT"],
-    ["prompt", "BIGINT"],
-    ["sample", "BIGINT"],
-    ["turn", "BIGINT"],
-  ]),
-  checkpoints: table("checkpoints", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["wg", "VARCHAR"],
-    ["blob", "VARCHAR"],
-    ["bytes", "BIGINT"],
-    ["parameter_hash", "VARCHAR"],
-    ["optimizer_blob", "VARCHAR"],
-    ["format", "VARCHAR"],
-  ]),
-  evals: table("evals", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["benchmark", "VARCHAR"],
-    ["problem_id", "VARCHAR"],
-    ["n", "BIGINT"],
-    ["c", "BIGINT"],
-    ["samples_per_problem", "BIGINT"],
-  ]),
-  eval_metrics: table("eval_metrics", [
-    ["run_id", "VARCHAR"],
-    ["step", "BIGINT"],
-    ["benchmark", "VARCHAR"],
-    ["metric", "VARCHAR"],
-    ["value", "DOUBLE"],
-  ]),
-  // Every event's place and time, of every stream: where a resumed run's attempts begin.
-  log_events: table("log_events", [
-    ["stream", "VARCHAR"],
-    ["version", "BIGINT"],
-    ["position", "BIGINT"],
-    ["recorded_at_ms", "BIGINT"],
-  ]),
-  // Tags and hiding, from the annotations stream; action is tagged, untagged, hidden, unhidden.
-  run_annotations: table("run_annotations", [
-    ["run_id", "VARCHAR"],
-    ["position", "BIGINT"],
-    ["recorded_at_ms", "BIGINT"],
-    ["action", "VARCHAR"],
-    ["tag", "VARCHAR"],
-  ]),
-  // Not from the log: the store's writer leases, replaced at every catch-up. pid_alive is
-  // whether the writer's process still exists, judged where the writer's host is this one
-  // (NULL elsewhere, where only the heartbeat tells).
-  run_leases: table("run_leases", [
-    ["run_id", "VARCHAR"],
-    ["host", "VARCHAR"],
-    ["pid", "BIGINT"],
-    ["started_at_ms", "BIGINT"],
-    ["heartbeat_at_ms", "BIGINT"],
-    ["ended_at_ms", "BIGINT"],
-    ["pid_alive", "BOOLEAN"],
-  ]),
-});
-
-/** Name of a base table. */
-export type TableName = keyof typeof TABLES;
+export { type TableName, TABLES } from "./tables.ts";
 
 /**
  * The bookkeeping table: last projected global position, the schema it was built with, and what
@@ -298,11 +20,6 @@ export type TableName = keyof typeof TABLES;
 export const STATE_DDL = `CREATE TABLE IF NOT EXISTS projection_state (
   name VARCHAR PRIMARY KEY, position BIGINT NOT NULL, schema_version BIGINT NOT NULL,
   store_id VARCHAR, position_hash VARCHAR)`;
-
-/** `CREATE TABLE` for a base table. */
-export function tableDdl(spec: TableSpec): string {
-  return `CREATE TABLE ${spec.name} (${spec.columns.map(([c, t]) => `"${c}" ${t}`).join(", ")})`;
-}
 
 /**
  * Macros and views, in dependency order. pass_at_k is the unbiased estimator in its product form
@@ -550,3 +267,44 @@ export const EXPORTED = Object.freeze([
   "run_benchmarks",
   "debate_rounds",
 ]);
+
+/** A function's code without whitespace. */
+const code = (f: (row: never) => unknown) => String(f).replace(/\s+/g, "");
+
+/**
+ * What a projection of this code is built from, as text: each table's name, columns (name, type
+ * and the code of its reader) and row sources, the views and the bookkeeping table. A reader's
+ * code is in it so that a change to what a column holds rebuilds projections as a change of shape
+ * does; a helper a reader calls (floatsJson) is not. Code is taken without its whitespace, which
+ * follows where the function sits in its file.
+ */
+export function schemaText(
+  tables: readonly AnyTable[],
+  views: readonly (readonly [string, string])[],
+): string {
+  return JSON.stringify({
+    state: STATE_DDL,
+    tables: tables.map((t) => ({
+      name: t.name,
+      columns: t.columnList.map(([name, c]) => [name, c.type, code(c.value)]),
+      rows: "rows" in t ? code(t.rows) : null,
+      events: "events" in t ? t.events : null,
+    })),
+    views,
+  });
+}
+
+/**
+ * The projection's schema version: the first 48 bits of the SHA-256 of `schemaText`, a number so
+ * that `projection_state.schema_version` keeps its BIGINT. A projection built by any other
+ * version (an older integer included) is rebuilt.
+ */
+export function schemaVersion(
+  tables: readonly AnyTable[],
+  views: readonly (readonly [string, string])[],
+): number {
+  return parseInt(sha256Hex(schemaText(tables, views)).slice(0, 12), 16);
+}
+
+/** This code's schema version. */
+export const SCHEMA_VERSION = schemaVersion(Object.values(TABLES), VIEWS);

@@ -24,8 +24,8 @@ const STRINGS = [
 const INTEGERS = [0, -0, 1, -1, 2 ** 32 - 1, 2 ** 32, -(2 ** 32), 1_733_000_000_000, 2 ** 53 - 1];
 const DOUBLES = [0, -0, 1.5, -1e-300, 1e300, NaN, Infinity, -Infinity];
 
-/** grad_steps has columns of all four types. */
-const COLUMNS = TABLES.grad_steps.columns;
+/** grad_steps has columns of all four types: `[name, type]` in column order. */
+const COLUMNS = TABLES.grad_steps.columnList.map(([name, c]) => [name, c.type] as const);
 
 function pick<T>(xs: readonly T[], rand: () => number): T {
   return xs[Math.floor(rand() * xs.length)];

@@ -41,7 +41,7 @@ async function bareAppend(
   buffers: ReadonlyMap<TableName, readonly (readonly unknown[])[]>,
 ): Promise<void> {
   for (const [name, rows] of buffers) {
-    const types = TABLES[name].columns.map(([, t]) => t);
+    const types = TABLES[name].columnList.map(([, c]) => c.type);
     const appender = await conn.createAppender(name);
     for (const row of rows) {
       for (let i = 0; i < types.length; i++) {
