@@ -1,9 +1,18 @@
+import type { RowOf } from "../projections/define-table.ts";
+import type { TABLES } from "../projections/tables.ts";
+
 /**
- * Kysely types of the projection views that TypeScript queries (the rest is reachable with
- * `sql`). Column names are the stable ones documented in analysis/TABLES.md; BIGINT columns
- * read as number through the dialect's checked conversion.
+ * The base tables' row types, derived from their declarations (analysis/projections/tables.ts):
+ * a column is nullable where its reader may give null.
  */
-export interface AnalysisDb {
+type BaseTables = { [N in keyof typeof TABLES]: RowOf<(typeof TABLES)[N]> };
+
+/**
+ * Kysely types of the projection: every base table, and the views that TypeScript queries (the
+ * rest is reachable with `sql`). Column names are the stable ones documented in
+ * analysis/TABLES.md; BIGINT columns read as number through the dialect's checked conversion.
+ */
+export interface AnalysisDb extends BaseTables {
   runs: {
     run_id: string;
     estimator: string | null;
@@ -46,7 +55,6 @@ export interface AnalysisDb {
     pid: number | null;
   };
   run_tags: { run_id: string; tag: string };
-  run_config: { run_id: string; key: string; value: string };
   turns: {
     run_id: string;
     step: number;
@@ -62,56 +70,6 @@ export interface AnalysisDb {
     parsed_answer: string | null;
     correct: boolean | null;
     round: number;
-  };
-  trajectories: {
-    run_id: string;
-    step: number;
-    phase: string;
-    trajectory: string;
-    prompt: number;
-    sample: number;
-    turns: number;
-    tokens: number;
-    correct: boolean | null;
-    /** The task's question and reference answer; null in logs from before they were recorded. */
-    question: string | null;
-    gold: string | null;
-  };
-  grad_steps: {
-    run_id: string;
-    step: number;
-    wg: string;
-    /** Index within the step: epoch * mini-batches + mini_batch. */
-    update: number;
-    epoch: number;
-    mini_batch: number;
-    grad_norm: number;
-    clip_low: number | null;
-    clip_high: number | null;
-    temperature: number | null;
-    lora_dropout: number | null;
-    old_logprobs: string;
-    old_logprob_drift: number | null;
-    tokens: number;
-    skipped_non_finite: boolean;
-    /** The largest ratio new / old over the update's loss tokens; null without a dual clip. */
-    max_ratio: number | null;
-    /** Share of loss tokens the dual clip capped; null without one. */
-    dual_clip_fraction: number | null;
-    /** Share of loss tokens whose k3 KL the clamp bounded; null without a clamp or KL term. */
-    kl_clamp_fraction: number | null;
-  };
-  /** The (prompt, sample, turn) of each rollout turn an update trained on. */
-  grad_step_rows: {
-    run_id: string;
-    step: number;
-    wg: string;
-    update: number;
-    epoch: number;
-    mini_batch: number;
-    prompt: number;
-    sample: number;
-    turn: number;
   };
   lemma_multipliers: {
     run_id: string;
