@@ -4,7 +4,7 @@
  * `--set`s and `extends` resolved to before spending compute on it.
  */
 import type { NormalizedConfig } from "../config/mod.ts";
-import type { TaskSource } from "../trainer/task-source.ts";
+import type { TaskSource } from "../trainer/rollout/mod.ts";
 
 type Trainable = NormalizedConfig["agents"][number]["trainable"];
 

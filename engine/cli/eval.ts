@@ -49,7 +49,7 @@ import {
   teamEvalConfig,
 } from "../evaluation/mod.ts";
 import { progressReporter } from "../trainer/progress.ts";
-import { loadQuestions } from "../trainer/task-source.ts";
+import { loadQuestions } from "../trainer/rollout/mod.ts";
 import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
 import type { Question } from "../workflows/mod.ts";
 import { BenchmarkFileError } from "../tasks/mod.ts";

@@ -25,10 +25,17 @@ import {
   saveLoraAdapter,
 } from "../../adapters/hf/mod.ts";
 import { loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
-import { loadBaseModel, modelDirectory } from "../evaluation/base-model.ts";
-import { checkpointSpec, checkpointTensors } from "../evaluation/checkpoint-tensors.ts";
-import { EvaluationInputError } from "../evaluation/errors.ts";
-import { findRun, pickCheckpoint, runCheckpoints, runOfSpec } from "../evaluation/model-source.ts";
+import {
+  checkpointSpec,
+  checkpointTensors,
+  EvaluationInputError,
+  findRun,
+  loadBaseModel,
+  pickCheckpoint,
+  runCheckpoints,
+  runOfSpec,
+} from "../evaluation/mod.ts";
+import { modelDirectory } from "../trainer/rollout/mod.ts";
 
 const FORMATS = ["peft", "merged"] as const;
 

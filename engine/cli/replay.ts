@@ -19,8 +19,8 @@ import { openStore } from "../../events/mod.ts";
 import { type BackendChoice, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { formatReplayReport, ReplayRangeError, replayRun } from "../replay/mod.ts";
 import { trainProgress } from "../trainer/train-progress.ts";
-import { REPLAY_ROLLOUTS, type ReplayRollouts } from "../trainer/recorded-turns.ts";
-import { latestRunId, readRunLog } from "../trainer/run-log.ts";
+import { REPLAY_ROLLOUTS, type ReplayRollouts } from "../trainer/rollout/mod.ts";
+import { latestRunId, readRunLog } from "../trainer/run-log/mod.ts";
 
 const cli = defineCommand({
   name: "replay",

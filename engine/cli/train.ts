@@ -45,10 +45,11 @@ import { trainProgress } from "../trainer/train-progress.ts";
 import { runTraining, TrainingInterrupted, type TrainResult } from "../trainer/train-loop.ts";
 import { buildWorkflow, WorkflowConfigError } from "../workflows/mod.ts";
 import { resumeTraining } from "../trainer/resume-run.ts";
-import { latestRunId, readRunLog } from "../trainer/run-log.ts";
+import { latestRunId, readRunLog } from "../trainer/run-log/mod.ts";
 import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
 import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
-import { type TaskSource, taskSource } from "../trainer/task-source.ts";
+import { type RolloutDispatch, type TaskSource, taskSource } from "../trainer/rollout/mod.ts";
+import { workerRollouts } from "../workers/mod.ts";
 import { BenchmarkFileError } from "../tasks/mod.ts";
 import { interruptedMessage } from "./interrupted-message.ts";
 import { dryRunSummary } from "./dry-run-summary.ts";
@@ -186,6 +187,7 @@ await runCommand(cli.usage, async () => {
         runtime,
         onProgress,
         signal: interrupt.signal,
+        dispatch: rolloutWorkers,
       });
       progress.finish();
       console.error(
@@ -251,6 +253,7 @@ await runCommand(cli.usage, async () => {
       // workflow is built records nothing.
       onRecorded: () => printRunId(runId, format),
       signal: interrupt.signal,
+      dispatch: rolloutWorkers,
     }).catch((err) => {
       // The workflow cannot be built (a custom module that does not load) or its declared roles
       // do not fit the agents: a config mistake, found once the workflow is built.
@@ -271,6 +274,15 @@ await runCommand(cli.usage, async () => {
     await runtime.close();
   }
 });
+
+/**
+ * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers
+ * over its Postgres store (engine/workers), what they report (no worker seems to run) as warnings.
+ */
+const rolloutWorkers: RolloutDispatch = (config, workflow, groups, runId, weights) =>
+  workerRollouts(config, workflow, groups, runId, weights, {
+    warn: (line) => console.error(`warning: ${line}`),
+  });
 
 /**
  * What a run reads from the user's files, checked before the store is opened, so that a refused

@@ -3,17 +3,8 @@
  * for evaluation and export.
  */
 import { type HfModel, loadHfModel } from "../../adapters/hf/mod.ts";
-import { EMBEDDED_MODEL_DIR, loadEmbeddedModel } from "../../adapters/model/mod.ts";
+import { loadEmbeddedModel } from "../../adapters/model/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
-
-/**
- * The directory a model name stands for: the committed embedded model's, or the path itself.
- *
- * @example modelDirectory("embedded"); // ".../adapters/model/embedded/"
- */
-export function modelDirectory(model: string): string {
-  return model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
-}
 
 /**
  * Loads `model` with its tokenizer; `field` and `label` name what asked for it in errors.

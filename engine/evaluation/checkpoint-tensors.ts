@@ -11,8 +11,7 @@ import {
   trainableParams,
 } from "../../adapters/model/mod.ts";
 import type { EventStore } from "../../events/mod.ts";
-import { hashTensors } from "../trainer/policy-pool.ts";
-import { decodeSafetensors } from "../trainer/safetensors-bytes.ts";
+import { decodeSafetensors, hashTensors } from "../trainer/rollout/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
 import type { RunCheckpoint } from "./model-source.ts";
 

@@ -20,8 +20,7 @@ import {
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step/mod.ts";
-import { hashTensors, openBatchWith } from "../trainer/policy-pool.ts";
-import type { SpeakingPolicy } from "../trainer/speaker.ts";
+import { hashTensors, openBatchWith, type SpeakingPolicy } from "../trainer/rollout/mod.ts";
 import { loadBaseModel } from "./base-model.ts";
 import { checkpointSpec, checkpointTensors } from "./checkpoint-tensors.ts";
 import type { ModelSource } from "./model-source.ts";

@@ -25,14 +25,13 @@ export {
   type RunSettings,
   type Trainable,
 } from "./model-source.ts";
-export { loadBaseModel, modelDirectory } from "./base-model.ts";
+export { loadBaseModel } from "./base-model.ts";
 export { checkpointSpec, checkpointTensors } from "./checkpoint-tensors.ts";
 export {
   EVAL_WORKER_GROUP,
   evalConfig,
   type EvalRecord,
   type EvalSettings,
-  isEvaluationConfig,
   type Protocol,
   PROTOCOLS,
   recordedEvalConfig,

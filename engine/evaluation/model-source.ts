@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import { recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
 import { trainableSchema } from "../config/schema.ts";
-import { latestRunId, RunLogError } from "../trainer/run-log.ts";
+import { latestRunId, RunLogError } from "../trainer/run-log/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
 
 /** What a worker group trained: LoRA (rank, alpha, targets), full weights, or nothing. */

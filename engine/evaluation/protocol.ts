@@ -111,6 +111,7 @@ export interface EvalRecord {
  * The `run.started` config of one seed's run: the keys that describe an evaluation (training-only
  * keys such as tasks, estimator and steps left out) plus an `eval` section naming the protocol,
  * the model (directory, or run, step, worker group and checkpoint blob) and the sibling seeds.
+ * That section is what marks a run as an evaluation (`isEvaluationConfig`, engine/trainer/run-log).
  *
  * @example
  * ```ts
@@ -154,17 +155,4 @@ function recordedModel(source: ModelSource | TeamSource): Record<string, unknown
     ...team,
     members: members.map((m) => ({ ...m, source: recordedModel(m.source) })),
   };
-}
-
-/**
- * Whether a `run.started` config is an evaluation's (it has the `eval` section that
- * {@link recordedEvalConfig} writes) rather than a training run's.
- *
- * @example
- * ```ts
- * isEvaluationConfig(started.data.config); // true for a run of deno task eval
- * ```
- */
-export function isEvaluationConfig(config: Readonly<Record<string, unknown>>): boolean {
-  return config.eval !== null && typeof config.eval === "object";
 }

@@ -5,12 +5,10 @@
  * and a trained run's evaluations read the same in every table. One run per seed is what the
  * report aggregates over (mean ± SEM across runs of a group), as it does for trained runs.
  */
-import type { EventStore, NewEvent } from "../../events/mod.ts";
-import { checkRunId, hashConfig } from "../../events/mod.ts";
+import { checkRunId, type EventStore, hashConfig, type NewEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { MAX_ROLLOUT_EPISODES, type NormalizedConfig } from "../config/mod.ts";
-import type { Question } from "../workflows/mod.ts";
-import { buildWorkflow } from "../workflows/mod.ts";
+import { buildWorkflow, type Question } from "../workflows/mod.ts";
 import { codeVersion, runtimeRecord } from "../trainer/runtime-record.ts";
 import {
   benchmarkIdentities,
@@ -18,8 +16,12 @@ import {
   benchmarkQuestions,
 } from "../trainer/benchmark-identity.ts";
 import { evaluate } from "../trainer/evaluate.ts";
-import { workflowRollouts } from "../trainer/rollouts.ts";
-import { loadQuestions, type TaskSource, taskSource } from "../trainer/task-source.ts";
+import {
+  loadQuestions,
+  type TaskSource,
+  taskSource,
+  workflowRollouts,
+} from "../trainer/rollout/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
 import { type EvalPolicy, openEvalPolicy, sharedBases } from "./eval-policy.ts";
 import type { ModelSource } from "./model-source.ts";

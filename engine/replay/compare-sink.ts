@@ -19,7 +19,7 @@ import {
   sha256Hex,
   type StoredEvent,
 } from "../../events/mod.ts";
-import type { EventSink } from "../trainer/event-sink.ts";
+import type { EventSink } from "../trainer/run-log/mod.ts";
 import { fieldDiff, type FieldDifference } from "./field-diff.ts";
 import { type NumericDrift, numericDrift } from "./numeric-drift.ts";
 

@@ -9,10 +9,8 @@
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { recordedEmbedded } from "../trainer/recorded-embedded.ts";
-import { recordedTurns, type ReplayRollouts } from "../trainer/recorded-turns.ts";
-import { resumeState } from "../trainer/resume-state.ts";
-import { readRunLog } from "../trainer/run-log.ts";
+import { readRunLog, recordedEmbedded, resumeState } from "../trainer/run-log/mod.ts";
+import { recordedTurns, type ReplayRollouts } from "../trainer/rollout/mod.ts";
 import {
   codeVersion,
   type RuntimeDifference,

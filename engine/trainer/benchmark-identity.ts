@@ -6,7 +6,7 @@
  */
 import { encodeCanonical, sha256Hex } from "../../events/mod.ts";
 import type { Question } from "../workflows/mod.ts";
-import type { TaskSource } from "./task-source.ts";
+import type { TaskSource } from "./rollout/mod.ts";
 
 /** One benchmark's identity. */
 export interface BenchmarkIdentity {

@@ -1,7 +1,7 @@
 /** Checkpoints: each trained worker group's weights and AdamW state, as blobs and events. */
 import type { NewEvent } from "../../events/mod.ts";
-import type { EventSink } from "./event-sink.ts";
-import type { GroupPolicy } from "./policy-pool.ts";
+import type { EventSink } from "./run-log/mod.ts";
+import type { GroupPolicy } from "./rollout/mod.ts";
 import { sortedGroups } from "./worker-group-placement.ts";
 
 /**

@@ -8,9 +8,8 @@ import type { NewEvent } from "../../events/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import type { Question } from "../workflows/mod.ts";
 import { isCorrectAnswer } from "./group-rewards.ts";
-import type { RolloutFn } from "./rollouts.ts";
-import { episodeEvents } from "./run-events.ts";
-import type { TaskSource } from "./task-source.ts";
+import type { RolloutFn, TaskSource } from "./rollout/mod.ts";
+import { episodeEvents } from "./run-log/mod.ts";
 
 /**
  * Evaluates on the config's benchmarks at `step` through `rollouts`.

@@ -9,7 +9,7 @@
 import { loadTokenizer, readModelConfig } from "../../adapters/hf/mod.ts";
 import { EMBEDDED_MODEL_DIR } from "../../adapters/model/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
-import type { TaskSource } from "./task-source.ts";
+import type { TaskSource } from "./rollout/mod.ts";
 
 /** A model that cannot serve the run as configured; the message names the key or file to fix. */
 export class ModelFitError extends Error {

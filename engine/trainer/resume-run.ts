@@ -5,10 +5,14 @@
  */
 import { type EventStore, LEASE_TIMEOUT_MS, leaseIsLive } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
-import { storeSink } from "./event-sink.ts";
-import { recordedEmbedded } from "./recorded-embedded.ts";
-import { resumeState } from "./resume-state.ts";
-import { readRunLog, type RunLog } from "./run-log.ts";
+import {
+  readRunLog,
+  recordedEmbedded,
+  resumeState,
+  type RunLog,
+  storeSink,
+} from "./run-log/mod.ts";
+import type { RolloutDispatch } from "./rollout/mod.ts";
 import { NUMERIC_RUNTIME_FIELDS, runtimeDifferences, runtimeRecord } from "./runtime-record.ts";
 import { runTraining, type TrainProgress, type TrainResult } from "./train-loop.ts";
 
@@ -39,6 +43,8 @@ export async function resumeTraining(
     runtime: Runtime;
     onProgress?: (progress: TrainProgress) => void;
     signal?: AbortSignal;
+    /** Plays the episodes of a run with rollout workers (TrainOptions.dispatch). */
+    dispatch?: RolloutDispatch;
   },
 ): Promise<ResumeResult> {
   const log = await readRunLog(store, runId);
@@ -65,6 +71,7 @@ export async function resumeTraining(
     resume: state,
     onProgress: options.onProgress,
     signal: options.signal,
+    dispatch: options.dispatch,
   });
   return { ...result, checkpointStep: state.checkpointStep, fromStep: state.step };
 }

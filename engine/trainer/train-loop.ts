@@ -8,11 +8,16 @@
  * comparer for a replay (one loop for all three).
  */
 import { benchmarkIdentities } from "./benchmark-identity.ts";
-import type { EventStore, NewEvent } from "../../events/mod.ts";
-import { checkRunId, hashConfig, INTERRUPTED_STAGE } from "../../events/mod.ts";
+import {
+  checkRunId,
+  type EventStore,
+  hashConfig,
+  INTERRUPTED_STAGE,
+  type NewEvent,
+} from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
-import { estimateStep, estimatorEntry } from "../advantages/mod.ts";
+import { estimateStep, estimatorEntry, type GroupAdvantages } from "../advantages/mod.ts";
 import { evaluatesAfter, type NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import {
@@ -22,20 +27,33 @@ import {
   workflowModuleSource,
 } from "../workflows/mod.ts";
 import { checkpoints } from "./checkpoints.ts";
-import { type EventSink, storeSink } from "./event-sink.ts";
+import {
+  type EventSink,
+  holdRunLease,
+  type ResumeState,
+  rolloutEvents,
+  storeSink,
+} from "./run-log/mod.ts";
 import { evaluate, evaluationEpisodes } from "./evaluate.ts";
-import { rewardGroup } from "./group-rewards.ts";
-import { type GroupPolicy, openPolicyPool } from "./policy-pool.ts";
-import type { ResumeState } from "./resume-state.ts";
-import { endpointPool } from "./endpoint-pool.ts";
-import type { RecordedTurns, ReplayRollouts } from "./recorded-turns.ts";
-import { type RolloutFn, workflowRollouts } from "./rollouts.ts";
-import { workerRollouts } from "../workers/mod.ts";
-import { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
-import { rolloutEvents } from "./run-events.ts";
+import { type GroupRewards, rewardGroup } from "./group-rewards.ts";
+import {
+  endpointPool,
+  type GroupPolicy,
+  openPolicyPool,
+  type PolicyPool,
+  type RecordedTurns,
+  type ReplayRollouts,
+  type Rollout,
+  type RolloutDispatch,
+  type RolloutFn,
+  type ServedAdapters,
+  servedAdapters,
+  type StepWeights,
+  type TaskSource,
+  taskSource,
+  workflowRollouts,
+} from "./rollout/mod.ts";
 import { codeVersion, runtimeRecord } from "./runtime-record.ts";
-import { holdRunLease } from "./run-lease.ts";
-import { type TaskSource, taskSource } from "./task-source.ts";
 import { placementRecorder, sortedGroups } from "./worker-group-placement.ts";
 import { type StepTurn, trainingTurns, updateWorkerGroup } from "./worker-group-update.ts";
 
@@ -98,6 +116,11 @@ export interface TrainOptions {
    * turn in-process and keeps the recorded one where they agree; `recorded` takes them as given.
    */
   readonly replayRollouts?: { readonly mode: ReplayRollouts; readonly turns: RecordedTurns };
+  /**
+   * Plays the episodes of a run whose config says `rollout.dispatch` "workers" (engine/workers'
+   * `workerRollouts`, which deno task train passes); such a run fails without it.
+   */
+  readonly dispatch?: RolloutDispatch;
 }
 
 /**
@@ -150,39 +173,10 @@ export async function runTraining(
   options: TrainOptions,
 ): Promise<TrainResult> {
   const { runtime, runId, resume } = options;
-  // A new run's id names its stream and the files derived from it; resumed and replayed runs
-  // keep the id they were recorded under.
-  if (options.sink === undefined && resume === undefined) checkRunId(runId);
-  const sink = options.sink ??
-    (options.store ? storeSink(options.store, runId, { fresh: !resume }) : undefined);
-  if (!sink) throw new TypeError("runTraining needs options.store or options.sink");
+  const sink = runSink(options);
   const append = (events: NewEvent[]) => sink.append(events);
   const lastStep = Math.min(options.lastStep ?? config.steps - 1, config.steps - 1);
-  // Loaded before run.started, so that a model that fails to load leaves no run in the store.
-  const pool = await openPolicyPool(runtime, config.worker_groups, {
-    seed: config.seed,
-    klCoef: config.loss.kl_coef,
-    aggregation: config.loss.aggregation,
-    aggregationConstant: config.sampling.max_tokens,
-    dualClip: config.loss.clip_ratio_c,
-    klClamp: config.loss.kl_clamp,
-    entropyCoeff: config.loss.entropy_coeff,
-    lossMicroBatch: config.updates.micro_batch_size,
-    embedded: options.embedded,
-  });
-  let tasks: TaskSource;
-  let workflow: Workflow;
-  try {
-    // Built before run.started too: a workflow whose roles do not match the agents, or a custom
-    // module that cannot be loaded, leaves no run in the store.
-    tasks = await taskSource(config);
-    workflow = await buildWorkflow(config, tasks.retriever);
-    // No run.failed when this fails: the stream may be another run's (a taken run id).
-    if (!resume) await append([await runStartedEvent(config, runtime, tasks)]);
-  } catch (err) {
-    await pool.release();
-    throw err;
-  }
+  const { pool, tasks, workflow } = await startRun(config, options, append);
   options.onRecorded?.();
   // Held from here to the end event, so a process that dies in between leaves an expired lease.
   const lease = sink.store ? await holdRunLease(sink.store, runId) : undefined;
@@ -190,45 +184,18 @@ export async function runTraining(
   // Steps covered by the last checkpoint: where a resume would start.
   let checkpointed = step;
   let stage: TrainProgress["stage"] = "rollout";
-  let workers: AsyncDisposable | undefined;
+  let rollouts: RunRollouts | undefined;
   try {
     if (tasks.train.length === 0) throw new Error("the config's tasks have no training questions");
-    const plan: TrainPlan = {
-      episodesPerStep: config.batch_size * config.group_size,
-      episodesPerEvaluation: evaluationEpisodes(config, tasks),
-      evaluationSteps: Array.from({ length: config.steps }, (_, s) => s)
-        .filter((s) => evaluatesAfter(config, s)),
-    };
+    const plan = trainPlan(config, tasks);
     const progress = (reached: TrainProgress["stage"], metrics?: TrainProgress["metrics"]) =>
       options.onProgress?.({ step, steps: config.steps, stage: reached, plan, metrics });
-    let served: ServedAdapters | undefined;
-    let servers;
-    // A replay never contacts the recorded servers: its turns come from the log or the process.
-    if (config.rollout?.backend === "openai" && !options.replayRollouts) {
-      const endpoints = endpointPool(config.rollout);
-      served = servedAdapters(endpoints, config.rollout, pool.groups, options.embedded);
-      servers = { endpoints, served, engine: config.rollout.engine };
-    }
-    let rollout: RolloutFn;
-    // Workers need the run's store (replay's comparer has none: it samples in-process).
-    if (config.rollout?.dispatch === "workers" && !options.replayRollouts && sink.store) {
-      // Rollout workers play the episodes (engine/workers), with the adapters the trainer
-      // publishes to the servers, or with its weights put in the store's blobs.
-      const weights = served
-        ? { kind: "served" as const, served }
-        : { kind: "blobs" as const, putBlob: (bytes: Uint8Array) => sink.putBlob(bytes) };
-      const dispatched = await workerRollouts(config, workflow, pool.groups, runId, weights, {
-        warn: (line) => console.error(`warning: ${line}`),
-      });
-      workers = dispatched;
-      rollout = dispatched.rollout;
-    } else {
-      rollout = workflowRollouts(config, workflow, pool.groups, {
-        continuous: options.continuousBatching,
-        servers,
-        replay: options.replayRollouts,
-      });
-    }
+    const enter = (next: TrainProgress["stage"]) => {
+      stage = next;
+      progress(stage);
+    };
+    rollouts = await openRollouts(config, workflow, pool.groups, sink, options);
+    const { rollout, served } = rollouts;
     await append(await initEvents(pool.groups, runtime.info.backend));
     // After the init events: those record the initial weights, which a resume regenerates too.
     await restoreCheckpoints(pool.groups, resume);
@@ -238,41 +205,17 @@ export async function runTraining(
     let lastEval: Record<string, number> = { ...resume?.lastEval };
     for (; step <= lastStep; step++) {
       if (options.signal?.aborted) throw new TrainingInterrupted(step, config.steps, checkpointed);
-      stage = "rollout";
-      progress(stage);
+      enter("rollout");
       const questions = stepQuestions(config, tasks, step);
-      await append([{
-        type: "step.started",
-        data: {
-          step,
-          groupSize: config.group_size,
-          prompts: questions.map((q, prompt) => ({ prompt, problemId: q.id })),
-        },
-      }]);
-      const rollouts = await rollout("rollout", step, questions, config.group_size);
-      const scored = rollouts.map(({ question, episodes }) =>
-        rewardGroup(question.answer, episodes, {
-          scheme: estimatorEntry(config.estimator.kind).rewards,
-          roleRewards: workflow.rewards,
-          weights: config.rewards.weights,
-          invalidActionPenalty: config.rewards.invalid_action_penalty,
-        })
-      );
-      const advantages = estimateStep(config.estimator.kind, scored.map((s) => s.group), {
-        sigma: config.estimator.sigma,
-        eps: config.estimator.eps,
-      });
-      await append(rolloutEvents(step, rollouts, scored, advantages));
+      await append([stepStartedEvent(config, step, questions)]);
+      const sampled = await rollout("rollout", step, questions, config.group_size);
+      const scored = scoreGroups(config, workflow, sampled);
+      const advantages = estimateAdvantages(config, scored);
+      await append(rolloutEvents(step, sampled, scored, advantages));
 
-      stage = "update";
-      progress(stage);
-      const updates = await updateAll(
-        config,
-        pool.groups,
-        step,
-        trainingTurns(rollouts, advantages),
-        runtime.info.backend,
-      );
+      enter("update");
+      const turns = trainingTurns(sampled, advantages);
+      const updates = await updateAll(config, pool.groups, step, turns, runtime.info.backend);
       await append(updates);
       await served?.publish(step + 1);
 
@@ -283,8 +226,7 @@ export async function runTraining(
         if (step === config.steps - 1 && options.signal?.aborted) {
           throw new TrainingInterrupted(step, config.steps, checkpointed);
         }
-        stage = "evaluation";
-        progress(stage);
+        enter("evaluation");
         const { events, metrics } = await evaluate(config, tasks, step, rollout);
         await append(events);
         lastEval = metrics;
@@ -296,37 +238,66 @@ export async function runTraining(
         await append(await checkpoints(sink, pool.groups, step));
         checkpointed = step + 1;
       }
-      const trajectories = scored.flatMap((s) => s.trajectories);
-      progress("done", {
-        accuracy: trajectories.filter((t) => t.correct).length / trajectories.length,
-        reward: trajectories.reduce((sum, t) => sum + t.total, 0) / trajectories.length,
-        ...agentGradNorms(updates),
-        ...lastEval,
-      });
+      progress("done", stepMetrics(scored, updates, lastEval));
     }
-    const parameterHashes: Record<string, string> = {};
-    for (const policy of sortedGroups(pool.groups)) {
-      parameterHashes[policy.id] = await policy.parameterHash();
-    }
+    const parameterHashes = await finalParameterHashes(pool.groups);
     if (lastStep === config.steps - 1) {
       await append([{ type: "run.completed", data: { steps: config.steps, metrics: lastEval } }]);
     }
     return { runId, steps: lastStep + 1, metrics: lastEval, parameterHashes };
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    await append([{
-      type: "run.failed",
-      data: {
-        step,
-        stage: err instanceof TrainingInterrupted ? INTERRUPTED_STAGE : stage,
-        error: { name: e.name, message: e.message },
-      },
-    }]).catch(() => {});
+    await append([runFailedEvent(step, stage, err)]).catch(() => {});
     throw err;
   } finally {
-    await workers?.[Symbol.asyncDispose]();
+    await rollouts?.[Symbol.asyncDispose]();
     await lease?.release();
     await pool.release();
+  }
+}
+
+/** Where the run's events go: `options.sink`, else a sink on `options.store`. */
+function runSink(options: TrainOptions): EventSink {
+  const { runId, resume } = options;
+  // A new run's id names its stream and the files derived from it; resumed and replayed runs
+  // keep the id they were recorded under.
+  if (options.sink === undefined && resume === undefined) checkRunId(runId);
+  const sink = options.sink ??
+    (options.store ? storeSink(options.store, runId, { fresh: !resume }) : undefined);
+  if (!sink) throw new TypeError("runTraining needs options.store or options.sink");
+  return sink;
+}
+
+/**
+ * The run's worker groups, questions and workflow, and its `run.started` (a new run's; a resumed
+ * one has it). All of them are ready before run.started is sent: a model that fails to load, a
+ * workflow whose roles do not match the agents, or a custom module that cannot be loaded leaves
+ * no run in the store.
+ */
+async function startRun(
+  config: NormalizedConfig,
+  options: TrainOptions,
+  append: (events: NewEvent[]) => Promise<void>,
+): Promise<{ pool: PolicyPool; tasks: TaskSource; workflow: Workflow }> {
+  const pool = await openPolicyPool(options.runtime, config.worker_groups, {
+    seed: config.seed,
+    klCoef: config.loss.kl_coef,
+    aggregation: config.loss.aggregation,
+    aggregationConstant: config.sampling.max_tokens,
+    dualClip: config.loss.clip_ratio_c,
+    klClamp: config.loss.kl_clamp,
+    entropyCoeff: config.loss.entropy_coeff,
+    lossMicroBatch: config.updates.micro_batch_size,
+    embedded: options.embedded,
+  });
+  try {
+    const tasks = await taskSource(config);
+    const workflow = await buildWorkflow(config, tasks.retriever);
+    // No run.failed when this fails: the stream may be another run's (a taken run id).
+    if (!options.resume) await append([await runStartedEvent(config, options.runtime, tasks)]);
+    return { pool, tasks, workflow };
+  } catch (err) {
+    await pool.release();
+    throw err;
   }
 }
 
@@ -349,6 +320,109 @@ async function runStartedEvent(
       benchmarks: benchmarkIdentities(config.evaluation.benchmarks, tasks),
     },
   };
+}
+
+/** The work of the run, in rollout episodes, for the progress line's ETA. */
+function trainPlan(config: NormalizedConfig, tasks: TaskSource): TrainPlan {
+  return {
+    episodesPerStep: config.batch_size * config.group_size,
+    episodesPerEvaluation: evaluationEpisodes(config, tasks),
+    evaluationSteps: Array.from({ length: config.steps }, (_, s) => s)
+      .filter((s) => evaluatesAfter(config, s)),
+  };
+}
+
+/** How a run's episodes are played, the adapters it serves, and what to close after it. */
+type RunRollouts =
+  & { readonly rollout: RolloutFn; readonly served?: ServedAdapters }
+  & AsyncDisposable;
+
+/**
+ * The run's rollout function: rollout workers' (`options.dispatch`) when the config dispatches
+ * its episodes to them, else this process's, whose turns are sampled here or on the config's
+ * inference servers (the openai backend, whose adapters `served` publishes).
+ */
+async function openRollouts(
+  config: NormalizedConfig,
+  workflow: Workflow,
+  groups: ReadonlyMap<string, GroupPolicy>,
+  sink: EventSink,
+  options: TrainOptions,
+): Promise<RunRollouts> {
+  let served: ServedAdapters | undefined;
+  let servers;
+  // A replay never contacts the recorded servers: its turns come from the log or the process.
+  if (config.rollout?.backend === "openai" && !options.replayRollouts) {
+    const endpoints = endpointPool(config.rollout);
+    served = servedAdapters(endpoints, config.rollout, groups, options.embedded);
+    servers = { endpoints, served, engine: config.rollout.engine };
+  }
+  // Workers need the run's store (replay's comparer has none: it samples in-process).
+  if (config.rollout?.dispatch === "workers" && !options.replayRollouts && sink.store) {
+    if (!options.dispatch) {
+      throw new TypeError('rollout.dispatch "workers" needs options.dispatch (workerRollouts)');
+    }
+    // Rollout workers play the episodes, with the adapters the trainer publishes to the servers,
+    // or with its weights put in the store's blobs.
+    const weights: StepWeights = served
+      ? { kind: "served", served }
+      : { kind: "blobs", putBlob: (bytes) => sink.putBlob(bytes) };
+    const workers = await options.dispatch(config, workflow, groups, options.runId, weights);
+    return {
+      rollout: workers.rollout,
+      served,
+      [Symbol.asyncDispose]: () => workers[Symbol.asyncDispose](),
+    };
+  }
+  const rollout = workflowRollouts(config, workflow, groups, {
+    continuous: options.continuousBatching,
+    servers,
+    replay: options.replayRollouts,
+  });
+  return { rollout, served, [Symbol.asyncDispose]: async () => {} };
+}
+
+/** The `step.started` event: the step's prompts, by the problem each one poses. */
+function stepStartedEvent(
+  config: NormalizedConfig,
+  step: number,
+  questions: readonly Question[],
+): NewEvent {
+  return {
+    type: "step.started",
+    data: {
+      step,
+      groupSize: config.group_size,
+      prompts: questions.map((q, prompt) => ({ prompt, problemId: q.id })),
+    },
+  };
+}
+
+/** Each prompt group graded and rewarded, as the estimator's reward scheme says. */
+function scoreGroups(
+  config: NormalizedConfig,
+  workflow: Workflow,
+  rollouts: readonly Rollout[],
+): GroupRewards[] {
+  return rollouts.map(({ question, episodes }) =>
+    rewardGroup(question.answer, episodes, {
+      scheme: estimatorEntry(config.estimator.kind).rewards,
+      roleRewards: workflow.rewards,
+      weights: config.rewards.weights,
+      invalidActionPenalty: config.rewards.invalid_action_penalty,
+    })
+  );
+}
+
+/** The advantages of every action of the step, the step's groups estimated together. */
+function estimateAdvantages(
+  config: NormalizedConfig,
+  scored: readonly GroupRewards[],
+): GroupAdvantages[] {
+  return estimateStep(config.estimator.kind, scored.map((s) => s.group), {
+    sigma: config.estimator.sigma,
+    eps: config.estimator.eps,
+  });
 }
 
 /** Each worker group's initial weights and first placement. */
@@ -432,6 +506,43 @@ function agentGradNorms(updates: readonly NewEvent[]): Record<string, number> {
         : []
     ),
   );
+}
+
+/** What the progress line shows after a step: its accuracy and reward, gradient norms, last eval. */
+function stepMetrics(
+  scored: readonly GroupRewards[],
+  updates: readonly NewEvent[],
+  lastEval: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const trajectories = scored.flatMap((s) => s.trajectories);
+  return {
+    accuracy: trajectories.filter((t) => t.correct).length / trajectories.length,
+    reward: trajectories.reduce((sum, t) => sum + t.total, 0) / trajectories.length,
+    ...agentGradNorms(updates),
+    ...lastEval,
+  };
+}
+
+/** Final parameter hash per worker group, in id order. */
+async function finalParameterHashes(
+  groups: ReadonlyMap<string, GroupPolicy>,
+): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const policy of sortedGroups(groups)) hashes[policy.id] = await policy.parameterHash();
+  return hashes;
+}
+
+/** The `run.failed` event of an error at `step` and `stage` (an interrupt has its own stage). */
+function runFailedEvent(step: number, stage: TrainProgress["stage"], err: unknown): NewEvent {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return {
+    type: "run.failed",
+    data: {
+      step,
+      stage: err instanceof TrainingInterrupted ? INTERRUPTED_STAGE : stage,
+      error: { name: e.name, message: e.message },
+    },
+  };
 }
 
 /** The step's prompts: the training split shuffled per epoch, taken `batch_size` at a time. */

@@ -3,7 +3,7 @@
  * its own update, and every move is an event for the dashboard's timeline.
  */
 import type { NewEvent } from "../../events/mod.ts";
-import type { GroupPolicy } from "./policy-pool.ts";
+import type { GroupPolicy } from "./rollout/mod.ts";
 
 /** Offloads and loads worker groups, recording each move that happened into `events`. */
 export function placementRecorder(step: number, device: string, events: NewEvent[]) {

@@ -15,9 +15,8 @@ import type { NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import { learningRate } from "./lr-schedule.ts";
 import { policyBatch, responseValues, type TrainingTurn } from "./policy-batch.ts";
-import type { GroupPolicy } from "./policy-pool.ts";
+import type { GroupPolicy, Rollout } from "./rollout/mod.ts";
 import { rolloutCorrection, type RolloutMismatch } from "./rollout-correction.ts";
-import type { Rollout } from "./rollouts.ts";
 
 /** A turn to train on, with its place in the step. */
 export interface StepTurn extends TrainingTurn {

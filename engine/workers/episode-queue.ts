@@ -29,7 +29,7 @@ import { PgBoss } from "pg-boss";
 import { z } from "zod";
 import { postgresOpenError, redactUrl } from "../../events/mod.ts";
 import type { Question } from "../workflows/mod.ts";
-import type { Phase } from "../trainer/run-events.ts";
+import type { Phase } from "../trainer/rollout/mod.ts";
 
 /** pg-boss's queue name for every run's episodes. */
 const QUEUE = "polyrl-episodes";

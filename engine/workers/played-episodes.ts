@@ -14,7 +14,7 @@
  */
 import pg from "pg";
 import { Kysely, PostgresDialect } from "kysely";
-import type { TurnRecord } from "../trainer/speaker.ts";
+import type { TurnRecord } from "../trainer/rollout/mod.ts";
 import type { EpisodeKey } from "./episode-queue.ts";
 
 /** One played turn: its text and token record, as its `turn.generated` event carries them. */

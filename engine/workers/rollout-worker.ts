@@ -19,13 +19,16 @@ import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { type EventStore, openStore } from "../../events/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import { buildWorkflow, type Episode, type Workflow } from "../workflows/mod.ts";
-import { endpointPool } from "../trainer/endpoint-pool.ts";
-import { createOpenAISpeaker } from "../trainer/openai-speaker.ts";
-import { openPolicyPool } from "../trainer/policy-pool.ts";
-import { recordedEmbedded } from "../trainer/recorded-embedded.ts";
-import { readRunLog } from "../trainer/run-log.ts";
-import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "../trainer/speaker.ts";
-import { taskSource } from "../trainer/task-source.ts";
+import {
+  createOpenAISpeaker,
+  createSpeaker,
+  endpointPool,
+  openPolicyPool,
+  type SpeakingPolicy,
+  taskSource,
+  type TurnRecord,
+} from "../trainer/rollout/mod.ts";
+import { readRunLog, recordedEmbedded } from "../trainer/run-log/mod.ts";
 import { type EpisodeJob, openEpisodeQueue } from "./episode-queue.ts";
 import { openPlayedEpisodes } from "./played-episodes.ts";
 

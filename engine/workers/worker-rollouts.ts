@@ -8,11 +8,15 @@
  */
 import type { NormalizedConfig } from "../config/mod.ts";
 import type { Workflow } from "../workflows/mod.ts";
-import { recordedSpeaker, type RecordedTurns } from "../trainer/recorded-turns.ts";
-import type { Rollout, RolloutFn } from "../trainer/rollouts.ts";
-import type { Phase } from "../trainer/run-events.ts";
-import type { GroupPolicy } from "../trainer/policy-pool.ts";
-import type { ServedAdapters } from "../trainer/served-adapters.ts";
+import {
+  type GroupPolicy,
+  type Phase,
+  recordedSpeaker,
+  type RecordedTurns,
+  type Rollout,
+  type RolloutFn,
+  type StepWeights,
+} from "../trainer/rollout/mod.ts";
 import { type EpisodeJob, type EpisodeQueue, openEpisodeQueue } from "./episode-queue.ts";
 import { openPlayedEpisodes, type PlayedEpisode } from "./played-episodes.ts";
 
@@ -32,21 +36,13 @@ export class PlayedEpisodeMismatch extends Error {
 }
 
 /**
- * Where a step's jobs tell the workers to find the weights that sample it: the adapter names the
- * servers hold (the openai backend), or the trainable groups' parameters and optimizer state as
- * blobs in the run's store (the local backend: each worker restores them into its own copy).
- */
-export type StepWeights =
-  | { readonly kind: "served"; readonly served: Pick<ServedAdapters, "modelOf"> }
-  | { readonly kind: "blobs"; readonly putBlob: (bytes: Uint8Array) => Promise<string> };
-
-/**
  * The rollout function of a run whose episodes workers play, and its queue to close after the
- * run. `weights` says where the jobs point the workers for each step's weights. Like a trainer-side rollout, a
- * step being played is not cut short by the run's interrupt: it ends at the step boundary.
+ * run: the trainer's RolloutDispatch (engine/trainer/rollout). `weights` says where the jobs point
+ * the workers for each step's weights. Like a trainer-side rollout, a step being played is not cut
+ * short by the run's interrupt: it ends at the step boundary.
  *
  * @example
- * const workers = await workerRollouts(config, workflow, pool.groups, runId, served);
+ * const workers = await workerRollouts(config, workflow, pool.groups, runId, weights);
  * const groups = await workers.rollout("rollout", step, questions, config.group_size);
  */
 export async function workerRollouts(

@@ -7,7 +7,9 @@
  *   its sub-folders'): everything else is that folder's private business;
  * - a file never imports the `mod.ts` of a folder it lives in: that barrel re-exports the file's
  *   neighbours, so the import closes a circle through it (`ownBarrelImports`);
- * - the sub-folders of one folder do not import each other in a circle (`subFolderCycles`).
+ * - the sub-folders of one folder do not import each other in a circle (`subFolderCycles`);
+ * - an import into a sub-folder that has a `mod.ts`, from outside that sub-folder, goes through a
+ *   `mod.ts` too (`subFolderBypasses`), as between top-level folders.
  *
  * @example
  * ```ts
@@ -104,13 +106,9 @@ export function ownBarrelImports(edges: readonly ImportEdge[]): ImportEdge[] {
 export function subFolderCycles(edges: readonly ImportEdge[]): string[][] {
   const imports = new Map<string, Set<string>>();
   for (const { from, to } of edges) {
-    const a = from.split("/");
-    const b = to.split("/");
-    let shared = 0;
-    while (shared < a.length - 1 && shared < b.length - 1 && a[shared] === b[shared]) shared++;
-    if (shared === a.length - 1 || shared === b.length - 1) continue;
-    const source = a.slice(0, shared + 1).join("/");
-    const target = b.slice(0, shared + 1).join("/");
+    const source = subFolderOf(from, to);
+    const target = subFolderOf(to, from);
+    if (source === null || target === null) continue;
     imports.set(source, (imports.get(source) ?? new Set()).add(target));
   }
   const reachable = (start: string): Set<string> => {
@@ -133,4 +131,36 @@ export function subFolderCycles(edges: readonly ImportEdge[]): string[][] {
     cycles.set(cycle.join(), cycle);
   }
   return [...cycles.values()].sort((x, y) => x[0].localeCompare(y[0]));
+}
+
+/**
+ * The imports that enter a sub-folder holding a `mod.ts` from elsewhere in the same top-level
+ * folder and name a file other than a `mod.ts` (between top-level folders, `findViolations`
+ * reports them). The folders entered are those that hold the imported file but not the
+ * importing one; a folder holds a `mod.ts` when one of `edges` names it.
+ */
+export function subFolderBypasses(edges: readonly ImportEdge[]): ImportEdge[] {
+  const barrels = new Set(
+    edges.flatMap((e) => [e.from, e.to]).filter((p) => basename(p) === "mod.ts").map(dirname),
+  );
+  return edges.filter(({ from, to }) => {
+    const entered = subFolderOf(to, from);
+    if (entered === null || !entered.includes("/") || basename(to) === "mod.ts") return false;
+    for (let folder = dirname(to); folder.length >= entered.length; folder = dirname(folder)) {
+      if (barrels.has(folder)) return true;
+    }
+    return false;
+  });
+}
+
+/**
+ * The folder holding `path` one level below the deepest folder that also holds `other`; null when
+ * `path` lies directly in that folder.
+ */
+function subFolderOf(path: string, other: string): string | null {
+  const a = path.split("/");
+  const b = other.split("/");
+  let shared = 0;
+  while (shared < a.length - 1 && shared < b.length - 1 && a[shared] === b[shared]) shared++;
+  return shared === a.length - 1 ? null : a.slice(0, shared + 1).join("/");
 }

@@ -11,7 +11,7 @@ import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
-import { openPolicyPool } from "../../engine/trainer/policy-pool.ts";
+import { openPolicyPool } from "../../engine/trainer/rollout/policy-pool.ts";
 import { policyBatch } from "../../engine/trainer/policy-batch.ts";
 import { mulberry32 } from "../support/mulberry32.ts";
 import { type EventStore, type NewEvent, openStore } from "../../events/mod.ts";

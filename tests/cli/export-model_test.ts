@@ -32,8 +32,8 @@ import {
 } from "../../adapters/model/mod.ts";
 import { type Feed, hostTensor, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step/spec.ts";
-import { hashTensors } from "../../engine/trainer/policy-pool.ts";
-import { decodeSafetensors } from "../../engine/trainer/safetensors-bytes.ts";
+import { hashTensors } from "../../engine/trainer/rollout/policy-pool.ts";
+import { decodeSafetensors } from "../../engine/trainer/rollout/safetensors-bytes.ts";
 import { type EventData, openStore, type StoredEvent } from "../../events/mod.ts";
 import type { NewEvent } from "../../events/mod.ts";
 import { runCli } from "../support/run-cli.ts";

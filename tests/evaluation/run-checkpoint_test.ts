@@ -16,7 +16,7 @@ import {
   runEvaluation,
 } from "../../engine/evaluation/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
-import { taskSource } from "../../engine/trainer/task-source.ts";
+import { taskSource } from "../../engine/trainer/rollout/task-source.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 

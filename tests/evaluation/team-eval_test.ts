@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import type { NormalizedConfig } from "../../engine/config/mod.ts";
-import { taskSource } from "../../engine/trainer/task-source.ts";
+import { taskSource } from "../../engine/trainer/rollout/task-source.ts";
 import { runCli } from "../support/run-cli.ts";
 import { trainRun } from "./trained-run.ts";
 

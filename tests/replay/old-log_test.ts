@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { replayRun } from "../../engine/replay/mod.ts";
-import { storeSink } from "../../engine/trainer/event-sink.ts";
+import { storeSink } from "../../engine/trainer/run-log/event-sink.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { asTrajectoryV1, trajectoryV1Catalogue } from "../events/fixtures/trajectory-v1.ts";

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { resolveModelSource, runEvaluation } from "../../engine/evaluation/mod.ts";
 import { NothingToReplayError, replayRun } from "../../engine/replay/mod.ts";
-import { latestRunId, readRunLog, RunLogError } from "../../engine/trainer/run-log.ts";
+import { latestRunId, readRunLog, RunLogError } from "../../engine/trainer/run-log/run-log.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";

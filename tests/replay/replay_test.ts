@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { replayRun } from "../../engine/replay/mod.ts";
-import { RunLogError } from "../../engine/trainer/run-log.ts";
+import { RunLogError } from "../../engine/trainer/run-log/run-log.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { copyStore } from "./tamper-log.ts";

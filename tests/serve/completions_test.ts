@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { decoderSpec, loadEmbeddedModel } from "../../adapters/model/mod.ts";
 import { PRESET_PROMPTS } from "../../engine/config/mod.ts";
-import { turnPrompt } from "../../engine/trainer/speaker.ts";
+import { turnPrompt } from "../../engine/trainer/rollout/speaker.ts";
 import { renderPrompt } from "../../engine/workflows/mod.ts";
 import { inProcess } from "./in-process.ts";
 import { sseEvents, startServe } from "./server-process.ts";

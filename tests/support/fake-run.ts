@@ -7,7 +7,11 @@
  * very objects it yields; dashboard tests and the benchmarks fill real stores with it.
  */
 import { evenChunks } from "../../engine/trainer/worker-group-update.ts";
-import { advantagesEvent, rewardEvent, trajectoryId } from "../../engine/trainer/run-events.ts";
+import {
+  advantagesEvent,
+  rewardEvent,
+  trajectoryId,
+} from "../../engine/trainer/run-log/run-events.ts";
 import {
   baselineStatistics,
   type GroupTrajectory,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { parseConfig, presetInput } from "../../engine/config/mod.ts";
 import { benchmarkIdentities } from "../../engine/trainer/benchmark-identity.ts";
-import { taskSource } from "../../engine/trainer/task-source.ts";
+import { taskSource } from "../../engine/trainer/rollout/task-source.ts";
 
 const identity = async (preset: string, edit: Record<string, unknown>) => {
   const input = { ...presetInput(preset), ...edit } as Record<string, unknown>;

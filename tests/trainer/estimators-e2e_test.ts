@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig } from "../../engine/config/mod.ts";
 import { replayRun } from "../../engine/replay/mod.ts";
-import { openPolicyPool } from "../../engine/trainer/policy-pool.ts";
+import { openPolicyPool } from "../../engine/trainer/rollout/policy-pool.ts";
 import { policyBatch, responseValues } from "../../engine/trainer/policy-batch.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { type EventData, type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";

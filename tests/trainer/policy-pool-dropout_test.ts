@@ -16,7 +16,7 @@ import {
   openPolicyPool,
   PolicyPoolError,
   type PolicyPoolOptions,
-} from "../../engine/trainer/policy-pool.ts";
+} from "../../engine/trainer/rollout/policy-pool.ts";
 import { writeTinyCheckpoint } from "../hf/tiny-checkpoint.ts";
 import { stream } from "../onnx-train/tiny-policy.ts";
 

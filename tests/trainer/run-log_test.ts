@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CONFIG_SCHEMA_VERSION } from "../../engine/config/mod.ts";
-import { readRunLog, RunLogError } from "../../engine/trainer/run-log.ts";
+import { readRunLog, RunLogError } from "../../engine/trainer/run-log/run-log.ts";
 import { hashConfig, openStore } from "../../events/mod.ts";
 import { runStartedEvent } from "../events/sample-events.ts";
 

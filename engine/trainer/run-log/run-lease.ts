@@ -6,7 +6,7 @@
  * log, never in it, so a run's events (and its replay) are the same with or without one.
  * Lease writes never stop training: a failed renewal is retried at the next heartbeat.
  */
-import { type EventStore, LEASE_HEARTBEAT_MS, type RunLease } from "../../events/mod.ts";
+import { type EventStore, LEASE_HEARTBEAT_MS, type RunLease } from "../../../events/mod.ts";
 
 /** A held lease. */
 export interface HeldLease {

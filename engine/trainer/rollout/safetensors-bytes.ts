@@ -9,7 +9,7 @@ import {
   type NamedTensor,
   namedTensor,
   parseSafetensorsHeader,
-} from "../../adapters/hf/mod.ts";
+} from "../../../adapters/hf/mod.ts";
 
 /**
  * The tensors of a safetensors byte string by name, widened to float32.

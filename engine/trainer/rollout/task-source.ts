@@ -2,10 +2,10 @@
  * The questions a run trains and evaluates on, from the config's `tasks`: generated arithmetic,
  * the generated search world (with its retriever), or benchmark files from disk.
  */
-import { bm25Retriever } from "../../adapters/search/mod.ts";
-import type { NormalizedConfig } from "../config/mod.ts";
-import { generateArithmeticTasks, generateSearchWorld, loadBenchmark } from "../tasks/mod.ts";
-import type { Question, Retriever } from "../workflows/mod.ts";
+import { bm25Retriever } from "../../../adapters/search/mod.ts";
+import type { NormalizedConfig } from "../../config/mod.ts";
+import { generateArithmeticTasks, generateSearchWorld, loadBenchmark } from "../../tasks/mod.ts";
+import type { Question, Retriever } from "../../workflows/mod.ts";
 
 /**
  * Questions per split, the evaluation's benchmark files (by the path the config names, read once)

@@ -3,8 +3,8 @@
  * that replay, `train --resume` and evaluation of its checkpoints load those weights even after
  * the committed model was replaced (adapters/model/embedded-versions.ts).
  */
-import { type EmbeddedVersion, recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
-import type { NewEvent, StoredEvent } from "../../events/mod.ts";
+import { type EmbeddedVersion, recordedEmbeddedVersion } from "../../../adapters/model/mod.ts";
+import type { NewEvent, StoredEvent } from "../../../events/mod.ts";
 
 /**
  * The recorded run's embedded model; undefined when no worker group of it used `"embedded"` (or

@@ -16,9 +16,9 @@
  * after issuing a request, then issues another, is outside this rule; the built-in ones issue a
  * round's parallel requests together.)
  */
-import type { ContinuousBatch, Sequence, SequenceOutcome } from "../../adapters/model/mod.ts";
-import { randomStream, sampleLogits } from "../random/mod.ts";
-import type { Speak, TurnRequest } from "../workflows/mod.ts";
+import type { ContinuousBatch, Sequence, SequenceOutcome } from "../../../adapters/model/mod.ts";
+import { randomStream, sampleLogits } from "../../random/mod.ts";
+import type { Speak, TurnRequest } from "../../workflows/mod.ts";
 import type { GroupPolicy } from "./policy-pool.ts";
 
 /** What the speaker needs of a policy: a trainer's worker group or a frozen evaluation model. */

@@ -3,15 +3,18 @@
  * speaker whose draws are keyed by the episode's coordinates. Training and evaluation (in a run
  * or of a checkpoint) share it.
  */
-import type { NormalizedConfig } from "../config/mod.ts";
-import type { Episode, Question, Workflow } from "../workflows/mod.ts";
-import type { Phase } from "./run-events.ts";
+import type { NormalizedConfig } from "../../config/mod.ts";
+import type { Episode, Question, Workflow } from "../../workflows/mod.ts";
 import type { EndpointPool } from "./endpoint-pool.ts";
 import { createOpenAISpeaker } from "./openai-speaker.ts";
+import type { GroupPolicy } from "./policy-pool.ts";
 import type { ServedAdapters } from "./served-adapters.ts";
 import { type RecordedTurns, type ReplayRollouts, replaySpeaker } from "./recorded-turns.ts";
 import type { RolloutEngine } from "./engine-dialect.ts";
 import { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
+
+/** A rollout's phase: trained on, or only measured. */
+export type Phase = "rollout" | "eval";
 
 /** The episodes sampled for one question. */
 export type Rollout = { question: Question; episodes: Episode<TurnRecord>[] };
@@ -23,6 +26,28 @@ export type RolloutFn = (
   questions: readonly Question[],
   n: number,
 ) => Promise<Rollout[]>;
+
+/**
+ * Where a step's jobs tell rollout workers to find the weights that sample it: the adapter names
+ * the servers hold (the openai backend), or the trainable groups' parameters and optimizer state
+ * as blobs in the run's store (the local backend: each worker restores them into its own copy).
+ */
+export type StepWeights =
+  | { readonly kind: "served"; readonly served: Pick<ServedAdapters, "modelOf"> }
+  | { readonly kind: "blobs"; readonly putBlob: (bytes: Uint8Array) => Promise<string> };
+
+/**
+ * Plays a run's episodes in other processes (`rollout.dispatch` "workers"): the rollout function,
+ * and what to close after the run. engine/workers' `workerRollouts` is one; whoever starts a run
+ * hands it to the training loop (deno task train does), which depends on no dispatcher itself.
+ */
+export type RolloutDispatch = (
+  config: NormalizedConfig,
+  workflow: Workflow,
+  groups: ReadonlyMap<string, GroupPolicy>,
+  runId: string,
+  weights: StepWeights,
+) => Promise<{ rollout: RolloutFn } & AsyncDisposable>;
 
 /**
  * Rows decoding or queued at once, all worker groups together: large enough to batch a step,

@@ -7,7 +7,7 @@ import {
   leaseIsLive,
   type NewEvent,
   WrongExpectedVersionError,
-} from "../../events/mod.ts";
+} from "../../../events/mod.ts";
 
 /**
  * A fresh run whose id another writer took first: two `deno task train` with one `--run-id` on one

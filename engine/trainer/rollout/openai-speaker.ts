@@ -8,7 +8,7 @@
  * seed and `polyrl_draw` name the local speaker's draw coordinates (seed, "sample-token:<phase>",
  * step, agent, prompt, sample, turn): deno task serve then samples what the local backend would.
  */
-import type { Speak } from "../workflows/mod.ts";
+import type { Speak } from "../../workflows/mod.ts";
 import { EndpointError, type EndpointPool } from "./endpoint-pool.ts";
 import { engineDialect, type RolloutEngine } from "./engine-dialect.ts";
 import type { ServedAdapters } from "./served-adapters.ts";

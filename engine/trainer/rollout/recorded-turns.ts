@@ -11,8 +11,8 @@
  *   recorded turn at its coordinates (its prompt tokens re-derived, so a prompt that differs from
  *   the log shows as a divergence), then rewards, advantages and updates are re-executed.
  */
-import type { NewEvent, StoredEvent } from "../../events/mod.ts";
-import type { Speak } from "../workflows/mod.ts";
+import type { NewEvent, StoredEvent } from "../../../events/mod.ts";
+import type { Speak } from "../../workflows/mod.ts";
 import {
   type EpisodeCoordinates,
   type SpeakerSettings,

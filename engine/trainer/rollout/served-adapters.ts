@@ -12,12 +12,11 @@
  * recorded (a resumed run of a since-replaced model: the archived directory).
  */
 import { join, resolve } from "node:path";
-import { saveLoraAdapter } from "../../adapters/hf/mod.ts";
-import { type EmbeddedVersion, loraAdapter, loraParamName } from "../../adapters/model/mod.ts";
-import { modelDirectory } from "../evaluation/base-model.ts";
+import { saveLoraAdapter } from "../../../adapters/hf/mod.ts";
+import { type EmbeddedVersion, loraAdapter, loraParamName } from "../../../adapters/model/mod.ts";
 import { EndpointError, type EndpointPool, type OpenAIRollout } from "./endpoint-pool.ts";
 import { engineDialect } from "./engine-dialect.ts";
-import type { GroupPolicy } from "./policy-pool.ts";
+import { type GroupPolicy, modelDirectory } from "./policy-pool.ts";
 
 /** What publishing needs of a group. */
 export type PublishedPolicy = Pick<

@@ -3,7 +3,7 @@
  * every trainable worker group) at or before a step, plus what the loop carries between steps
  * that only the log knows (the latest evaluation metrics). Everything else is re-derived.
  */
-import type { BlobStore, NewEvent, StoredEvent } from "../../events/mod.ts";
+import type { BlobStore, NewEvent, StoredEvent } from "../../../events/mod.ts";
 
 /** One worker group's saved state. */
 export interface SavedCheckpoint {

@@ -10,9 +10,8 @@ import {
   type NewEvent,
   type RecordedEvent,
   type StoredEvent,
-} from "../../events/mod.ts";
-import { type NormalizedConfig, upcastRecordedConfig } from "../config/mod.ts";
-import { isEvaluationConfig } from "../evaluation/protocol.ts";
+} from "../../../events/mod.ts";
+import { type NormalizedConfig, upcastRecordedConfig } from "../../config/mod.ts";
 
 /** A run's log in stream order. */
 export interface RunLog {
@@ -108,4 +107,17 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
     started: started as RecordedEvent<"run.started">,
     config: upcast.config,
   });
+}
+
+/**
+ * Whether a `run.started` config is an evaluation's (it has the `eval` section that
+ * `recordedEvalConfig` of engine/evaluation/protocol.ts writes) rather than a training run's.
+ *
+ * @example
+ * ```ts
+ * isEvaluationConfig(started.data.config); // true for a run of deno task eval
+ * ```
+ */
+export function isEvaluationConfig(config: Readonly<Record<string, unknown>>): boolean {
+  return config.eval !== null && typeof config.eval === "object";
 }

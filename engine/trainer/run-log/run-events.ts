@@ -2,15 +2,11 @@
  * The events a training step logs about its rollouts: each turn, each trajectory, its rewards
  * and the advantages of its prompt group. Pure builders; the loop decides when they are sent.
  */
-import type { NewEvent } from "../../events/mod.ts";
-import type { GroupAdvantages } from "../advantages/mod.ts";
-import type { Episode, Question } from "../workflows/mod.ts";
-import { type GroupRewards, isCorrectAnswer } from "./group-rewards.ts";
-import type { Rollout } from "./rollouts.ts";
-import type { TurnRecord } from "./speaker.ts";
-
-/** A rollout's phase: trained on, or only measured. */
-export type Phase = "rollout" | "eval";
+import type { NewEvent } from "../../../events/mod.ts";
+import type { GroupAdvantages } from "../../advantages/mod.ts";
+import type { Episode, Question } from "../../workflows/mod.ts";
+import { type GroupRewards, isCorrectAnswer } from "../group-rewards.ts";
+import type { Phase, Rollout, TurnRecord } from "../rollout/mod.ts";
 
 /** The trajectory id of an episode: readable and unique within a run. */
 export function trajectoryId(phase: Phase, step: number, prompt: number, sample: number): string {

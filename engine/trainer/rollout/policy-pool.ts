@@ -13,7 +13,7 @@ import {
   loadHfModel,
   type NamedTensor,
   namedTensor,
-} from "../../adapters/hf/mod.ts";
+} from "../../../adapters/hf/mod.ts";
 import {
   adapterHostFeeds,
   allParams,
@@ -26,6 +26,7 @@ import {
   currentEmbeddedVersion,
   type DecoderSpec,
   decoderSpec,
+  EMBEDDED_MODEL_DIR,
   type EmbeddedVersion,
   type GeneratedRow,
   type Generator,
@@ -39,7 +40,7 @@ import {
   trainableParams,
   trainStepConfig,
   uploadBase,
-} from "../../adapters/model/mod.ts";
+} from "../../../adapters/model/mod.ts";
 import {
   type DropoutMaskFill,
   IO,
@@ -51,16 +52,16 @@ import {
   type TrainStepHyper,
   type TrainStepMetrics,
   type TrainStepRunner,
-} from "../../adapters/onnx/train-step/mod.ts";
+} from "../../../adapters/onnx/train-step/mod.ts";
 import {
   type HostTensor,
   hostTensor,
   type Runtime,
   scalar,
   type Session,
-} from "../../adapters/onnx/runtime/mod.ts";
-import type { WorkerGroup } from "../config/mod.ts";
-import { fillNormal, randomStream, streamBlock } from "../random/mod.ts";
+} from "../../../adapters/onnx/runtime/mod.ts";
+import type { WorkerGroup } from "../../config/mod.ts";
+import { fillNormal, randomStream, streamBlock } from "../../random/mod.ts";
 import { decodeSafetensors } from "./safetensors-bytes.ts";
 
 /** How one batch of continuations is sampled. */
@@ -165,6 +166,15 @@ export function hashTensors(tensors: readonly NamedTensor[]): string {
   return h.digest("hex");
 }
 
+/**
+ * The directory a model name stands for: the committed embedded model's, or the path itself.
+ *
+ * @example modelDirectory("embedded"); // ".../adapters/model/embedded/"
+ */
+export function modelDirectory(model: string): string {
+  return model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
+}
+
 async function loadModel(name: string, embedded: EmbeddedVersion): Promise<HfModel> {
   const model = name === "embedded"
     ? await loadEmbeddedModel(embedded.dir)
@@ -215,6 +225,12 @@ export function loraDropoutFill(
   };
 }
 
+/** A run's worker groups by id, and what releases their sessions and device memory. */
+export interface PolicyPool {
+  readonly groups: ReadonlyMap<string, GroupPolicy>;
+  release(): Promise<void>;
+}
+
 /** What the pool needs of a run's config beyond its worker groups. */
 export interface PolicyPoolOptions {
   readonly seed: number;
@@ -260,7 +276,7 @@ export async function openPolicyPool(
   runtime: Runtime,
   groups: readonly WorkerGroup[],
   options: PolicyPoolOptions,
-): Promise<{ groups: ReadonlyMap<string, GroupPolicy>; release(): Promise<void> }> {
+): Promise<PolicyPool> {
   const models = new Map<
     string,
     { model: HfModel; bases: Map<string, BaseWeights>; reference: Session | null }

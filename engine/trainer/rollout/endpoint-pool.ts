@@ -4,7 +4,7 @@
  * `max_in_flight` of them, and fails after `timeout_s` with an error naming the endpoint, the
  * path and what it answered. Adapter loads go to every endpoint.
  */
-import type { NormalizedConfig } from "../config/mod.ts";
+import type { NormalizedConfig } from "../../config/mod.ts";
 
 /** A server did not answer, or answered with an error. */
 export class EndpointError extends Error {

@@ -25,7 +25,7 @@
  * speaker's draw coordinates), with which deno task serve samples what the local backend would;
  * vLLM and SGLang ignore that unknown top-level field.
  */
-import type { ROLLOUT_ENGINES } from "../config/mod.ts";
+import type { ROLLOUT_ENGINES } from "../../config/mod.ts";
 
 /** An engine the servers run. */
 export type RolloutEngine = (typeof ROLLOUT_ENGINES)[number];

@@ -1,0 +1,44 @@
+/**
+ * Rollout: how a run's episodes are played. The worker groups' policies (policy pool), the
+ * speakers that turn a workflow's requests into their turns (in this process with continuous
+ * batching, on inference servers through the openai backend, or from a log's recorded turns), and
+ * the questions they answer (task source). The training loop, evaluation and the rollout workers
+ * all roll out through this folder.
+ *
+ * @example
+ * ```ts
+ * import { openPolicyPool, taskSource, workflowRollouts } from "./mod.ts";
+ * const pool = await openPolicyPool(runtime, config.worker_groups, { seed: config.seed });
+ * const rollout = workflowRollouts(config, workflow, pool.groups);
+ * const groups = await rollout("rollout", 0, (await taskSource(config)).train, config.group_size);
+ * ```
+ */
+export { endpointPool } from "./endpoint-pool.ts";
+export { createOpenAISpeaker } from "./openai-speaker.ts";
+export {
+  type GroupPolicy,
+  hashTensors,
+  modelDirectory,
+  openBatchWith,
+  openPolicyPool,
+  type PolicyPool,
+} from "./policy-pool.ts";
+export {
+  recordedSpeaker,
+  type RecordedTurns,
+  recordedTurns,
+  REPLAY_ROLLOUTS,
+  type ReplayRollouts,
+} from "./recorded-turns.ts";
+export {
+  type Phase,
+  type Rollout,
+  type RolloutDispatch,
+  type RolloutFn,
+  type StepWeights,
+  workflowRollouts,
+} from "./rollouts.ts";
+export { decodeSafetensors } from "./safetensors-bytes.ts";
+export { type ServedAdapters, servedAdapters } from "./served-adapters.ts";
+export { createSpeaker, type SpeakingPolicy, type TurnRecord } from "./speaker.ts";
+export { loadQuestions, type TaskSource, taskSource } from "./task-source.ts";
