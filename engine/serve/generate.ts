@@ -1,6 +1,6 @@
 /**
  * `POST /generate`: SGLang's native generation route, as far as the sglang rollout dialect uses it
- * (engine/trainer/engine-dialect.ts): one prompt of token ids on the base or a loaded adapter
+ * (engine/trainer/rollout/engine-dialect.ts): one prompt of token ids on the base or a loaded adapter
  * (`lora_path`), sampled with the request's keyed draws. The answer follows SGLang's
  * (python/sglang/srt/managers/tokenizer_manager.py: `text`, `output_ids` and `meta_info` with
  * `id`, `finish_reason` `{type: "length", length}` or `{type: "stop", matched}` (the stop token's

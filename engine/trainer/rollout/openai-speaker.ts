@@ -2,7 +2,7 @@
  * The speaker of the openai rollout backend: every agent turn is one request to the least busy
  * endpoint, in the dialect of the servers' engine (engine-dialect.ts: vLLM's `/v1/completions`
  * or SGLang's `/generate`), with the turn's prompt as token ids (the trainer's own chat template
- * and truncation, engine/trainer/speaker.ts `turnPrompt`), the group's current adapter, and the
+ * and truncation, speaker.ts `turnPrompt`), the group's current adapter, and the
  * request for the sampled tokens' ids and logprobs. Stop strings are applied here, on the
  * returned tokens, as the local speaker applies them, so both backends cut a turn alike. The
  * seed and `polyrl_draw` name the local speaker's draw coordinates (seed, "sample-token:<phase>",
