@@ -279,10 +279,9 @@ await runCommand(cli.usage, async () => {
  * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers
  * over its Postgres store (engine/workers), what they report (no worker seems to run) as warnings.
  */
-const rolloutWorkers: RolloutDispatch = (config, workflow, groups, runId, weights) =>
-  workerRollouts(config, workflow, groups, runId, weights, {
-    warn: (line) => console.error(`warning: ${line}`),
-  });
+function rolloutWorkers(...args: Parameters<RolloutDispatch>): ReturnType<RolloutDispatch> {
+  return workerRollouts(...args, { warn: (line) => console.error(`warning: ${line}`) });
+}
 
 /**
  * What a run reads from the user's files, checked before the store is opened, so that a refused
