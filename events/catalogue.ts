@@ -90,6 +90,12 @@ export const runStarted = defineEvent({
      * recorded before it was.
      */
     benchmarks: z.record(z.string(), z.strictObject({ problems: count, sha256 })).optional(),
+    /**
+     * The catalogue generation of the code that recorded the run (`runCatalogue.generation`):
+     * replay expects no event of a type introduced later. Absent in runs recorded before it was
+     * (generation 1).
+     */
+    catalogueGeneration: z.number().int().min(1).optional(),
   }).superRefine((d, ctx) => {
     let actual: string;
     try {

@@ -38,9 +38,15 @@ export interface EventDefinition<T extends string = string, D = unknown> {
    * to see current data as an older version recorded it.
    */
   readonly addedFields: Readonly<Record<number, readonly string[]>>;
+  /**
+   * The catalogue generation that introduced the type (1: the types of the first recorded runs).
+   * A run records its code's generation in `run.started`; code of an earlier generation never
+   * wrote this type, so replaying such a run does not expect it.
+   */
+  readonly since: number;
 }
 
-/** Declares an event type; `blobRefs` defaults to none. */
+/** Declares an event type; `blobRefs` defaults to none, `since` to generation 1. */
 export function defineEvent<T extends string, D>(spec: {
   type: T;
   schemaVersion: number;
@@ -48,6 +54,7 @@ export function defineEvent<T extends string, D>(spec: {
   coordinates: (data: D) => Coordinates;
   blobRefs?: (data: D) => readonly (string | null)[];
   addedFields?: Readonly<Record<number, readonly string[]>>;
+  since?: number;
 }): EventDefinition<T, D> {
   const blobRefs = spec.blobRefs;
   return Object.freeze({
@@ -60,6 +67,7 @@ export function defineEvent<T extends string, D>(spec: {
       ? (data: D) => blobRefs(data).filter((h): h is string => typeof h === "string")
       : () => [],
     addedFields: Object.freeze({ ...spec.addedFields }),
+    since: spec.since ?? 1,
   });
 }
 
@@ -106,7 +114,10 @@ export interface Upcaster {
 }
 
 /** What a catalogue needs to know of a definition's static type (its data type is covariant). */
-export type DefinitionLike = Pick<EventDefinition, "kind" | "type" | "schemaVersion" | "schema">;
+export type DefinitionLike = Pick<
+  EventDefinition,
+  "kind" | "type" | "schemaVersion" | "schema" | "since"
+>;
 
 /** The union of `{type, data}` shapes that a list of definitions describes. */
 export type EventOf<Defs extends readonly DefinitionLike[]> = {
@@ -119,6 +130,8 @@ export type EventOf<Defs extends readonly DefinitionLike[]> = {
 export interface Catalogue<N extends { type: string; data: unknown } = AnyEvent> {
   readonly kind: "catalogue";
   readonly types: readonly string[];
+  /** The newest generation of its types (`EventDefinition.since`): what a run records. */
+  readonly generation: number;
   /** The definition of `type`; throws UnknownEventTypeError. */
   definition(type: string): EventDefinition<string, unknown>;
   /** Validates data for `type` and returns the parsed copy; throws EventValidationError. */
@@ -161,6 +174,7 @@ export function createCatalogue<Defs extends readonly DefinitionLike[]>(
   return Object.freeze({
     kind: "catalogue" as const,
     types,
+    generation: Math.max(1, ...definitions.map((d) => d.since)),
     definition,
     validate(type: string, data: unknown) {
       const result = definition(type).schema.safeParse(data);

@@ -5,7 +5,13 @@
  * and a trained run's evaluations read the same in every table. One run per seed is what the
  * report aggregates over (mean ± SEM across runs of a group), as it does for trained runs.
  */
-import { checkRunId, type EventStore, hashConfig, type NewEvent } from "../../events/mod.ts";
+import {
+  checkRunId,
+  type EventStore,
+  hashConfig,
+  type NewEvent,
+  runCatalogue,
+} from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { MAX_ROLLOUT_EPISODES, type NormalizedConfig } from "../config/mod.ts";
 import { buildWorkflow, type Question } from "../workflows/mod.ts";
@@ -280,6 +286,7 @@ async function recordSeeds(
           codeVersion: version,
           runtime: runtimeRecord(options.runtime.info),
           benchmarks: benchmarkIdentities(config.evaluation.benchmarks, plan.tasks),
+          catalogueGeneration: runCatalogue.generation,
         },
       },
       ...plan.policies.map(({ id, source, loaded }): NewEvent => ({

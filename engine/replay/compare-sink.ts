@@ -4,11 +4,13 @@
  * canonical bytes, and on a difference field by field. An exact replay runs on through the step
  * after its first divergence, to see whether the engine's state parted from the log (it then
  * differs ever after) or only one logged event disagrees (the log was edited). An event logged
- * at an older schema version is compared on that version's fields only (`asOfVersion`). Nothing
- * is written: blobs are only hashed.
+ * at an older schema version is compared on that version's fields only (`asOfVersion`), and an
+ * event of a type newer than the run's code (its `run.started` catalogue generation) is counted,
+ * not compared: that code never wrote it. Nothing is written: blobs are only hashed.
  */
 import {
   asOfVersion,
+  type Catalogue,
   chainHash,
   type Coordinates,
   encodeCanonical,
@@ -66,6 +68,10 @@ export interface CompareOptions {
   readonly mode: "exact" | "tolerance";
   readonly rtol: number;
   readonly atol: number;
+  /** The catalogue generation of the code that recorded the run (`run.started`; 1 if absent). */
+  readonly generation: number;
+  /** The event types this code writes; default runCatalogue (a test adds a type of its own). */
+  readonly catalogue?: Catalogue;
 }
 
 /** What the comparer found. */
@@ -82,6 +88,8 @@ export interface Comparison {
    * state (turns, gradient steps, checkpoints) were compared, and how many of them differed.
    */
   readonly stateAfterDivergence: { readonly compared: number; readonly differed: number };
+  /** Regenerated events of types the run's code did not have: not compared, by type. */
+  readonly newerTypes: Readonly<Record<string, number>>;
 }
 
 /** Events that depend on the weights: they match only while the engine's state matches. */
@@ -100,14 +108,22 @@ const stepOf = (data: unknown): number | null => {
  * A comparing sink over a run's logged events.
  *
  * @example
- * const sink = compareSink({ runId, logged: log.events, mode: "exact", rtol: 1e-3, atol: 1e-4 });
+ * const sink = compareSink({
+ *   runId,
+ *   logged: log.events,
+ *   mode: "exact",
+ *   rtol: 1e-3,
+ *   atol: 1e-4,
+ *   generation: log.started.data.catalogueGeneration ?? 1,
+ * });
  * await runTraining(log.config, { sink, runtime, runId }).catch((e) => {
  *   if (!(e instanceof ReplayStopped)) throw e;
  * });
  * sink.finish({ from: 0, to: 3, end: true }).firstDivergence;
  */
 export function compareSink(options: CompareOptions) {
-  const { runId, logged, mode } = options;
+  const { runId, logged, mode, generation } = options;
+  const catalogue = options.catalogue ?? runCatalogue;
   const byId = new Map(logged.map((e) => [e.id, e]));
   const lastLogged = logged.at(-1);
   const seen = new Set<string>();
@@ -122,6 +138,7 @@ export function compareSink(options: CompareOptions) {
   let stepNow = -1;
   let horizon = Number.POSITIVE_INFINITY;
   const after = { compared: 0, differed: 0 };
+  const newerTypes: Record<string, number> = {};
 
   const diverge = (d: Divergence) => {
     divergent++;
@@ -134,8 +151,12 @@ export function compareSink(options: CompareOptions) {
   };
 
   const compareOne = (event: NewEvent) => {
-    const def = runCatalogue.definition(event.type);
-    const data = runCatalogue.validate(event.type, event.data);
+    const def = catalogue.definition(event.type);
+    if (def.since > generation) {
+      newerTypes[event.type] = (newerTypes[event.type] ?? 0) + 1;
+      return;
+    }
+    const data = catalogue.validate(event.type, event.data);
     const coordinates = def.coordinates(data as never);
     const id = eventId(runId, event.type, coordinates);
     const step = stepOf(data);
@@ -256,7 +277,7 @@ export function compareSink(options: CompareOptions) {
             step,
             version: e.version,
             position: e.position,
-            coordinates: runCatalogue.definition(e.type).coordinates(e.data as never),
+            coordinates: catalogue.definition(e.type).coordinates(e.data as never),
             recordedHash: e.hash,
             replayedHash: null,
             loggedDataAltered: false,
@@ -273,6 +294,7 @@ export function compareSink(options: CompareOptions) {
         structural,
         drift: drift?.report() ?? null,
         stateAfterDivergence: { ...after },
+        newerTypes: { ...newerTypes },
       };
     },
   };

@@ -53,6 +53,13 @@ export function formatReplayReport(r: ReplayReport): string[] {
         : ` (restored the checkpoint of step ${r.checkpointStep}, re-derived from step ${r.startedAt})`) +
       `: ${r.compared} events compared, ${r.identical} identical`,
   );
+  const newer = Object.entries(r.newerTypes);
+  if (newer.length > 0) {
+    lines.push(
+      `not compared: ${newer.map(([type, n]) => `${n} ${type}`).join(", ")} (types newer than ` +
+        `the code that recorded the run, which never wrote them)`,
+    );
+  }
   const d = r.firstDivergence;
   if (r.identicalThrough !== null) lines.push(`identical through step ${r.identicalThrough}`);
   if (d) {

@@ -107,6 +107,11 @@ export interface ReplayReport {
   readonly compared: number;
   readonly identical: number;
   readonly divergent: number;
+  /**
+   * Regenerated events of types introduced after the run's code (its catalogue generation), by
+   * type: not compared, as that code never wrote them
+   */
+  readonly newerTypes: Readonly<Record<string, number>>;
   /** every compared event matched the log */
   readonly identicalRun: boolean;
   /** the last step of the range through which every event matched (null: not even the first) */
@@ -172,6 +177,7 @@ export async function replayRun(
     mode,
     rtol: options.rtol ?? 1e-3,
     atol: options.atol ?? 1e-4,
+    generation: log.started.data.catalogueGeneration ?? 1,
   });
   const rolloutBackend = config.rollout?.backend ?? "local";
   // Turns sampled outside this process (servers, or rollout workers in their own batches) carry
@@ -243,6 +249,7 @@ export async function replayRun(
     compared: result.compared,
     identical: result.identical,
     divergent: result.divergent,
+    newerTypes: result.newerTypes,
     identicalRun: first === null,
     identicalThrough: through !== null && through >= startedAt ? through : null,
     firstDivergence: first,

@@ -14,6 +14,7 @@ import {
   hashConfig,
   INTERRUPTED_STAGE,
   type NewEvent,
+  runCatalogue,
 } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
@@ -318,6 +319,7 @@ async function runStartedEvent(
       // Only custom workflows have a module; built-in runs record exactly what they always did.
       ...(module ? { workflowModule: module } : {}),
       benchmarks: benchmarkIdentities(config.evaluation.benchmarks, tasks),
+      catalogueGeneration: runCatalogue.generation,
     },
   };
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { TrainClock } from "../../engine/trainer/train-progress.ts";
 import type { TrainPlan, TrainProgress } from "../../engine/trainer/train-loop.ts";
 import { runCli } from "../support/run-cli.ts";
+import { openStore } from "../../events/mod.ts";
 
 // Three steps of 4 episodes; one evaluation of 8 episodes, after the last step.
 const plan: TrainPlan = { episodesPerStep: 4, episodesPerEvaluation: 8, evaluationSteps: [2] };
@@ -93,6 +94,13 @@ Deno.test({
       lines[1],
       /^train 2\/2 \[step 1 done\] [\d.]+ steps\/s elapsed \d+s ETA 0s accuracy=/,
     );
+    // The run names its code's catalogue generation, which replay reads (newer-event-types_test).
+    {
+      await using s = await openStore(store, { readOnly: true });
+      const runId = r.stdout.match(/^run id: (\S+)$/m)![1];
+      const [started] = await Array.fromAsync(s.readStream(runId));
+      assert.equal((started.data as { catalogueGeneration?: number }).catalogueGeneration, 1);
+    }
     await Deno.remove(dir, { recursive: true });
   },
 });
