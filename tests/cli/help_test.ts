@@ -1,6 +1,6 @@
 /**
- * Every task's `--help` names the value each option takes (`--steps N`, never a bare VALUE) and
- * shows at least one example command line of that task.
+ * Every task answers `--help` with exit 0 and a help text that names the value each option takes
+ * (`--steps N`, never a bare VALUE) and shows at least one example command line of that task.
  */
 import assert from "node:assert/strict";
 import { runCli } from "../support/run-cli.ts";
@@ -22,6 +22,7 @@ Deno.test("every task's --help names option values and shows an example of the t
   for (const [name, script] of entries) {
     const out = await runCli(script, "--help");
     assert.equal(out.code, 0, `${name} --help: exit ${out.code}\n${out.stderr}`);
+    assert.ok(out.stdout.trim().length > 0, `${name} --help printed nothing`);
     const { options, examples, found } = sections(out.stdout);
     assert.ok(found, `${name} --help has options: and examples: sections:\n${out.stdout}`);
     assert.ok(options.some((l) => /^ {2}--help\b/.test(l)), `${name} lists --help`);
