@@ -3,16 +3,45 @@
  * `N passed, N failed` (Deno's own summary is not in that form). Exit status is non-zero on any
  * failure.
  *
+ * The paths are type-checked once, by one `deno check`, and the tests then run with `--no-check`:
+ * a `deno test` process checks its whole module graph, and the folders share most of theirs, so
+ * checking per folder did the same work 31 times (the folders' start-up, mostly that check, was
+ * about 350 of CI's 1,319 seconds; one check of tests/ takes 15 to 20). A type error fails the run,
+ * and the tests still run.
+ *
  * With no PATH, each folder of tests/ runs in a `deno test` process of its own, so one folder's
  * native state (onnxruntime, DuckDB, pg-boss's pools, Chromium) cannot reach the next, and a
  * process that dies takes only its folder's results with it: the runner names the folder and its
  * exit status, and counts it failed.
  *
- * Before each folder it prints the folder (k of N), the time so far and an estimate of the time
- * left: from the folders' durations in the last full run (kept in .polyrl/test-durations.json),
- * else from the mean of the folders done.
+ * Up to POLYRL_TEST_JOBS folders (default 2) run at once, longest first by the last full run's
+ * durations (kept in .polyrl/test-durations.json; in a fresh clone, by the size of their test
+ * files), because a folder spends part of its time waiting on the processes it starts (a CLI's
+ * module load, a dashboard, Chromium, a training run) while the other core could work. The
+ * folders in ALONE run by themselves, before the others: their tests start processes that together
+ * keep every core busy while timers run (workers: a trainer, two workers and their servers, one
+ * killed mid-step; device: h200.sh's stages, each under a time limit; onnx-runtime: the software
+ * Vulkan adapter's threads), so a folder beside them would be slowed past its own timers or push
+ * theirs. The other folders' timed assertions leave several
+ * times the time they measure. No two folders share a fixed port or path: the tests use temporary
+ * directories, port 0 and a fresh Postgres schema each. The tests within a folder run one at a
+ * time (no `--parallel`): many time a step or kill a process they started.
+ *
+ * A folder's output is printed whole when it finishes (streamed as it runs when one folder runs at
+ * a time), then a line with its time and counts. Before each folder starts, the runner prints the
+ * folder (k of N), the time so far and an estimate of the time left.
  */
 import { userPathIfExists } from "../events/cli/user-path.ts";
+
+/** Folders that must not run beside another (see the doc comment above). */
+const ALONE = new Set(["tests/workers/", "tests/device/", "tests/onnx-runtime/"]);
+
+const jobs = Math.max(1, Number(Deno.env.get("POLYRL_TEST_JOBS") ?? 2) || 1);
+
+const durationsFile = new URL("../.polyrl/test-durations.json", import.meta.url);
+const lastDurations: Record<string, number> = await Deno.readTextFile(durationsFile)
+  .then((text) => JSON.parse(text))
+  .catch(() => ({}));
 
 // A PATH given from a subdirectory means that directory; importing user-path also keeps the
 // user's directory from reaching the tests' own task subprocesses.
@@ -20,62 +49,130 @@ const groups: string[][] = Deno.args.length > 0
   ? [await Promise.all(Deno.args.map(userPathIfExists))]
   : (await Array.fromAsync(Deno.readDir("tests/")))
     .filter((e) => e.isDirectory)
-    .map((e) => [`tests/${e.name}/`])
-    .sort((a, b) => a[0].localeCompare(b[0]));
+    .map((e) => [`tests/${e.name}/`]);
+const key = (paths: string[]) => paths.join(" ");
+const isAlone = (paths: string[]) => ALONE.has(key(paths));
+/** How long a folder is expected to take: its last duration, else its test files' size in bytes. */
+const expectedLength = groups.every((paths) => lastDurations[key(paths)] !== undefined)
+  ? new Map(groups.map((paths) => [key(paths), lastDurations[key(paths)]]))
+  : new Map(
+    await Promise.all(groups.map(async (paths) => [key(paths), await testBytes(paths)] as const)),
+  );
+// The alone folders first, then the rest longest first, so that the last to finish are short.
+groups.sort((a, b) =>
+  Number(isAlone(b)) - Number(isAlone(a)) ||
+  expectedLength.get(key(b))! - expectedLength.get(key(a))! ||
+  key(a).localeCompare(key(b))
+);
 
-const durationsFile = new URL("../.polyrl/test-durations.json", import.meta.url);
-const lastDurations: Record<string, number> = await Deno.readTextFile(durationsFile)
-  .then((text) => JSON.parse(text))
-  .catch(() => ({}));
+/** The size of the test files under `paths`, which roughly follows their run time. */
+async function testBytes(paths: string[]): Promise<number> {
+  let bytes = 0;
+  for (const path of paths) {
+    const info = await Deno.stat(path).catch(() => undefined); // deno test names a missing path
+    if (info?.isFile) bytes += info.size;
+    else if (info?.isDirectory) {
+      for await (const e of Deno.readDir(path)) {
+        if (e.isFile && e.name.endsWith("_test.ts")) {
+          bytes += (await Deno.stat(`${path}${e.name}`)).size;
+        }
+      }
+    }
+  }
+  return bytes;
+}
+
 const durations: Record<string, number> = {};
 const started = performance.now();
 const clock = (ms: number) => {
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 };
+/** The time left once `k` folders have started: the last run's durations, else the mean. */
 const estimateLeft = (k: number): string => {
-  const left = groups.slice(k).map((paths) => lastDurations[paths.join(" ")]);
-  if (left.every((ms) => ms !== undefined)) {
-    return `, about ${clock(left.reduce((a, b) => a + b, 0))} left`;
+  const left = groups.slice(k);
+  const known = left.map((paths) => lastDurations[key(paths)]);
+  if (known.every((ms) => ms !== undefined)) {
+    const aloneMs = left.filter(isAlone).reduce((sum, paths) => sum + lastDurations[key(paths)], 0);
+    const sharedMs = known.reduce((a, b) => a + b, 0) - aloneMs;
+    return `, about ${clock(aloneMs + sharedMs / jobs)} left`;
   }
-  if (k === 0) return "";
-  return `, about ${clock(((performance.now() - started) / k) * (groups.length - k))} left`;
+  const done = Object.keys(durations).length;
+  if (done === 0) return "";
+  return `, about ${clock(((performance.now() - started) / done) * (groups.length - done))} left`;
 };
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 let exitCode = 0;
-for (const [k, paths] of groups.entries()) {
+const fail = (what: string, code: number) => {
+  exitCode = exitCode || code || 1;
+  console.error(`${what}: exit ${code}`);
+};
+
+const checkPaths = groups.flat();
+const check = await new Deno.Command(Deno.execPath(), {
+  args: ["check", ...checkPaths],
+  stdout: "inherit",
+  stderr: "inherit",
+}).spawn().status;
+if (!check.success) {
+  failed += 1;
+  fail(`deno check ${key(checkPaths)}`, check.code);
+}
+
+/** Runs one folder's `deno test`, then prints its output (when buffered), time and counts. */
+async function runGroup(k: number, paths: string[], buffered: boolean): Promise<void> {
   console.error(
-    `[${k + 1}/${groups.length}] ${paths.join(" ")} (elapsed ${clock(performance.now() - started)}${
+    `[${k + 1}/${groups.length}] ${key(paths)} (elapsed ${clock(performance.now() - started)}${
       estimateLeft(k)
     })`,
   );
   const groupStarted = performance.now();
   const junitPath = await Deno.makeTempFile({ prefix: "polyrl-junit-", suffix: ".xml" });
-  const status = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--permit-no-files", `--junit-path=${junitPath}`, ...paths],
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn().status;
+  const output = buffered ? "piped" : "inherit";
+  const run = await new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", "--no-check", "--permit-no-files", `--junit-path=${junitPath}`, ...paths],
+    stdout: output,
+    stderr: output,
+  }).output();
+  if (buffered) {
+    await Deno.stdout.write(run.stdout);
+    await Deno.stderr.write(run.stderr);
+  }
   const xml = await Deno.readTextFile(junitPath).catch(() => "");
   await Deno.remove(junitPath).catch(() => {});
   const root = xml.match(/<testsuites\b[^>]*>/)?.[0] ?? "";
   const attr = (name: string) => Number(root.match(new RegExp(`\\b${name}="(\\d+)"`))?.[1] ?? 0);
-  const groupFailed = attr("failures") + attr("errors");
+  const failures = attr("failures") + attr("errors");
   const groupSkipped = xml.match(/<skipped\b/g)?.length ?? 0;
-  passed += Math.max(0, attr("tests") - groupFailed - groupSkipped);
+  const groupPassed = Math.max(0, attr("tests") - failures - groupSkipped);
+  // A run that dies before writing its report (a crash) has failed even with no counts.
+  const groupFailed = run.success ? failures : Math.max(failures, 1);
+  passed += groupPassed;
+  failed += groupFailed;
   skipped += groupSkipped;
-  // A run that dies before writing its report (a type error, a crash) has failed even with no
-  // counts.
-  failed += status.success ? groupFailed : Math.max(groupFailed, 1);
-  if (!status.success) {
-    exitCode = exitCode || status.code || 1;
-    console.error(`deno test ${paths.join(" ")}: exit ${status.code}`);
-  }
-  durations[paths.join(" ")] = performance.now() - groupStarted;
+  if (!run.success) fail(`deno test ${key(paths)}`, run.code);
+  durations[key(paths)] = performance.now() - groupStarted;
+  console.error(
+    `${key(paths)}: ${clock(durations[key(paths)])}, ${groupPassed} passed, ${groupFailed} failed`,
+  );
 }
+
+let next = 0;
+while (next < groups.length && isAlone(groups[next])) {
+  await runGroup(next, groups[next], false);
+  next += 1;
+}
+const workers = Math.min(jobs, groups.length - next);
+await Promise.all(Array.from({ length: workers }, async () => {
+  while (next < groups.length) {
+    const k = next++;
+    await runGroup(k, groups[k], workers > 1);
+  }
+}));
+
 if (Deno.args.length === 0) {
   await Deno.mkdir(new URL(".", durationsFile), { recursive: true });
   await Deno.writeTextFile(durationsFile, JSON.stringify(durations, null, 2) + "\n");
