@@ -5,6 +5,9 @@
  *
  * @example
  * ```ts
+ * import { annotateRun, type EventStore, type NewEvent } from "./mod.ts";
+ *
+ * declare const store: EventStore<NewEvent>;
  * await annotateRun(store, { type: "run.tagged", runId: "smoke-1", tag: "baseline" });
  * await annotateRun(store, { type: "run.hidden", runId: "smoke-1" });
  * ```
@@ -27,6 +30,9 @@ const ATTEMPTS = 8;
  *
  * @example
  * ```ts
+ * import { annotateRun, type EventStore, type NewEvent } from "./mod.ts";
+ *
+ * declare const store: EventStore<NewEvent>;
  * const { appended: [e] } = await annotateRun(store, { type: "run.untagged", runId: "r", tag: "x" });
  * ```
  */

@@ -4,6 +4,12 @@
  *
  * @example
  * ```ts
+ * import type { Kysely } from "kysely";
+ * import { tableBlobStore } from "./blob-store-table.ts";
+ * import type { LogDatabase } from "./store/schema.ts";
+ *
+ * declare const kysely: Kysely<LogDatabase>;
+ * declare const weights: Uint8Array;
  * const blobs = tableBlobStore(kysely);
  * const key = await blobs.put(weights);
  * ```

@@ -5,6 +5,10 @@
  *
  * @example
  * ```ts
+ * import type { EventStore } from "./mod.ts";
+ *
+ * declare const store: EventStore;
+ * declare const weights: Uint8Array;
  * const key = await store.blobs.put(weights); // 64 hex digits
  * const same = await store.blobs.get(key);    // throws BlobIntegrityError if damaged
  * ```

@@ -7,6 +7,9 @@
  *
  * @example
  * ```ts
+ * import { z } from "zod";
+ * import { createCatalogue, defineEvent } from "./mod.ts";
+ *
  * const noteV2 = defineEvent({
  *   type: "note.added",
  *   schemaVersion: 2,
@@ -79,6 +82,9 @@ export function defineEvent<T extends string, D>(spec: {
  *
  * @example
  * ```ts
+ * import { z } from "zod";
+ * import { asOfVersion, defineEvent } from "./mod.ts";
+ *
  * const def = defineEvent({
  *   type: "note.added",
  *   schemaVersion: 2,

@@ -4,6 +4,10 @@
  *
  * @example
  * ```ts
+ * import { type EventStore, type NewEvent, WrongExpectedVersionError } from "./mod.ts";
+ *
+ * declare const store: EventStore<NewEvent>;
+ * declare const events: NewEvent[];
  * try {
  *   await store.append("run-1", events, { expectedVersion: 3 });
  * } catch (err) {

@@ -5,6 +5,9 @@
  *
  * @example
  * ```ts
+ * import { z } from "zod";
+ * import { count, float } from "./fields.ts";
+ *
  * const stats = z.strictObject({ mu: float, sigma: float, n: count });
  * ```
  */

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { chainHash, encodeCanonical, GENESIS_HASH } from "./mod.ts";
+ *
  * const { json, tensors } = encodeCanonical({ step: 0 });
  * const hash = chainHash(GENESIS_HASH, {
  *   id: "ab12...", stream: "run-1", version: 1, type: "step.started", schemaVersion: 1,

@@ -8,6 +8,9 @@
  *
  * @example
  * ```ts
+ * import { type EventStore, leaseIsLive } from "./mod.ts";
+ *
+ * declare const store: EventStore;
  * const lease = (await store.leases()).find((l) => l.runId === "smoke-1");
  * if (lease && await leaseIsLive(lease)) console.log(`written by pid ${lease.pid}`);
  * ```
@@ -27,6 +30,8 @@ export const LEASE_TIMEOUT_MS = 60_000;
  *
  * @example
  * ```ts
+ * import { processExists } from "./mod.ts";
+ *
  * await processExists(Deno.pid); // true on Linux
  * ```
  */
@@ -47,6 +52,8 @@ export async function processExists(pid: number): Promise<boolean | null> {
  *
  * @example
  * ```ts
+ * import { leaseIsLive } from "./mod.ts";
+ *
  * await leaseIsLive({ runId: "r", host: "h", pid: 1, startedAt: 0, heartbeatAt: 0, endedAt: 0 });
  * // false: released
  * ```

@@ -12,10 +12,10 @@
  *   type: "turn.generated",
  *   data: {
  *     step: 0, phase: "rollout", trajectory: "s0-p0-k0", prompt: 0, sample: 0, turn: 0,
- *     agent: "solver", workerGroup: "wg0",
+ *     agent: "solver", role: "solver", workerGroup: "wg0",
  *     promptTokens: new Int32Array([1, 2, 3]), responseTokens: new Int32Array([4, 5]),
  *     logprobs: new Float32Array([-0.1, -2.3]), finishReason: "stop",
- *     parsedAnswer: "42", text: "... 42",
+ *     parsedAnswer: "42", correct: true, text: "... 42",
  *   },
  * };
  * const { version } = await store.append("run-1", [turn], { expectedVersion: 0 });
@@ -23,6 +23,9 @@
  *
  * Read it back, or follow it live:
  * ```ts
+ * import type { EventStore, NewEvent } from "../events/mod.ts";
+ *
+ * declare const store: EventStore<NewEvent>;
  * for await (const e of store.readStream("run-1")) {
  *   if (e.type === "turn.generated") console.log(e.data.logprobs); // Float32Array
  * }
@@ -32,6 +35,11 @@
  *
  * Large state goes to the blob store; events carry its SHA-256 key:
  * ```ts
+ * import type { EventStore, NewEvent } from "../events/mod.ts";
+ *
+ * declare const store: EventStore<NewEvent>;
+ * declare const weightsBytes: Uint8Array;
+ * declare const parameterHash: string; // SHA-256 of the parameters, 64 hex digits
  * const blob = await store.blobs.put(weightsBytes);
  * await store.append("run-1", [{ type: "checkpoint.saved", data: { step: 3, workerGroup: "wg0",
  *   blob, bytes: weightsBytes.length, parameterHash, optimizerBlob: null, format: "f32le" } }]);

@@ -14,6 +14,8 @@
  *
  * @example
  * ```ts
+ * import { refuseStoreOutput } from "./mod.ts";
+ *
  * refuseStoreOutput("/tmp/report.md", [".polyrl/events.sqlite"]); // fine
  * refuseStoreOutput(".polyrl/events.sqlite", [".polyrl/events.sqlite"]); // OutputPathError
  * refuseStoreOutput(".polyrl/events.blobs/x.csv", [".polyrl/events.sqlite"]); // OutputPathError
@@ -52,6 +54,8 @@ const SQLITE_SIDE_FILES = ["", "-wal", "-shm", "-journal"];
  *
  * @example
  * ```ts
+ * import { storeFiles } from "./mod.ts";
+ *
  * storeFiles("runs.sqlite").folders; // ["runs.blobs", "runs.analysis"]
  * ```
  */
@@ -173,6 +177,9 @@ const sameFile = (a: Deno.FileInfo, b: Deno.FileInfo | null) =>
  *
  * @example
  * ```ts
+ * import { DEFAULT_STORE, refuseStoreOutput } from "./mod.ts";
+ *
+ * declare const values: { out: string; store: string }; // the parsed options
  * refuseStoreOutput(values.out, [values.store, DEFAULT_STORE], "--out");
  * ```
  */

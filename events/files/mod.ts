@@ -5,7 +5,10 @@
  *
  * @example
  * ```ts
+ * import { join } from "node:path";
  * import { readJsonFile, readRegularTextFile } from "../../events/files/mod.ts";
+ *
+ * declare const dir: string; // an adapter's folder
  * const config = await readJsonFile(join(dir, "adapter_config.json"), {
  *   maxBytes: 1 << 20,
  *   symlinks: "refuse",

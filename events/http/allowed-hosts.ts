@@ -39,6 +39,8 @@ export function hostName(address: string): string {
  *
  * @example
  * ```ts
+ * import { allowedHosts } from "./mod.ts";
+ *
  * const hosts = allowedHosts({ hostname: "127.0.0.1", port: 8000 }, ["lab.example"]);
  * hosts.allows("localhost:8000"); // true
  * hosts.allows("lab.example"); // true
@@ -76,6 +78,11 @@ export interface HostGuardOptions {
  *
  * @example
  * ```ts
+ * import type { Hono } from "hono";
+ * import { type AllowedHosts, hostGuard } from "./mod.ts";
+ *
+ * declare const app: Hono;
+ * declare const hosts: AllowedHosts;
  * app.use(hostGuard(() => hosts, { server: "this dashboard", command: "deno task web" }));
  * ```
  */

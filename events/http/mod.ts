@@ -5,7 +5,10 @@
  *
  * @example
  * ```ts
+ * import type { Hono } from "hono";
  * import { allowedHosts, hostGuard, sameOriginOnly } from "../../events/http/mod.ts";
+ *
+ * declare const app: Hono;
  * const hosts = allowedHosts({ hostname: "127.0.0.1", port: 8000 });
  * app.use(
  *   hostGuard(() => hosts, { server: "this dashboard", command: "deno task web" }),

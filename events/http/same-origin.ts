@@ -46,6 +46,11 @@ function crossSiteFetch(c: Context): boolean {
  *
  * @example
  * ```ts
+ * import type { Hono } from "hono";
+ * import { type AllowedHosts, hostGuard, sameOriginOnly } from "./mod.ts";
+ *
+ * declare const app: Hono;
+ * declare const hosts: AllowedHosts;
  * app.use(
  *   hostGuard(() => hosts, { server: "this dashboard", command: "deno task web" }),
  *   sameOriginOnly({ server: "this dashboard", body: '{"sql": "SELECT ..."}' }),
