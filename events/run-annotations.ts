@@ -17,6 +17,8 @@
  *
  * @example
  * ```ts
+ * import { runCatalogue } from "./mod.ts";
+ *
  * const e = { type: "run.tagged", data: { runId: "smoke-1", tag: "baseline", seq: 1 } } as const;
  * runCatalogue.validate(e.type, e.data);
  * ```

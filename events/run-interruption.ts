@@ -7,8 +7,13 @@
  *
  * @example
  * ```ts
- * failedRunStatus({ step: 3, stage: INTERRUPTED_STAGE, error }); // "interrupted"
- * failedRunStatus({ step: 3, stage: "update", error }); // "failed"
+ * import { type EventData, failedRunStatus, INTERRUPTED_STAGE } from "./mod.ts";
+ *
+ * const error = { name: "Interrupted", message: "stopped on request" };
+ * const stopped: EventData<"run.failed"> = { step: 3, stage: INTERRUPTED_STAGE, error };
+ * const crashed: EventData<"run.failed"> = { step: 3, stage: "update", error };
+ * failedRunStatus(stopped); // "interrupted"
+ * failedRunStatus(crashed); // "failed"
  * ```
  */
 

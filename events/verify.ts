@@ -6,6 +6,9 @@
  *
  * @example
  * ```ts
+ * import type { EventStore } from "./mod.ts";
+ *
+ * declare const store: EventStore;
  * const report = await store.verify();
  * if (!report.ok) console.log(report.firstProblem); // { position: 57, reason: "...", ... }
  * ```

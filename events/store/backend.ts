@@ -5,9 +5,13 @@
  *
  * @example
  * ```ts
+ * import type { Backend } from "./backend.ts";
+ *
+ * declare const backend: Backend;
  * const result = await backend.write(async (tx) => {
  *   const head = await tx.head("run-1");
- *   ...
+ *   // ... check the expected version, then tx.insert(rows, newHead)
+ *   return head?.version ?? 0;
  * });
  * ```
  */

@@ -7,6 +7,9 @@
  *
  * @example
  * ```ts
+ * import { openStore } from "../mod.ts";
+ *
+ * declare const signal: AbortSignal; // ends the subscription when aborted
  * await using store = await openStore(".polyrl/events.sqlite");
  * const r = await store.append("run-1", [{ type: "step.started", data: { step: 0, groupSize: 2,
  *   prompts: [] } }], { expectedVersion: 0 });

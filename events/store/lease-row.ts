@@ -4,7 +4,11 @@
  *
  * @example
  * ```ts
- * const leases = (db.prepare(`${LEASE_SELECT} ORDER BY run_id`).all() as Row[]).map(leaseRow);
+ * import type { DatabaseSync } from "node:sqlite";
+ * import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
+ *
+ * declare const db: DatabaseSync;
+ * const leases = db.prepare(`${LEASE_SELECT} ORDER BY run_id`).all().map(leaseRow);
  * ```
  */
 import type { RunLease } from "./event-store.ts";

@@ -5,6 +5,11 @@
  *
  * @example
  * ```ts
+ * import { runCatalogue } from "../mod.ts";
+ * import { LogStore } from "./log-store.ts";
+ * import { openSqliteBackend } from "./sqlite-backend.ts";
+ *
+ * const path = ".polyrl/events.sqlite";
  * const backend = await openSqliteBackend(path, { create: true, readOnly: false });
  * const store = new LogStore(backend, runCatalogue);
  * ```

@@ -5,6 +5,10 @@
  *
  * @example
  * ```ts
+ * import { postgresOpenError, redactUrl } from "../mod.ts";
+ *
+ * declare const url: string; // postgres://user:password@host/db
+ * declare const err: unknown; // what the driver threw
  * throw postgresOpenError(redactUrl(url), new URL(url), "polyrl", err);
  * ```
  */

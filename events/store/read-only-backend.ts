@@ -5,7 +5,11 @@
  *
  * @example
  * ```ts
- * const backend = readOnlyBackend(await openSqliteBackend(path, { readOnly: true }));
+ * import { readOnlyBackend } from "./read-only-backend.ts";
+ * import { openSqliteBackend } from "./sqlite-backend.ts";
+ *
+ * const path = ".polyrl/events.sqlite";
+ * const backend = readOnlyBackend(await openSqliteBackend(path, { create: false, readOnly: true }));
  * ```
  */
 import { StoreReadOnlyError } from "../errors.ts";

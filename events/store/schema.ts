@@ -5,6 +5,11 @@
  *
  * @example
  * ```ts
+ * import type { Kysely } from "kysely";
+ * import { Migrator } from "kysely/migration";
+ * import { type LogDatabase, logMigrations } from "./schema.ts";
+ *
+ * declare const db: Kysely<LogDatabase>;
  * const migrator = new Migrator({ db, provider: logMigrations("postgres") });
  * await migrator.migrateToLatest();
  * ```

@@ -5,6 +5,12 @@
  *
  * @example
  * ```ts
+ * import { Kysely } from "kysely";
+ * import { DatabaseSync } from "node:sqlite";
+ * import type { LogDatabase } from "./schema.ts";
+ * import { nodeSqliteDialect } from "./sqlite-dialect.ts";
+ *
+ * const path = ".polyrl/events.sqlite";
  * const db = new Kysely<LogDatabase>({ dialect: nodeSqliteDialect(new DatabaseSync(path)) });
  * ```
  */

@@ -8,6 +8,13 @@
  *
  * @example
  * ```ts
+ * import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+ * import { immediateTransaction } from "./sqlite-transaction.ts";
+ *
+ * declare const db: DatabaseSync;
+ * declare const path: string; // the store's file, named in errors
+ * declare const insert: StatementSync;
+ * declare const values: SQLInputValue[];
  * await immediateTransaction(db, path, () => insert.run(...values));
  * ```
  */
