@@ -32,6 +32,7 @@ export function parseQuery(text: string): string | null {
  *
  * @example
  * ```ts
+ * import { parseAnswerText } from "./actions.ts";
  * parseAnswerText("so the final answer is \\boxed{42}"); // "42"
  * ```
  */

@@ -46,8 +46,11 @@ function modulePath(module: string): string {
  *
  * @example
  * ```ts
+ * import { loadWorkflowFactory } from "./custom-module.ts";
+ * import type { WorkflowAgent } from "./types.ts";
+ * declare const agents: readonly WorkflowAgent[];
  * const factory = await loadWorkflowFactory("/abs/planner-executors.ts");
- * const workflow = factory(agents, { plan_steps: 2 });
+ * const workflow = factory(agents, { rounds: 2 });
  * ```
  */
 export async function loadWorkflowFactory(module: string): Promise<WorkflowFactory> {
@@ -68,6 +71,9 @@ export async function loadWorkflowFactory(module: string): Promise<WorkflowFacto
  *
  * @example
  * ```ts
+ * import type { ExperimentConfig } from "../config/mod.ts";
+ * import { workflowModuleSource } from "./custom-module.ts";
+ * declare const config: ExperimentConfig;
  * await workflowModuleSource(config.workflow); // { path: "/abs/flow.ts", sha256: "3f2a..." }
  * ```
  */

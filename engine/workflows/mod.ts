@@ -7,7 +7,11 @@
  *
  * @example
  * ```ts
- * import { buildWorkflow } from "./mod.ts";
+ * import type { ExperimentConfig } from "../config/mod.ts";
+ * import { buildWorkflow, type Question, type Speak } from "./mod.ts";
+ * declare const config: ExperimentConfig;
+ * declare const question: Question;
+ * declare const speak: Speak;
  * const workflow = await buildWorkflow(config);
  * const episode = await workflow.run(question, speak);
  * ```

@@ -17,6 +17,7 @@ import type { Workflow } from "./types.ts";
  *
  * @example
  * ```ts
+ * import { checkPlaceholderDeclaration } from "./placeholders.ts";
  * checkPlaceholderDeclaration({ planner: ["question"] }, { planner: 1 }, "flow.ts"); // ok
  * checkPlaceholderDeclaration(undefined, { planner: 1 }, "old.ts"); // throws
  * ```
@@ -63,6 +64,9 @@ export function checkPlaceholderDeclaration(
  *
  * @example
  * ```ts
+ * import { placeholderIssues, refineWorkflow, type WorkflowAgent } from "./mod.ts";
+ * declare const agents: { solver: WorkflowAgent; verifier: WorkflowAgent };
+ * const refine = refineWorkflow(agents, 3);
  * placeholderIssues(refine, [{ id: "v", role: "verifier", prompt: "Check {solutoin}" }]);
  * // [{ key: "agents[0].prompt", value: "{solutoin}", allowed: "... (did you mean {solution}?) ..." }]
  * ```

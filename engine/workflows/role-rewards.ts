@@ -12,6 +12,7 @@ import type { Workflow } from "./types.ts";
  *
  * @example
  * ```ts
+ * import { checkRoleRewardDeclaration } from "./role-rewards.ts";
  * checkRoleRewardDeclaration({ planner: () => 1 }, { planner: 1 }, "flow.ts"); // ok
  * checkRoleRewardDeclaration({ planer: () => 1 }, { planner: 1 }, "flow.ts"); // throws
  * ```

@@ -19,6 +19,7 @@ export class RoleDeclarationError extends WorkflowConfigError {
  *
  * @example
  * ```ts
+ * import { checkRoleDeclaration } from "./roles.ts";
  * checkRoleDeclaration({ planner: 1, executor: 2 }, "planner-executors.ts"); // ok
  * checkRoleDeclaration(["planner"], "old.ts"); // throws RoleDeclarationError
  * ```
@@ -46,6 +47,8 @@ export function checkRoleDeclaration(roles: unknown, origin: string): void {
  *
  * @example
  * ```ts
+ * import { refineWorkflow, roleIssues, type WorkflowAgent } from "./mod.ts";
+ * declare const agents: { solver: WorkflowAgent; verifier: WorkflowAgent };
  * roleIssues(refineWorkflow(agents, 3), [{ id: "s", role: "solver" }]);
  * // [{ key: "agents", allowed: "exactly 1 agent(s) with role verifier ... (found 0)", ... }]
  * ```

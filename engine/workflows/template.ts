@@ -16,6 +16,7 @@ export const PLACEHOLDER_NAME = /^[a-z_]+$/;
  *
  * @example
  * ```ts
+ * import { renderPrompt } from "./template.ts";
  * renderPrompt("Q: {question}\nA:", { question: "1+1" }); // "Q: 1+1\nA:"
  * ```
  */
@@ -40,6 +41,7 @@ export function renderPrompt(template: string, values: Readonly<Record<string, s
  *
  * @example
  * ```ts
+ * import { templatePlaceholders } from "./template.ts";
  * templatePlaceholders("{question} {{x}} {plan} {question}"); // ["question", "plan"]
  * ```
  */

@@ -9,6 +9,12 @@ export type ReadAction = (text: string) => { action: TurnAction; valid: boolean 
  *
  * @example
  * ```ts
+ * import { parseAnswerText, takeTurn } from "./mod.ts";
+ * import type { EpisodeTurn, Speak, WorkflowAgent } from "./types.ts";
+ * declare const speak: Speak;
+ * declare const solver: WorkflowAgent;
+ * const turns: EpisodeTurn[] = [];
+ * const prompt = "What is 2 + 3? Put the final answer in \\boxed{}.";
  * const t = await takeTurn(turns, speak, solver, prompt, (text) => {
  *   const answer = parseAnswerText(text);
  *   return { action: { kind: "answer", answer }, valid: answer !== null };

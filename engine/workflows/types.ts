@@ -82,12 +82,14 @@ export interface Episode<Extra = unknown> {
  *
  * @example
  * ```ts
+ * import { parseAnswerText, readAnswer, takeTurn } from "./mod.ts";
+ * import type { EpisodeTurn, Question, Speak, Workflow, WorkflowAgent } from "./types.ts";
  * const solo = (solver: WorkflowAgent): Workflow => ({
  *   kind: "solo",
  *   roles: { solver: 1 },
  *   placeholders: { solver: [] }, // its prompt is the bare problem, no template filled
- *   async run(question, speak) {
- *     const turns = [];
+ *   async run<Extra>(question: Question, speak: Speak<Extra>) {
+ *     const turns: EpisodeTurn<Extra>[] = [];
  *     const read = readAnswer(parseAnswerText);
  *     const t = await takeTurn(turns, speak, solver, question.problem, read);
  *     return { turns, finalAnswer: t.action.kind === "answer" ? t.action.answer : null };
@@ -134,6 +136,7 @@ export interface RoleRewardInput {
  *
  * @example
  * ```ts
+ * import type { RoleReward } from "./types.ts";
  * const planner: RoleReward = ({ turn, trajectoryReward }) => turn.valid ? trajectoryReward : 0;
  * ```
  */

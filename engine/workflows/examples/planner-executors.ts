@@ -66,6 +66,11 @@ function roundsParam(params: Readonly<Record<string, unknown>>): number {
  *
  * @example
  * ```ts
+ * import type { Question, Speak, WorkflowAgent } from "../mod.ts";
+ * import plannerExecutors from "./planner-executors.ts";
+ * declare const agents: readonly WorkflowAgent[];
+ * declare const question: Question;
+ * declare const speak: Speak;
  * const workflow = plannerExecutors(agents, { rounds: 1 });
  * const episode = await workflow.run(question, speak); // 3 turns: planner, executor, executor
  * ```
