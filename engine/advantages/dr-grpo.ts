@@ -16,6 +16,8 @@ import {
  *
  * @example
  * ```ts
+ * import { drGrpoAdvantages, type GroupTrajectory } from "./mod.ts";
+ * declare const group: readonly GroupTrajectory[];
  * drGrpoAdvantages(group).actions.map((a) => a.advantage); // S_i - mean(S)
  * ```
  */

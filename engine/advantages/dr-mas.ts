@@ -17,6 +17,8 @@ import {
  *
  * @example
  * ```ts
+ * import { drMasAdvantages, type GroupTrajectory } from "./mod.ts";
+ * declare const group: readonly GroupTrajectory[];
  * drMasAdvantages(group, { sigma: "unbiased", eps: 1e-6 }).agents; // per-agent mu_k, sigma_k, n_k
  * ```
  */

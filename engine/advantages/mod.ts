@@ -6,7 +6,9 @@
  *
  * @example
  * ```ts
- * import { estimateStep } from "../advantages/mod.ts";
+ * import { estimateStep, type GroupTrajectory } from "../advantages/mod.ts";
+ * declare const group0: readonly GroupTrajectory[];
+ * declare const group1: readonly GroupTrajectory[];
  * const perPrompt = estimateStep("dr-mas", [group0, group1], { sigma: "population", eps: 1e-6 });
  * ```
  */

@@ -7,7 +7,9 @@
  *
  * @example
  * ```ts
- * import { estimateStep } from "./registry.ts";
+ * import { estimateStep, type GroupTrajectory } from "./mod.ts";
+ * declare const group0: readonly GroupTrajectory[];
+ * declare const group1: readonly GroupTrajectory[];
  * const perPrompt = estimateStep("reinforce++", [group0, group1], { sigma: "unbiased", eps: 1e-6 });
  * perPrompt[0].batch === perPrompt[1].batch; // one whitening over the whole step
  * ```
@@ -150,6 +152,7 @@ export const DEFAULT_ESTIMATOR: EstimatorName = "dr-mas";
  *
  * @example
  * ```ts
+ * import { estimatorEntry } from "./registry.ts";
  * estimatorEntry("mada").workflow; // "debate"
  * estimatorEntry("grpo").rewards; // "trajectory"
  * ```

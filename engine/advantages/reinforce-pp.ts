@@ -28,6 +28,9 @@ import { AdvantageInputError } from "./errors.ts";
  *
  * @example
  * ```ts
+ * import { type GroupTrajectory, reinforcePlusPlusAdvantages } from "./mod.ts";
+ * declare const groupA: readonly GroupTrajectory[];
+ * declare const groupB: readonly GroupTrajectory[];
  * reinforcePlusPlusAdvantages([groupA, groupB]).map((g) => g.batch); // the same stats twice
  * ```
  */

@@ -19,6 +19,8 @@ import {
  *
  * @example
  * ```ts
+ * import { type GroupTrajectory, rlooAdvantages } from "./mod.ts";
+ * declare const group: readonly GroupTrajectory[];
  * rlooAdvantages(group); // scores [1, 0, 0]: advantages 1 - 0 = 1, 0 - 0.5, 0 - 0.5
  * ```
  */
@@ -47,6 +49,8 @@ export function rlooAdvantages(
  *
  * @example
  * ```ts
+ * import { type GroupTrajectory, rlooTrajectoryAdvantages } from "./mod.ts";
+ * declare const group: readonly GroupTrajectory[];
  * rlooTrajectoryAdvantages(group); // scores [1, 0, 0]: advantages 1, -0.5, -0.5
  * ```
  */
