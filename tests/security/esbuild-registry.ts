@@ -107,6 +107,10 @@ async function sha512Integrity(bytes: Uint8Array<ArrayBuffer>): Promise<string> 
  *
  * @example
  * ```ts
+ * import { esbuildRegistry } from "./esbuild-registry.ts";
+ * import { startDashboard } from "./web-server.ts";
+ *
+ * declare const path: string; // a store
  * await using registry = await esbuildRegistry();
  * await using web = await startDashboard(path, [], await registry.coldEnv());
  * ```

@@ -17,6 +17,8 @@ export interface AttackedStore extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import { attackedStore, fileDigests } from "./sql-files.ts";
+ *
  * await using store = await attackedStore();
  * const before = await fileDigests(store.dir);
  * ```
@@ -42,6 +44,12 @@ async function sha256(path: string): Promise<string> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { fileDigests } from "./sql-files.ts";
+ *
+ * declare const dir: string;
+ * const before = await fileDigests(dir);
+ * // the attack runs here
  * assert.deepEqual(await fileDigests(dir), before);
  * ```
  */

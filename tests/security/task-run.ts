@@ -32,6 +32,9 @@ async function collect(command: Deno.Command): Promise<TaskResult> {
  *
  * @example
  * ```ts
+ * import { denoTask } from "./task-run.ts";
+ *
+ * declare const storeDir: string; // holds events.sqlite
  * const r = await denoTask("sql", ["SELECT 1", "--store", "events.sqlite"], storeDir);
  * ```
  */
@@ -54,6 +57,9 @@ export function denoTask(name: string, args: readonly string[], cwd: string): Pr
  *
  * @example
  * ```ts
+ * import { denoRun } from "./task-run.ts";
+ *
+ * const dir = await Deno.makeTempDir();
  * const r = await denoRun("engine/cli/docs.ts", ["--out", "x.md"], dir);
  * ```
  */

@@ -21,6 +21,10 @@ export interface RunningDashboard extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import { fillDashboardStore } from "../web/fixtures/dashboard-store.ts";
+ * import { startDashboard } from "./web-server.ts";
+ *
+ * const store = await fillDashboardStore();
  * await using web = await startDashboard(store.path, ["--query-timeout-ms", "1500"]);
  * const res = await fetch(`${web.url}/`);
  * ```
@@ -83,6 +87,9 @@ export interface RawResponse {
  *
  * @example
  * ```ts
+ * import { rawRequest, type RunningDashboard } from "./web-server.ts";
+ *
+ * declare const web: RunningDashboard;
  * const r = await rawRequest(web.port, "GET / HTTP/1.1", { host: "evil.example" });
  * ```
  */

@@ -129,6 +129,11 @@ export function fakeRunConfig(spec: FakeRunSpec): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { fakeRunEvents, type FakeRunSpec } from "./fake-run.ts";
+ *
+ * declare const store: EventStore;
+ * declare const spec: FakeRunSpec;
  * for (const events of fakeRunEvents(spec)) await store.append(spec.runId, events);
  * ```
  */
@@ -455,7 +460,12 @@ export function* fakeRunEvents(spec: FakeRunSpec, batch = 2000): Generator<NewEv
  *
  * @example
  * ```ts
- * await writeFakeRun(store, spec);
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { type FakeRunSpec, writeFakeRun } from "./fake-run.ts";
+ *
+ * declare const store: EventStore;
+ * declare const spec: FakeRunSpec;
+ * const events = await writeFakeRun(store, spec);
  * ```
  */
 export async function writeFakeRun(store: EventStore, spec: FakeRunSpec): Promise<NewEvent[]> {
