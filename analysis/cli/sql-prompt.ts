@@ -5,6 +5,12 @@
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { sqlPrompt } from "./sql-prompt.ts";
+ * import type { QueryTextFormat } from "../sql/format-query-table.ts";
+ * declare const conn: DuckDBConnection;
+ * declare function runOne(conn: DuckDBConnection, query: string, mode: QueryTextFormat): Promise<void>;
+ *
  * await sqlPrompt(conn, { mode: "table", run: (query, mode) => runOne(conn, query, mode) });
  * ```
  */
@@ -83,6 +89,11 @@ async function* stdinLines(): AsyncGenerator<string> {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { sqlPrompt, type SqlPromptOptions } from "./sql-prompt.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const run: SqlPromptOptions["run"];
+ *
  * // printf '.mode csv\nSELECT 1 AS x;\n' | deno task sql
  * await sqlPrompt(conn, { mode: "table", run });
  * ```

@@ -26,6 +26,13 @@ export interface DuckDBDialectConfig {
  *
  * @example
  * ```ts
+ * import { DuckDBInstance } from "@duckdb/node-api";
+ * import { Kysely } from "kysely";
+ * import { DuckDBDialect } from "./duckdb-dialect.ts";
+ * interface Tables {
+ *   runs: { run_id: string };
+ * }
+ *
  * const instance = await DuckDBInstance.create(":memory:");
  * const db = new Kysely<Tables>({ dialect: new DuckDBDialect({ instance }) });
  * const { n } = await db.selectFrom("runs").select((eb) => eb.fn.countAll<number>().as("n"))

@@ -123,6 +123,10 @@ function writeColumn(
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { appendRows } from "./append-rows.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * await appendRows(conn, new Map([["steps", [["run-1", 0, 8, 2, 5, 0]]]]));
  * ```
  */

@@ -28,6 +28,12 @@ async function currentLeases(store: EventStore<NewEvent>): Promise<JudgedLease[]
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { copyLeases } from "./copy-leases.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const store: EventStore<NewEvent>;
+ *
  * await copyLeases(conn, store); // SELECT status FROM runs now sees dead writers
  * ```
  */
@@ -57,6 +63,14 @@ export async function copyLeases(
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { leasesCurrent } from "./copy-leases.ts";
+ * import { catchUp } from "./projector.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const writable: DuckDBConnection;
+ * declare const store: EventStore<NewEvent>;
+ *
  * if (!await leasesCurrent(conn, store)) await catchUp(writable, store); // copies them again
  * ```
  */

@@ -153,6 +153,18 @@ export function tableDdl(table: TableDeclaration<string, never>): string {
  *
  * @example
  * ```ts
+ * import { type EventOfType, eventTable, rowValues } from "./define-table.ts";
+ * declare const storedEvent: EventOfType<"checkpoint.saved">;
+ *
+ * const checkpoints = eventTable({
+ *   name: "checkpoints",
+ *   about: "One row per `checkpoint.saved`.",
+ *   events: ["checkpoint.saved"],
+ *   rows: (e) => [e],
+ * }).columns({
+ *   run_id: { type: "VARCHAR", meaning: "the run", value: (e) => e.stream },
+ *   bytes: { type: "BIGINT", meaning: "size of the blob", value: (e) => e.data.bytes },
+ * });
  * rowValues(checkpoints, storedEvent); // ["run-1", 5120]
  * ```
  */

@@ -21,6 +21,12 @@ const TABLES_BY_TYPE: ReadonlyMap<EventType, readonly EventTableDeclaration<Tabl
  *
  * @example
  * ```ts
+ * import type { NewEvent, StoredEvent } from "../../events/mod.ts";
+ * import { eventRows } from "./event-rows.ts";
+ * import type { TableName } from "./tables.ts";
+ * declare const storedEvent: StoredEvent<NewEvent>;
+ * declare const buffers: Record<TableName, (readonly unknown[])[]>;
+ *
  * for (const [table, row] of eventRows(storedEvent)) buffers[table].push(row);
  * ```
  */

@@ -37,6 +37,12 @@ export interface ProjectionState {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { readState } from "./projector.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const store: EventStore<NewEvent>;
+ *
  * const state = await readState(conn);
  * const upToDate = state?.position === await store.lastPosition();
  * ```
@@ -132,6 +138,12 @@ async function commit(conn: DuckDBConnection): Promise<void> {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { catchUp } from "./projector.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const store: EventStore<NewEvent>;
+ *
  * const r = await catchUp(conn, store);
  * console.log(`projected ${r.events} events up to position ${r.to}`);
  * ```
@@ -206,6 +218,12 @@ export async function catchUp(
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { rebuild } from "./projector.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const store: EventStore<NewEvent>;
+ *
  * await rebuild(conn, store);
  * ```
  */

@@ -10,6 +10,11 @@ import type { AnalysisDb } from "./analysis-db.ts";
  *
  * @example
  * ```ts
+ * import type { Kysely } from "kysely";
+ * import type { AnalysisDb } from "./analysis-db.ts";
+ * import { criticImprovementOfRun } from "./critic-query.ts";
+ * declare const db: Kysely<AnalysisDb>;
+ *
  * const rounds = await criticImprovementOfRun(db, "run-3", "eval");
  * rounds.at(-1)?.improvementRate;
  * ```

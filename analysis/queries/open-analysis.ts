@@ -32,6 +32,13 @@ export interface OpenAnalysisOptions {
  *
  * @example
  * ```ts
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { analysisOf } from "./open-analysis.ts";
+ * import { openGeneration } from "./open-generation.ts";
+ * import type { ProjectionsFolder } from "./projections-folder.ts";
+ * declare const folder: ProjectionsFolder;
+ * declare const store: EventStore<NewEvent>;
+ *
  * const generation = await openGeneration(folder, store);
  * const analysis = await analysisOf(generation, generation.instances[0], folder.dispose);
  * ```
@@ -68,6 +75,8 @@ export async function analysisOf(
  *
  * @example
  * ```ts
+ * import { openAnalysis } from "./open-analysis.ts";
+ *
  * await using a = await openAnalysis(".polyrl/events.sqlite");
  * const runs = await a.db.selectFrom("runs").selectAll().execute();
  * ```

@@ -166,6 +166,12 @@ async function build(
  *
  * @example
  * ```ts
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * import { analysisPath } from "./analysis-path.ts";
+ * import { openGeneration } from "./open-generation.ts";
+ * import { projectionsFolder } from "./projections-folder.ts";
+ * declare const store: EventStore<NewEvent>;
+ *
  * const folder = await projectionsFolder(analysisPath(store.target));
  * const { instances: [instance], caughtUp } = await openGeneration(folder, store);
  * console.log(`read at position ${caughtUp.to}`);

@@ -21,6 +21,11 @@ export const PROBLEM_OUTCOMES_SQL = `SELECT e.run_id, e.benchmark,
  *
  * @example
  * ```ts
+ * import type { Kysely } from "kysely";
+ * import type { AnalysisDb } from "./analysis-db.ts";
+ * import { problemOutcomesOfRun } from "./problem-outcomes.ts";
+ * declare const db: Kysely<AnalysisDb>;
+ *
  * const [math] = await problemOutcomesOfRun(db, "run-1");
  * math.problems[0]; // { problem: "math/0", n: 4, c: 3 }
  * ```

@@ -21,6 +21,11 @@ export class UnknownRunError extends Error {
  *
  * @example
  * ```ts
+ * import type { Kysely } from "kysely";
+ * import type { AnalysisDb } from "./analysis-db.ts";
+ * import { resolveRuns } from "./resolve-runs.ts";
+ * declare const db: Kysely<AnalysisDb>;
+ *
  * await resolveRuns(db, ["latest"]); // ["run-7"]
  * ```
  */

@@ -70,6 +70,8 @@ function checkedStatus(text: string, flag: string): readonly string[] | undefine
  *
  * @example
  * ```ts
+ * import { parseSelection } from "./run-selection.ts";
+ *
  * parseSelection({ status: "completed,failed" }, []); // { status: [...], kind: "training" }
  * parseSelection({}, ["r1"]); // { runs: ["r1"] }
  * ```
@@ -186,6 +188,10 @@ async function parseTree(conn: DuckDBConnection, sql: string): Promise<Record<st
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { selectionStatement } from "./run-selection.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * const sql = await selectionStatement(conn, { where: "seed < 3", status: ["completed"] });
  * ```
  */
@@ -237,6 +243,13 @@ export async function selectionStatement(
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { runReadOnlyQuery } from "../sql/run-query.ts";
+ * import { type RunSelection, selectedRunIds } from "./run-selection.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const sql: string;
+ * declare const selection: RunSelection;
+ *
  * selectedRunIds(await runReadOnlyQuery(conn, sql), selection); // ["r1", "r2"]
  * ```
  */
@@ -257,6 +270,10 @@ export function selectedRunIds(
  *
  * @example
  * ```ts
+ * import type { Analysis } from "./open-analysis.ts";
+ * import { DEFAULT_SELECTION, selectRuns } from "./run-selection.ts";
+ * declare const a: Analysis;
+ *
  * await selectRuns(a.conn, DEFAULT_SELECTION); // the completed training runs
  * ```
  */
@@ -284,6 +301,10 @@ export async function selectRuns(
  *
  * @example
  * ```ts
+ * import { type RunSelection, selectionFailure } from "./run-selection.ts";
+ * declare const selection: RunSelection;
+ * declare const err: unknown;
+ *
  * throw selectionFailure(selection, err);
  * ```
  */
@@ -300,6 +321,8 @@ export function selectionFailure(selection: RunSelection, err: unknown): unknown
  *
  * @example
  * ```ts
+ * import { DEFAULT_SELECTION, describeSelection } from "./run-selection.ts";
+ *
  * describeSelection(DEFAULT_SELECTION); // "status completed, kind training, not hidden"
  * ```
  */
@@ -322,6 +345,16 @@ export function describeSelection(selection: RunSelection): string {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import {
+ *   describeSelection,
+ *   heldRuns,
+ *   NoRunsSelectedError,
+ *   type RunSelection,
+ * } from "./run-selection.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const s: RunSelection;
+ *
  * throw new NoRunsSelectedError(describeSelection(s), await heldRuns(conn));
  * ```
  */

@@ -10,6 +10,8 @@ import { problemOutcomesOfRun } from "./problem-outcomes.ts";
  *
  * @example
  * ```ts
+ * import { accuracyColumn } from "./run-summaries.ts";
+ *
  * accuracyColumn("math", "pass@k", 4); // "math pass@4"
  * ```
  */
@@ -29,6 +31,11 @@ export function accuracyColumn(benchmark: string, metric: AccuracyMetric, k: num
  *
  * @example
  * ```ts
+ * import type { Analysis } from "./open-analysis.ts";
+ * import { resolveRuns } from "./resolve-runs.ts";
+ * import { loadRunSummaries } from "./run-summaries.ts";
+ * declare const a: Analysis;
+ *
  * const runs = await loadRunSummaries(a.db, await resolveRuns(a.db, ["latest"]));
  * ```
  */

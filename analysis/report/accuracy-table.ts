@@ -32,6 +32,10 @@ export interface AccuracyColumns {
  *
  * @example
  * ```ts
+ * import { accuracyColumns } from "./accuracy-table.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * accuracyColumns(runs); // { columns: ["gsm8k avg@4", "math avg@4", "average"], averageOf: [...] }
  * ```
  */
@@ -60,6 +64,11 @@ export function runAccuracy(
  *
  * @example
  * ```ts
+ * import { accuracyColumns, accuracyTable } from "./accuracy-table.ts";
+ * import { groupRuns } from "./group-runs.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * accuracyTable(groupRuns(runs, "estimator"), accuracyColumns(runs));
  * ```
  */

@@ -66,6 +66,10 @@ export interface Report {
  *
  * @example
  * ```ts
+ * import { buildReport } from "./build-report.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * const report = buildReport(runs, { groupBy: "estimator", baseline: "grpo" });
  * ```
  */

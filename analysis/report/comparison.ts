@@ -66,6 +66,10 @@ function compare(a: AccuracyCell, b: AccuracyCell, confoundsOf: ConfoundsOf): Co
  *
  * @example
  * ```ts
+ * import type { AccuracyCell } from "./accuracy-table.ts";
+ * import { againstBaseline } from "./comparison.ts";
+ * declare const cells: readonly AccuracyCell[];
+ *
  * againstBaseline(cells, "grpo").map((c) => [c.group, c.benchmark, c.welch?.p]);
  * ```
  */

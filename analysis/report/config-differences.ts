@@ -35,6 +35,11 @@ const sameValues = (a: readonly string[], b: readonly string[]) =>
  *
  * @example
  * ```ts
+ * import { configDifferences } from "./config-differences.ts";
+ * import { groupRuns } from "./group-runs.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * configDifferences(groupRuns(runs, "estimator.kind"), "estimator.kind");
  * // [{ key: "agents.0.trainable.rank", values: { grpo: ["8"], rloo: ["16"] } }]
  * ```

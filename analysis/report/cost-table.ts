@@ -25,6 +25,12 @@ function meanOf(runs: readonly RunSummary[], f: (r: RunSummary) => number | null
  *
  * @example
  * ```ts
+ * import type { AccuracyCell } from "./accuracy-table.ts";
+ * import { costTable } from "./cost-table.ts";
+ * import type { RunGroup } from "./group-runs.ts";
+ * declare const groups: readonly RunGroup[];
+ * declare const cells: readonly AccuracyCell[];
+ *
  * costTable(groups, cells, "grpo").map((r) => [r.group, r.gainPerParameter]);
  * ```
  */

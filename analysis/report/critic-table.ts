@@ -22,6 +22,10 @@ export interface CriticRow {
  *
  * @example
  * ```ts
+ * import { criticTable } from "./critic-table.ts";
+ * import type { RunGroup } from "./group-runs.ts";
+ * declare const groups: readonly RunGroup[];
+ *
  * criticTable(groups).filter((r) => r.group === "mada_rl");
  * ```
  */

@@ -15,6 +15,10 @@ export interface RunGroup {
  *
  * @example
  * ```ts
+ * import { groupRuns } from "./group-runs.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * groupRuns(runs, "estimator").map((g) => [g.value, g.runs.length]); // [["drmas", 5], ["grpo", 5]]
  * ```
  */

@@ -189,6 +189,11 @@ function compareProblems(
  *
  * @example
  * ```ts
+ * import { groupRuns } from "./group-runs.ts";
+ * import { problemComparisons } from "./problem-comparison.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * problemComparisons(groupRuns(runs, "estimator"), "grpo").map((c) => [c.benchmark, c.p]);
  * ```
  */

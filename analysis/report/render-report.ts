@@ -299,6 +299,10 @@ export interface ReportCsv {
  *
  * @example
  * ```ts
+ * import type { Report } from "./build-report.ts";
+ * import { reportCsvTables } from "./render-report.ts";
+ * declare const report: Report;
+ *
  * for (const t of reportCsvTables(report)) await Deno.writeTextFile(`out/${t.name}.csv`, t.csv);
  * ```
  */
@@ -489,6 +493,11 @@ export function reportCsvTables(r: Report): ReportCsv[] {
  *
  * @example
  * ```ts
+ * import { buildReport } from "./build-report.ts";
+ * import { renderReport } from "./render-report.ts";
+ * import type { RunSummary } from "./run-summary.ts";
+ * declare const runs: readonly RunSummary[];
+ *
  * console.log(renderReport(buildReport(runs, { groupBy: "estimator" }), "md"));
  * ```
  */

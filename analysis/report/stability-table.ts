@@ -32,6 +32,10 @@ export interface LemmaRow {
  *
  * @example
  * ```ts
+ * import type { RunGroup } from "./group-runs.ts";
+ * import { stabilityTable } from "./stability-table.ts";
+ * declare const groups: readonly RunGroup[];
+ *
  * stabilityTable(groups, 10).map((r) => [r.group, r.wg, r.spikes]);
  * ```
  */

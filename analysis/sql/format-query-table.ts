@@ -17,6 +17,10 @@ function jsonValue(_key: string, value: unknown): unknown {
  *
  * @example
  * ```ts
+ * import { formatQueryTable } from "./format-query-table.ts";
+ * import type { QueryTable } from "./run-query.ts";
+ * declare const table: QueryTable;
+ *
  * console.log(formatQueryTable(table, "csv"));
  * ```
  */

@@ -18,6 +18,11 @@ export const INTERRUPT_GRACE_MS = 1000;
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { withDeadline } from "./query-deadline.ts";
+ * declare const conn: DuckDBConnection;
+ * declare const sql: string;
+ *
  * const reader = await withDeadline(conn, 10_000, () => conn.runAndReadAll(sql));
  * ```
  */

@@ -63,6 +63,10 @@ export const REFUSED_FUNCTIONS: ReadonlyMap<string, string> = new Map([
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { requireReadOnlyStatement } from "./read-only-statement.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * await requireReadOnlyStatement(conn, "SELECT count(*) FROM turns"); // ok
  * await requireReadOnlyStatement(conn, "EXPLAIN ANALYZE DELETE FROM turns"); // WriteRefusedError
  * await requireReadOnlyStatement(conn, "FROM enable_logging()"); // RefusedFunctionError

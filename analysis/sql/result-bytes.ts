@@ -8,8 +8,14 @@
  *
  * @example
  * ```ts
+ * import type { DuckDBResult } from "@duckdb/node-api";
+ * import { rowBytes } from "./result-bytes.ts";
+ * declare const result: DuckDBResult;
+ *
  * const chunk = await result.fetchChunk();
- * const sizes = rowBytes(chunk); // Float64Array, one estimate per row
+ * if (chunk) {
+ *   const sizes = rowBytes(chunk); // Float64Array, one estimate per row
+ * }
  * ```
  */
 import duckdb from "@duckdb/node-bindings";
@@ -180,6 +186,10 @@ function sizer(vector: duckdb.Vector, shape: Shape, count: number): Sizer {
  *
  * @example
  * ```ts
+ * import type { DuckDBDataChunk } from "@duckdb/node-api";
+ * import { rowBytes } from "./result-bytes.ts";
+ * declare const chunk: DuckDBDataChunk;
+ *
  * const [first] = rowBytes(chunk);
  * ```
  */

@@ -37,6 +37,10 @@ export interface QueryLimits {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { runReadOnlyQuery } from "./run-query.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * const t = await runReadOnlyQuery(conn, "SELECT run_id, estimator FROM runs");
  * const capped = await runReadOnlyQuery(conn, "FROM turns", { timeoutMs: 10_000, maxRows: 10_000 });
  * ```
@@ -108,6 +112,10 @@ async function readBounded(
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { writeQueryParquet } from "./run-query.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * await writeQueryParquet(conn, "SELECT * FROM evals", "evals.parquet");
  * ```
  */

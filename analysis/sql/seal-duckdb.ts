@@ -25,6 +25,10 @@ export interface SealOptions {
  *
  * @example
  * ```ts
+ * import type { DuckDBConnection } from "@duckdb/node-api";
+ * import { sealDuckDB } from "./seal-duckdb.ts";
+ * declare const conn: DuckDBConnection;
+ *
  * await sealDuckDB(conn, { files: "none", memoryLimit: "1GB" });
  * await conn.run("SET enable_external_access = true"); // throws: the configuration is locked
  * ```
