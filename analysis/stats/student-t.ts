@@ -71,7 +71,12 @@ export interface TTest {
  * t = diff / se with its two-sided p and the interval diff ± t_{(1+level)/2, df} * se, which
  * collapses to the difference when se is 0.
  *
- * @example tTest(2, 0.5, 18, 0.95).p; // 0.00084 (t = 4)
+ * @example
+ * ```ts
+ * import { tTest } from "./student-t.ts";
+ *
+ * tTest(2, 0.5, 18, 0.95).p; // 0.00084 (t = 4)
+ * ```
  */
 export function tTest(diff: number, se: number, df: number, level: number): TTest {
   const t = diff / se;
