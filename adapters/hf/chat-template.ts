@@ -29,8 +29,14 @@ export interface ChatTemplate {
 
 /**
  * Compiles `source`; a syntax error becomes an InvalidTokenizerError naming `file`.
- * @example compileChatTemplate(src, "tokenizer_config.json", { eos_token: "<|im_end|>" })
- *   .render([{ role: "user", content: "2+2=" }])
+ * @example
+ * ```ts
+ * import { compileChatTemplate } from "./mod.ts";
+ *
+ * declare const src: string; // the Jinja template of tokenizer_config.json
+ * compileChatTemplate(src, "tokenizer_config.json", { eos_token: "<|im_end|>" })
+ *   .render([{ role: "user", content: "2+2=" }]);
+ * ```
  */
 export function compileChatTemplate(
   source: string,

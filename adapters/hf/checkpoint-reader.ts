@@ -38,8 +38,12 @@ export interface CheckpointSource extends Disposable {
 /**
  * Opens the weights of a model directory.
  * @example
+ * ```ts
+ * import { openCheckpoint } from "./mod.ts";
+ *
  * using ckpt = await openCheckpoint("/models/Qwen2.5-0.5B");
  * const tensors = await ckpt.readAll();
+ * ```
  */
 export async function openCheckpoint(dir: string): Promise<CheckpointSource> {
   const indexPath = join(dir, INDEX_FILE);

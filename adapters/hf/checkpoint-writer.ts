@@ -22,7 +22,14 @@ export interface CheckpointWriteOptions {
 
 /**
  * Writes `tensors` into `dir` (which must exist) and returns the weight files written.
- * @example await writeCheckpointTensors(dir, tensors, { dtype: "BF16", maxShardBytes: 1 << 20 });
+ * @example
+ * ```ts
+ * import { type NamedTensor, writeCheckpointTensors } from "./mod.ts";
+ *
+ * declare const dir: string;
+ * declare const tensors: readonly NamedTensor[];
+ * await writeCheckpointTensors(dir, tensors, { dtype: "BF16", maxShardBytes: 1 << 20 });
+ * ```
  */
 export async function writeCheckpointTensors(
   dir: string,

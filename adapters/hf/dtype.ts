@@ -43,7 +43,12 @@ export function assertLittleEndianHost(): void {
 
 /**
  * Decodes little-endian `bytes` of `dtype` into float32 values.
- * @example decodeFloats(new Uint8Array([0x80, 0x3f]), "BF16") // Float32Array [1]
+ * @example
+ * ```ts
+ * import { decodeFloats } from "./mod.ts";
+ *
+ * decodeFloats(new Uint8Array([0x80, 0x3f]), "BF16"); // Float32Array [1]
+ * ```
  */
 export function decodeFloats(bytes: Uint8Array, dtype: FloatDtype): Float32Array {
   // Copy into a fresh, aligned buffer: the source may sit at an odd offset of a larger buffer.
@@ -68,7 +73,12 @@ export function decodeFloats(bytes: Uint8Array, dtype: FloatDtype): Float32Array
 
 /**
  * Encodes float32 values as little-endian bytes of `dtype`, rounding to nearest-even.
- * @example encodeFloats(new Float32Array([1]), "F16") // Uint8Array [0x00, 0x3c]
+ * @example
+ * ```ts
+ * import { encodeFloats } from "./mod.ts";
+ *
+ * encodeFloats(new Float32Array([1]), "F16"); // Uint8Array [0x00, 0x3c]
+ * ```
  */
 export function encodeFloats(values: Float32Array, dtype: FloatDtype): Uint8Array {
   switch (dtype) {

@@ -47,7 +47,13 @@ export function byteSymbols(): string[] {
 
 /**
  * The two files' text, byte-for-byte what is committed.
- * @example const files = embeddedTokenizerFiles(); JSON.parse(files["tokenizer.json"]).model.type // "BPE"
+ * @example
+ * ```ts
+ * import { embeddedTokenizerFiles } from "./mod.ts";
+ *
+ * const files = embeddedTokenizerFiles();
+ * JSON.parse(files["tokenizer.json"]).model.type; // "BPE"
+ * ```
  */
 export function embeddedTokenizerFiles(): Record<
   "tokenizer.json" | "tokenizer_config.json",
@@ -118,7 +124,13 @@ export function embeddedTokenizerFiles(): Record<
 
 /**
  * Writes the embedded tokenizer's files into `dir` (e.g. beside a saved checkpoint).
- * @example await writeEmbeddedTokenizer(checkpointDir);
+ * @example
+ * ```ts
+ * import { writeEmbeddedTokenizer } from "./mod.ts";
+ *
+ * declare const checkpointDir: string;
+ * await writeEmbeddedTokenizer(checkpointDir);
+ * ```
  */
 export async function writeEmbeddedTokenizer(dir: string | URL): Promise<void> {
   const base = dir instanceof URL ? dir.pathname : dir;

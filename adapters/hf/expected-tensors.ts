@@ -17,7 +17,13 @@ const IGNORED_BUFFER = /\.rotary_emb\.inv_freq$/;
 
 /**
  * Every parameter of the model in HF naming, layer by layer.
- * @example expectedTensors(config).map((t) => t.name) // ["model.embed_tokens.weight", ...]
+ * @example
+ * ```ts
+ * import { expectedTensors, type ModelConfig } from "./mod.ts";
+ *
+ * declare const config: ModelConfig;
+ * expectedTensors(config).map((t) => t.name); // ["model.embed_tokens.weight", ...]
+ * ```
  */
 export function expectedTensors(c: ModelConfig): ExpectedTensor[] {
   const out: ExpectedTensor[] = [];
@@ -60,7 +66,15 @@ export interface TensorCheck {
  * Checks `shapes` (name -> shape) against the config: throws MissingTensorError,
  * ShapeMismatchError or UnexpectedTensorError naming the first offending tensor.
  * `where` labels the checkpoint in messages.
- * @example checkTensorShapes(config, new Map(infos.map((t) => [t.name, t.shape])), dir)
+ * @example
+ * ```ts
+ * import { checkTensorShapes, type ModelConfig, type TensorInfo } from "./mod.ts";
+ *
+ * declare const config: ModelConfig;
+ * declare const infos: readonly TensorInfo[]; // a checkpoint's tensors
+ * declare const dir: string;
+ * checkTensorShapes(config, new Map(infos.map((t) => [t.name, t.shape])), dir);
+ * ```
  */
 export function checkTensorShapes(
   c: ModelConfig,

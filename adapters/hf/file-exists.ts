@@ -8,7 +8,16 @@ export const MODEL_JSON_MAX_BYTES = 128 * 1024 * 1024;
 
 /**
  * True when `path` exists; any stat failure other than NotFound propagates.
- * @example if (await exists(join(dir, "chat_template.jinja"))) { ... }
+ * @example
+ * ```ts
+ * import { join } from "node:path";
+ * import { exists } from "./file-exists.ts";
+ *
+ * declare const dir: string;
+ * if (await exists(join(dir, "chat_template.jinja"))) {
+ *   // ...
+ * }
+ * ```
  */
 export async function exists(path: string): Promise<boolean> {
   try {

@@ -38,8 +38,13 @@ export interface LoadOptions {
 
 /**
  * @example
+ * ```ts
+ * import { loadHfModel } from "./mod.ts";
+ *
  * const model = await loadHfModel("/models/Qwen2.5-0.5B-Instruct");
- * model.config.numLayers; model.tensors.get("model.norm.weight")!.data;
+ * model.config.numLayers;
+ * model.tensors.get("model.norm.weight")!.data;
+ * ```
  */
 export async function loadHfModel(dir: string, options: LoadOptions = {}): Promise<HfModel> {
   const config = await readModelConfig(dir);
@@ -82,7 +87,13 @@ function checkFinite(dir: string, tensors: ReadonlyMap<string, NamedTensor>): vo
 
 /**
  * Reads and parses `dir/config.json`.
- * @example (await readModelConfig(dir)).hiddenSize
+ * @example
+ * ```ts
+ * import { readModelConfig } from "./mod.ts";
+ *
+ * declare const dir: string;
+ * (await readModelConfig(dir)).hiddenSize;
+ * ```
  */
 export async function readModelConfig(dir: string): Promise<ModelConfig> {
   const path = join(dir, "config.json");

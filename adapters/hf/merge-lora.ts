@@ -16,8 +16,16 @@ import { type NamedTensor, namedTensor } from "./tensor.ts";
  * shared with `base`). Each sum is accumulated in float64 and rounded once to float32.
  *
  * @example
+ * ```ts
+ * import { type HfModel, loadLoraAdapter, mergeLoraAdapter, saveHfModel } from "./mod.ts";
+ *
+ * declare const model: HfModel; // loaded from modelDir
+ * declare const modelDir: string;
+ * declare const dir: string; // the adapter's folder
+ * declare const out: string;
  * const merged = mergeLoraAdapter(model.tensors, await loadLoraAdapter(dir, model.config));
  * await saveHfModel(out, model.config, merged, { tokenizerFrom: modelDir });
+ * ```
  */
 export function mergeLoraAdapter(
   base: ReadonlyMap<string, NamedTensor>,

@@ -1,8 +1,11 @@
 /**
  * HF checkpoints and tokenizers: the public surface of adapters/hf (see README.md beside it).
  * @example
- * import { loadHfModel } from "./adapters/hf/mod.ts";
+ * ```ts
+ * import { loadHfModel } from "./mod.ts";
+ *
  * const { config, tensors, tokenizer } = await loadHfModel("/models/Qwen2.5-0.5B-Instruct");
+ * ```
  */
 export * from "./errors.ts";
 export {

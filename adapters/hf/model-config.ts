@@ -97,7 +97,13 @@ export interface ModelConfig {
 
 /**
  * Parses a config.json object. `file` only labels error messages.
- * @example parseModelConfig(JSON.parse(await Deno.readTextFile(`${dir}/config.json`)))
+ * @example
+ * ```ts
+ * import { parseModelConfig } from "./mod.ts";
+ *
+ * declare const dir: string;
+ * parseModelConfig(JSON.parse(await Deno.readTextFile(`${dir}/config.json`)));
+ * ```
  */
 export function parseModelConfig(json: unknown, file = "config.json"): ModelConfig {
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
@@ -193,7 +199,14 @@ export function parseModelConfig(json: unknown, file = "config.json"): ModelConf
 
 /**
  * Serializes a config back to HF's config.json keys, keeping unknown keys of `raw`.
- * @example await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(modelConfigToJson(c), null, 2));
+ * @example
+ * ```ts
+ * import { type ModelConfig, modelConfigToJson } from "./mod.ts";
+ *
+ * declare const dir: string;
+ * declare const c: ModelConfig;
+ * await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify(modelConfigToJson(c), null, 2));
+ * ```
  */
 export function modelConfigToJson(c: ModelConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {

@@ -76,8 +76,13 @@ export function loraScale(c: LoraConfig): number {
 
 /**
  * PEFT's tensor name for a module's A or B matrix.
- * @example peftTensorName("model.layers.0.self_attn.q_proj", "A")
+ * @example
+ * ```ts
+ * import { peftTensorName } from "./mod.ts";
+ *
+ * peftTensorName("model.layers.0.self_attn.q_proj", "A");
  * // "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight"
+ * ```
  */
 export function peftTensorName(module: string, which: "A" | "B"): string {
   return `base_model.model.${module}.lora_${which}.weight`;
@@ -87,7 +92,14 @@ const PEFT_NAME = /^base_model\.model\.(.+)\.lora_([AB])\.weight$/;
 
 /**
  * Writes `adapter_config.json` and `adapter_model.safetensors` into `dir` (created if absent).
- * @example await saveLoraAdapter(dir, adapter, { dtype: "F32" });
+ * @example
+ * ```ts
+ * import { type LoraAdapter, saveLoraAdapter } from "./mod.ts";
+ *
+ * declare const dir: string;
+ * declare const adapter: LoraAdapter;
+ * await saveLoraAdapter(dir, adapter, { dtype: "F32" });
+ * ```
  */
 export async function saveLoraAdapter(
   dir: string,
@@ -128,7 +140,14 @@ export async function saveLoraAdapter(
 /**
  * Reads a PEFT LoRA adapter directory. With `base`, each module must be a linear layer of that
  * model and A/B must fit its [out, in] shape.
- * @example const adapter = await loadLoraAdapter(dir, model.config);
+ * @example
+ * ```ts
+ * import { type HfModel, loadLoraAdapter } from "./mod.ts";
+ *
+ * declare const dir: string; // the adapter's folder
+ * declare const model: HfModel; // its base model
+ * const adapter = await loadLoraAdapter(dir, model.config);
+ * ```
  */
 export async function loadLoraAdapter(
   dir: string,

@@ -9,7 +9,13 @@ import type { ModelConfig } from "./model-config.ts";
 /**
  * `inv_freq[i] = theta^(-2i/headDim)` for i < headDim/2, then scaled as the config says.
  * Computed in float64; the caller rounds to its compute dtype.
- * @example ropeInverseFrequencies(config)[0] // 1
+ * @example
+ * ```ts
+ * import { type ModelConfig, ropeInverseFrequencies } from "./mod.ts";
+ *
+ * declare const config: ModelConfig;
+ * ropeInverseFrequencies(config)[0]; // 1
+ * ```
  */
 export function ropeInverseFrequencies(
   c: Pick<ModelConfig, "headDim" | "ropeTheta" | "ropeScaling">,

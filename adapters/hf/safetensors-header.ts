@@ -33,7 +33,14 @@ export interface SafetensorsHeader {
 /**
  * Parses and validates the header bytes (everything after the 8-byte length prefix).
  * `fileSize` lets it detect a truncated data region before any tensor is read.
- * @example parseSafetensorsHeader("m.safetensors", jsonBytes, 8 + jsonBytes.length + dataBytes)
+ * @example
+ * ```ts
+ * import { parseSafetensorsHeader } from "./mod.ts";
+ *
+ * declare const jsonBytes: Uint8Array; // the header, after its 8-byte length
+ * declare const dataBytes: number; // the size of the tensor data that follows it
+ * parseSafetensorsHeader("m.safetensors", jsonBytes, 8 + jsonBytes.length + dataBytes);
+ * ```
  */
 export function parseSafetensorsHeader(
   path: string,

@@ -30,8 +30,12 @@ export interface SafetensorsFile extends Disposable {
  * FileReadError for what is not a regular file (a FIFO would never answer the open) or, with
  * `symlinks: "refuse"` (the files of an adapter folder a server reads), for a link.
  * @example
+ * ```ts
+ * import { openSafetensors } from "./mod.ts";
+ *
  * using f = await openSafetensors("model.safetensors");
  * const emb = await f.read("model.embed_tokens.weight");
+ * ```
  */
 export async function openSafetensors(
   path: string,

@@ -17,7 +17,12 @@ export interface SafetensorsWriteOptions {
 
 /**
  * Serializes tensors to safetensors bytes in memory. Duplicate names throw.
- * @example const bytes = encodeSafetensors([namedTensor("w", [2], new Float32Array([1, 2]))]);
+ * @example
+ * ```ts
+ * import { encodeSafetensors, namedTensor } from "./mod.ts";
+ *
+ * const bytes = encodeSafetensors([namedTensor("w", [2], new Float32Array([1, 2]))]);
+ * ```
  */
 export function encodeSafetensors(
   tensors: readonly NamedTensor[],
@@ -38,7 +43,13 @@ export function encodeSafetensors(
 /**
  * Writes tensors to `path` as one safetensors file, encoding one tensor at a time so peak memory
  * stays near the largest tensor rather than the whole file.
- * @example await writeSafetensors("adapter_model.safetensors", tensors, { dtype: "F32" });
+ * @example
+ * ```ts
+ * import { type NamedTensor, writeSafetensors } from "./mod.ts";
+ *
+ * declare const tensors: readonly NamedTensor[];
+ * await writeSafetensors("adapter_model.safetensors", tensors, { dtype: "F32" });
+ * ```
  */
 export async function writeSafetensors(
   path: string,

@@ -37,7 +37,14 @@ export interface SaveOptions extends CheckpointWriteOptions {
  * Writes `tensors` and `config` into `dir` (created if absent) and returns the files written.
  * Tensor names and shapes are checked against the config first, so a bad save fails before
  * touching disk.
- * @example await saveHfModel(outDir, model.config, model.tensors, { dtype: "BF16", tokenizerFrom: model.dir });
+ * @example
+ * ```ts
+ * import { type HfModel, saveHfModel } from "./mod.ts";
+ *
+ * declare const model: HfModel;
+ * declare const outDir: string;
+ * await saveHfModel(outDir, model.config, model.tensors, { dtype: "BF16", tokenizerFrom: model.dir });
+ * ```
  */
 export async function saveHfModel(
   dir: string,

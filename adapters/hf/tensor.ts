@@ -19,7 +19,12 @@ export function elementCount(shape: readonly number[]): number {
 
 /**
  * Builds a frozen tensor, checking that `data` holds exactly as many values as `shape` implies.
- * @example namedTensor("model.norm.weight", [4], new Float32Array(4))
+ * @example
+ * ```ts
+ * import { namedTensor } from "./mod.ts";
+ *
+ * namedTensor("model.norm.weight", [4], new Float32Array(4));
+ * ```
  */
 export function namedTensor(
   name: string,

@@ -49,8 +49,12 @@ export interface HfTokenizer {
 /**
  * Loads the tokenizer of `dir`; only `tokenizer.json` is required.
  * @example
+ * ```ts
+ * import { loadTokenizer } from "./mod.ts";
+ *
  * const tok = await loadTokenizer("/models/Qwen2.5-0.5B-Instruct");
  * tok.encode(tok.chatTemplate!.render([{ role: "user", content: "1+1=" }]));
+ * ```
  */
 export async function loadTokenizer(dir: string): Promise<HfTokenizer> {
   const tokenizerPath = join(dir, "tokenizer.json");
