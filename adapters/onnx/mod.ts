@@ -3,7 +3,9 @@
  * autodiff, and an ONNX ModelProto writer (opset 18).
  *
  * @example
- * import * as onnx from "./adapters/onnx/mod.ts";
+ * ```ts
+ * import * as onnx from "./mod.ts";
+ *
  * const g = new onnx.Graph("linear");
  * const x = g.input("x", "float32", ["batch", 3]);
  * const w = g.initializer("w", onnx.tensor("float32", [3, 2], new Float32Array(6)));
@@ -12,6 +14,7 @@
  * g.output(loss, "loss");
  * g.output(gw, "grad_w");
  * const bytes = onnx.toOnnxModel(g);
+ * ```
  *
  * Building: `Graph` declares inputs, initializers and outputs; op builders (`matMul`, `add`, ...)
  * take values and append checked nodes to the values' graph (number operands become scalar

@@ -43,7 +43,14 @@ export interface AdamSlot {
  * The updated parameter and moments of one slot.
  *
  * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { adamwUpdate } from "./adamw.ts";
+ *
+ * declare const w: Value, gw: Value, m: Value, v: Value; // parameter, gradient, moments
+ * declare const t: Value, lr: Value, weightDecay: Value, ok: Value; // scalars
  * const next = adamwUpdate({ param: w, grad: gw, m, v }, { t, lr, weightDecay, apply: ok });
+ * ```
  */
 export function adamwUpdate(
   slot: AdamSlot,

@@ -12,7 +12,14 @@ export const CLIP_EPS = 1e-6;
  * where the tensors are also stacked (optimizer-step.ts): one reduction over a stack would add in
  * another order, and the norm, the clip and every update after it would move in the low bits.
  *
- * @example const norm = globalNorm([gradW, gradB]);
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { globalNorm } from "./clip-grad.ts";
+ *
+ * declare const gradW: Value, gradB: Value;
+ * const norm = globalNorm([gradW, gradB]);
+ * ```
  */
 export function globalNorm(grads: readonly Value[]): Value {
   const squares = grads.map((g) => reduceSum(mul(g, g)));
@@ -23,7 +30,15 @@ export function globalNorm(grads: readonly Value[]): Value {
  * The factor every gradient is scaled by: min(1, maxNorm / (norm + 1e-6)); maxNorm = +Inf
  * disables clipping.
  *
- * @example const clipped = mul(grad, clipScale(norm, maxGradNorm));
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { mul } from "../ops/binary.ts";
+ * import { clipScale } from "./clip-grad.ts";
+ *
+ * declare const grad: Value, norm: Value, maxGradNorm: Value;
+ * const clipped = mul(grad, clipScale(norm, maxGradNorm));
+ * ```
  */
 export function clipScale(norm: Value, maxNorm: Value): Value {
   return min(div(maxNorm, add(norm, CLIP_EPS)), 1);

@@ -23,7 +23,14 @@ const IS_INF = predicate("IsInf");
 /**
  * True where x is neither NaN nor +-Inf.
  *
- * @example const ok = isFinite(gradNorm); // bool scalar
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { isFinite } from "./finite.ts";
+ *
+ * declare const gradNorm: Value;
+ * const ok = isFinite(gradNorm); // bool scalar
+ * ```
  */
 export function isFinite(x: Value): Value {
   return not(or(apply(IS_NAN, [x]), apply(IS_INF, [x])));

@@ -47,8 +47,16 @@ export interface OptimizerStepResult {
  * kept stacked between runs), so they are not stacked again from the slots' gradients.
  *
  * @example
+ * ```ts
+ * import type { Graph, Value } from "../ir.ts";
+ * import { optimizerStep } from "./optimizer-step.ts";
+ *
+ * declare const g: Graph;
+ * declare const param: Value, grad: Value, m: Value, v: Value;
+ * declare const step: Value, lr: Value, weightDecay: Value, maxGradNorm: Value;
  * const r = optimizerStep([{ param, grad, m, v }], { step, lr, weightDecay, maxGradNorm });
  * g.output(r.skipped, "skipped");
+ * ```
  */
 export function optimizerStep(
   slots: readonly AdamSlot[],

@@ -22,7 +22,14 @@ export const MAX_FAN = 7;
  * in the order given and the groups in order of their first member. A scalar has no rows to
  * stack and stays alone.
  *
- * @example rowGroups([a, b, c]) // a and c [16, 896], b [896, 16]: [[0, 2], [1]]
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { rowGroups } from "./row-groups.ts";
+ *
+ * declare const a: Value, b: Value, c: Value;
+ * rowGroups([a, b, c]); // a and c [16, 896], b [896, 16]: [[0, 2], [1]]
+ * ```
  */
 export function rowGroups(values: readonly Pick<Value, "dtype" | "shape">[]): number[][] {
   const groups = new Map<string, number[]>();
@@ -41,7 +48,14 @@ export function rowGroups(values: readonly Pick<Value, "dtype" | "shape">[]): nu
  * `values` (one layout) stacked along axis 0: the value itself when alone, else a tree of Concat
  * nodes of at most MAX_FAN inputs each.
  *
- * @example stackRows([a, b]) // [a rows + b rows, ...]
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { stackRows } from "./row-groups.ts";
+ *
+ * declare const a: Value, b: Value;
+ * stackRows([a, b]); // [a rows + b rows, ...]
+ * ```
  */
 export function stackRows(values: readonly Value[]): Value {
   const join = (tree: Tree<Value>): Value => Array.isArray(tree) ? concat(tree.map(join), 0) : tree;
@@ -52,7 +66,14 @@ export function stackRows(values: readonly Value[]): Value {
  * The inverse of `stackRows`: `stacked` cut along axis 0 into pieces shaped like `like`, through
  * the same tree, of Split nodes.
  *
- * @example const [a2, b2] = unstackRows(stackRows([a, b]), [a, b]);
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { stackRows, unstackRows } from "./row-groups.ts";
+ *
+ * declare const a: Value, b: Value;
+ * const [a2, b2] = unstackRows(stackRows([a, b]), [a, b]);
+ * ```
  */
 export function unstackRows(stacked: Value, like: readonly Value[]): Value[] {
   const cut = (x: Value, tree: Tree<Value>): Value[] => {

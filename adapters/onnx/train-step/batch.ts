@@ -64,7 +64,13 @@ export function countLossTokens(b: PolicyBatch): { tokens: number; sequences: nu
  * (seq-mean-token-sum, seq-mean-token-mean), the constant (seq-mean-token-sum-norm), or
  * sequences x constant (seq-sum-const). At least 1, so an empty mask gives loss 0 rather than NaN.
  *
- * @example lossDenominator("seq-sum-const", batch, 512)
+ * @example
+ * ```ts
+ * import { lossDenominator, type PolicyBatch } from "./batch.ts";
+ *
+ * declare const batch: PolicyBatch;
+ * lossDenominator("seq-sum-const", batch, 512);
+ * ```
  */
 export function lossDenominator(
   aggregation: LossAggregation,
@@ -101,7 +107,13 @@ export function lossDenominator(
  * ppo_micro_batch_size_per_gpu (dp_actor.py lines 358, 428), the floor even when the last
  * micro-batch is short, and so does this.
  *
- * @example rowDenominators("token-mean", batch, 4) // [T0*G, T0*G, T0*G, T0*G, T1*G, ...]
+ * @example
+ * ```ts
+ * import { type PolicyBatch, rowDenominators } from "./batch.ts";
+ *
+ * declare const batch: PolicyBatch;
+ * rowDenominators("token-mean", batch, 4); // [T0*G, T0*G, T0*G, T0*G, T1*G, ...]
+ * ```
  */
 export function rowDenominators(
   aggregation: LossAggregation,
@@ -124,7 +136,13 @@ export function rowDenominators(
 /**
  * Splits a batch into micro-batches of at most `size` sequences (the last may be smaller).
  *
- * @example splitBatch(batch, 4).length // ceil(batch.batch / 4)
+ * @example
+ * ```ts
+ * import { type PolicyBatch, splitBatch } from "./batch.ts";
+ *
+ * declare const batch: PolicyBatch;
+ * splitBatch(batch, 4).length; // ceil(batch.batch / 4)
+ * ```
  */
 export function splitBatch(b: PolicyBatch, size: number): PolicyBatch[] {
   if (!Number.isInteger(size) || size < 1) {
@@ -140,7 +158,13 @@ export function splitBatch(b: PolicyBatch, size: number): PolicyBatch[] {
 /**
  * Rows `start .. start + rows - 1` of a batch, as views of its arrays (no copy).
  *
- * @example batchRows(batch, 2, 3).batch; // 3
+ * @example
+ * ```ts
+ * import { batchRows, type PolicyBatch } from "./batch.ts";
+ *
+ * declare const batch: PolicyBatch;
+ * batchRows(batch, 2, 3).batch; // 3
+ * ```
  */
 export function batchRows(b: PolicyBatch, start: number, rows: number): PolicyBatch {
   if (!(Number.isInteger(start) && Number.isInteger(rows) && start >= 0 && rows >= 1)) {
@@ -170,7 +194,13 @@ export function batchRows(b: PolicyBatch, start: number, rows: number): PolicyBa
  * Graph feeds for one (micro-)batch, whose first row is row `first` of the whole batch; the
  * denominators are those of the whole batch (`rowDenominators` with a loss micro-batch).
  *
- * @example batchFeeds(micro, { lossDenominator: 120, tokenCount: 120 }, true)
+ * @example
+ * ```ts
+ * import { batchFeeds, type PolicyBatch } from "./batch.ts";
+ *
+ * declare const micro: PolicyBatch; // one micro-batch of the step's batch
+ * batchFeeds(micro, { lossDenominator: 120, tokenCount: 120 }, true);
+ * ```
  */
 export function batchFeeds(
   b: PolicyBatch,
@@ -221,7 +251,16 @@ export type DropoutMaskFill = (name: string, row: number, out: Float32Array) => 
  * Mask feeds [rows, seq, width] of the (micro-)batch `part`, whose first row is row `first` of
  * the whole batch. Built per micro-batch: a mask is as large as the activations it drops.
  *
- * @example dropoutMaskFeeds(config.dropoutMasks, fill, micro, 4)
+ * @example
+ * ```ts
+ * import { type DropoutMaskFill, dropoutMaskFeeds, type PolicyBatch } from "./batch.ts";
+ * import type { TrainStepConfig } from "./spec.ts";
+ *
+ * declare const config: TrainStepConfig;
+ * declare const fill: DropoutMaskFill;
+ * declare const micro: PolicyBatch; // the micro-batch starting at row 4
+ * dropoutMaskFeeds(config.dropoutMasks ?? [], fill, micro, 4);
+ * ```
  */
 export function dropoutMaskFeeds(
   specs: readonly DropoutMaskSpec[],

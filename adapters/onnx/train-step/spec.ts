@@ -199,7 +199,13 @@ export const LOSS_METRICS = [
 /**
  * Names of the trainable parameters, checked against the parameter list.
  *
- * @example trainableNames({ ...config, trainable: ["lora_a", "lora_b"] })
+ * @example
+ * ```ts
+ * import { trainableNames, type TrainStepConfig } from "./spec.ts";
+ *
+ * declare const config: TrainStepConfig;
+ * trainableNames({ ...config, trainable: ["lora_a", "lora_b"] });
+ * ```
  */
 export function trainableNames(config: TrainStepConfig): readonly string[] {
   const all = config.params.map((p) => p.name);
@@ -242,8 +248,13 @@ function checkFloat32(config: TrainStepConfig, trainable: string[]): string[] {
  * itself. T = 0 samples greedily (the argmax), which has no tempered distribution to take
  * logprobs of; they are then those of the model itself, T = 1.
  *
- * @example logprobTemperature(0.7) // 0.7
- * @example logprobTemperature(0) // 1
+ * @example
+ * ```ts
+ * import { logprobTemperature } from "./spec.ts";
+ *
+ * logprobTemperature(0.7); // 0.7
+ * logprobTemperature(0); // 1
+ * ```
  */
 export function logprobTemperature(sampling: number): number {
   if (!(Number.isFinite(sampling) && sampling >= 0)) {
