@@ -94,31 +94,108 @@ const minMaxRule = (pick: (a: Value, b: Value) => Value) => (ctx: VjpContext) =>
 const MIN = defineOp("Min", broadcastInfer("Min", "same", ["float", "int"]), minMaxRule(less));
 const MAX = defineOp("Max", broadcastInfer("Max", "same", ["float", "int"]), minMaxRule(greater));
 
-/** a + b with broadcasting. @example add(x, bias) */
+/**
+ * a + b with broadcasting.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { add } from "./binary.ts";
+ *
+ * declare const x: Value, bias: Value;
+ * add(x, bias);
+ * ```
+ */
 export function add(a: Operand, b: Operand): Value {
   return apply(ADD, operands("Add", a, b));
 }
-/** a - b with broadcasting. @example sub(1, p) */
+/**
+ * a - b with broadcasting.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { sub } from "./binary.ts";
+ *
+ * declare const p: Value;
+ * sub(1, p);
+ * ```
+ */
 export function sub(a: Operand, b: Operand): Value {
   return apply(SUB, operands("Sub", a, b));
 }
-/** a * b with broadcasting. @example mul(x, 0.5) */
+/**
+ * a * b with broadcasting.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { mul } from "./binary.ts";
+ *
+ * declare const x: Value;
+ * mul(x, 0.5);
+ * ```
+ */
 export function mul(a: Operand, b: Operand): Value {
   return apply(MUL, operands("Mul", a, b));
 }
-/** a / b with broadcasting. @example div(sum, count) */
+/**
+ * a / b with broadcasting.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { div } from "./binary.ts";
+ *
+ * declare const sum: Value, count: Value;
+ * div(sum, count);
+ * ```
+ */
 export function div(a: Operand, b: Operand): Value {
   return apply(DIV, operands("Div", a, b));
 }
-/** a ** b with broadcasting (float). @example pow(x, 2) */
+/**
+ * a ** b with broadcasting (float).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { pow } from "./binary.ts";
+ *
+ * declare const x: Value;
+ * pow(x, 2);
+ * ```
+ */
 export function pow(a: Operand, b: Operand): Value {
   return apply(POW, operands("Pow", a, b));
 }
-/** Elementwise minimum of two tensors. @example min(ratio, clipped) */
+/**
+ * Elementwise minimum of two tensors.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { min } from "./binary.ts";
+ *
+ * declare const ratio: Value, clipped: Value;
+ * min(ratio, clipped);
+ * ```
+ */
 export function min(a: Operand, b: Operand): Value {
   return apply(MIN, operands("Min", a, b));
 }
-/** Elementwise maximum of two tensors. @example max(x, 0) */
+/**
+ * Elementwise maximum of two tensors.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { max } from "./binary.ts";
+ *
+ * declare const x: Value;
+ * max(x, 0);
+ * ```
+ */
 export function max(a: Operand, b: Operand): Value {
   return apply(MAX, operands("Max", a, b));
 }
@@ -136,7 +213,19 @@ const NOT = defineOp("Not", (inputs) => {
   return [{ dtype: "bool", shape: inputs[0]!.shape }];
 });
 
-/** a == b (bool). @example equal(tokens, padId) */
+/**
+ * a == b (bool).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { equal } from "./binary.ts";
+ *
+ * declare const tokens: Value;
+ * declare const padId: number;
+ * equal(tokens, padId);
+ * ```
+ */
 export function equal(a: Operand, b: Operand): Value {
   return apply(EQUAL, operands("Equal", a, b));
 }

@@ -73,7 +73,14 @@ const CONSTANT = defineOp("Constant", (_inputs, attrs) => {
 /**
  * A Constant node holding `data`.
  *
- * @example constant(g, tensor("float32", [2], new Float32Array([1, 2])))
+ * @example
+ * ```ts
+ * import { type Graph, tensor } from "../ir.ts";
+ * import { constant } from "./common.ts";
+ *
+ * declare const g: Graph;
+ * constant(g, tensor("float32", [2], new Float32Array([1, 2])));
+ * ```
  */
 export function constant(g: Graph, data: TensorData): Value {
   return g.addNode(CONSTANT, [], { value: attr.tensor(data) })[0];
@@ -83,7 +90,14 @@ export function constant(g: Graph, data: TensorData): Value {
  * A cached scalar constant of a float or int dtype (float16 is built as float32 then Cast, which
  * onnxruntime folds at load time).
  *
- * @example scalar(g, 0.5, "float32")
+ * @example
+ * ```ts
+ * import type { Graph } from "../ir.ts";
+ * import { scalar } from "./common.ts";
+ *
+ * declare const g: Graph;
+ * scalar(g, 0.5, "float32");
+ * ```
  */
 export function scalar(g: Graph, value: number, dtype: DType): Value {
   return g.cached(`scalar:${dtype}:${Object.is(value, -0) ? "-0" : value}`, () => {
@@ -125,7 +139,14 @@ const DTYPE_BY_CODE = new Map(
  * Cast to `dtype`; a no-op (returns `x`) when it already has that dtype. Gradients flow back
  * between float dtypes only.
  *
- * @example castTo(mask, "float32")
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { castTo } from "./common.ts";
+ *
+ * declare const mask: Value;
+ * castTo(mask, "float32");
+ * ```
  */
 export function castTo(x: Value, dtype: DType): Value {
   if (x.dtype === dtype) return x;

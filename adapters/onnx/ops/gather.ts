@@ -40,7 +40,14 @@ const GATHER = defineOp("Gather", (inputs, attrs) => {
 /**
  * Gather slices of `data` along `axis` at `indices` (int32 preferred).
  *
- * @example gather(embedding, tokens, 0) // [V, d] x [b, t] -> [b, t, d]
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { gather } from "./gather.ts";
+ *
+ * declare const embedding: Value, tokens: Value;
+ * gather(embedding, tokens, 0); // [V, d] x [b, t] -> [b, t, d]
+ * ```
  */
 export function gather(data: Value, indices: Value, axis = 0): Value {
   return apply(GATHER, [data, indices], { axis: attr.int(axis) });
@@ -65,7 +72,15 @@ const GATHER_ELEMENTS = defineOp("GatherElements", (inputs, attrs) => {
 /**
  * Pick elements of `data` along `axis` at `indices` (same rank as data).
  *
- * @example gatherElements(logp, unsqueeze(targets, [2]), 2) // per-token log-prob
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { gatherElements } from "./gather.ts";
+ * import { unsqueeze } from "./shape.ts";
+ *
+ * declare const logp: Value, targets: Value;
+ * gatherElements(logp, unsqueeze(targets, [2]), 2); // per-token log-prob
+ * ```
  */
 export function gatherElements(data: Value, indices: Value, axis: number): Value {
   return apply(GATHER_ELEMENTS, [data, indices], { axis: attr.int(axis) });
@@ -103,7 +118,14 @@ const SCATTER_ELEMENTS = defineOp("ScatterElements", (inputs, attrs) => {
 /**
  * Write (or add, with reduction "add") `updates` into a copy of `data` at `indices` on `axis`.
  *
- * @example scatterElements(zeros, idx, rows, 0, "add")
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { scatterElements } from "./gather.ts";
+ *
+ * declare const zeros: Value, idx: Value, rows: Value;
+ * scatterElements(zeros, idx, rows, 0, "add");
+ * ```
  */
 export function scatterElements(
   data: Value,

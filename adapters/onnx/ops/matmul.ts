@@ -68,7 +68,14 @@ function transposeLast(x: Value): Value {
 /**
  * Matrix product with numpy semantics (batched, batch dims broadcast).
  *
- * @example matMul(h, w) // [batch, seq, d] x [d, f] -> [batch, seq, f]
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { matMul } from "./matmul.ts";
+ *
+ * declare const h: Value, w: Value;
+ * matMul(h, w); // [batch, seq, d] x [d, f] -> [batch, seq, f]
+ * ```
  */
 export function matMul(a: Value, b: Value): Value {
   return apply(MATMUL, [a, b]);
@@ -118,7 +125,14 @@ const GEMM = defineOp("Gemm", (inputs, attrs) => {
 /**
  * ONNX Gemm on 2-D operands: alpha * op(A) op(B) + beta * C.
  *
- * @example gemm(x, w, bias, { transB: true })
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { gemm } from "./matmul.ts";
+ *
+ * declare const x: Value, w: Value, bias: Value;
+ * gemm(x, w, bias, { transB: true });
+ * ```
  */
 export function gemm(a: Value, b: Value, c?: Value, options: GemmOptions = {}): Value {
   return apply(GEMM, c ? [a, b, c] : [a, b], {

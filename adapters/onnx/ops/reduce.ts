@@ -97,23 +97,63 @@ function reduce(kind: ReduceKind, x: Value, axes?: readonly number[], keepdims =
 /**
  * Sum over `axes` (default: all).
  *
- * @example reduceSum(x, [-1], true)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { reduceSum } from "./reduce.ts";
+ *
+ * declare const x: Value;
+ * reduceSum(x, [-1], true);
+ * ```
  */
 export function reduceSum(x: Value, axes?: readonly number[], keepdims = false): Value {
   return reduce("ReduceSum", x, axes, keepdims);
 }
 
-/** Mean over `axes` (default: all). @example reduceMean(x, [1]) */
+/**
+ * Mean over `axes` (default: all).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { reduceMean } from "./reduce.ts";
+ *
+ * declare const x: Value;
+ * reduceMean(x, [1]);
+ * ```
+ */
 export function reduceMean(x: Value, axes?: readonly number[], keepdims = false): Value {
   return reduce("ReduceMean", x, axes, keepdims);
 }
 
-/** Max over `axes` (default: all); tied maxima share the gradient. @example reduceMax(x, [-1]) */
+/**
+ * Max over `axes` (default: all); tied maxima share the gradient.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { reduceMax } from "./reduce.ts";
+ *
+ * declare const x: Value;
+ * reduceMax(x, [-1]);
+ * ```
+ */
 export function reduceMax(x: Value, axes?: readonly number[], keepdims = false): Value {
   return reduce("ReduceMax", x, axes, keepdims);
 }
 
-/** log(sum(exp(x))) over `axes`. @example reduceLogSumExp(logits, [-1], true) */
+/**
+ * log(sum(exp(x))) over `axes`.
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { reduceLogSumExp } from "./reduce.ts";
+ *
+ * declare const logits: Value;
+ * reduceLogSumExp(logits, [-1], true);
+ * ```
+ */
 export function reduceLogSumExp(x: Value, axes?: readonly number[], keepdims = false): Value {
   return reduce("ReduceLogSumExp", x, axes, keepdims);
 }
@@ -121,7 +161,14 @@ export function reduceLogSumExp(x: Value, axes?: readonly number[], keepdims = f
 /**
  * log-softmax as x - ReduceLogSumExp(x) (no LogSoftmax op: WebGPU runs it on the CPU).
  *
- * @example logSoftmax(logits, -1)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { logSoftmax } from "./reduce.ts";
+ *
+ * declare const logits: Value;
+ * logSoftmax(logits, -1);
+ * ```
  */
 export function logSoftmax(x: Value, axis = -1): Value {
   return sub(x, reduceLogSumExp(x, [axis], true));
@@ -143,7 +190,18 @@ const SOFTMAX = defineOp("Softmax", (inputs, attrs) => {
   return [mul(y, sub(g, dot))];
 });
 
-/** Softmax along one axis (ONNX opset >= 13 semantics). @example softmax(scores, -1) */
+/**
+ * Softmax along one axis (ONNX opset >= 13 semantics).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { softmax } from "./reduce.ts";
+ *
+ * declare const scores: Value;
+ * softmax(scores, -1);
+ * ```
+ */
 export function softmax(x: Value, axis = -1): Value {
   return apply(SOFTMAX, [x], { axis: attr.int(axis) });
 }
@@ -152,7 +210,14 @@ export function softmax(x: Value, axis = -1): Value {
  * Sums a gradient over the axes that broadcasting stretched, so it has `shape` again: leading
  * extra axes are dropped, axes where `shape` has a static 1 are kept with size 1.
  *
- * @example sumToShape(gradOfSum, bias.shape)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { sumToShape } from "./reduce.ts";
+ *
+ * declare const gradOfSum: Value, bias: Value;
+ * sumToShape(gradOfSum, bias.shape);
+ * ```
  */
 export function sumToShape(g: Value, shape: Shape): Value {
   const lead = g.shape.length - shape.length;

@@ -30,7 +30,14 @@ const WHERE = defineOp("Where", (inputs) => {
 /**
  * cond ? a : b, with broadcasting; number operands become scalars of the other's dtype.
  *
- * @example where(mask, logp, 0)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { where } from "./select.ts";
+ *
+ * declare const mask: Value, logp: Value;
+ * where(mask, logp, 0);
+ * ```
  */
 export function where(cond: Value, a: Operand, b: Operand): Value {
   if (typeof a === "number" && typeof b === "number") {
@@ -70,7 +77,15 @@ const CLIP = defineOp("Clip", (inputs) => {
  * the same values, and with x as their second operand a tie sends the gradient to x, as Clip's
  * rule does; bounds still get none.
  *
- * @example clip(ratio, 1 - eps, 1 + eps)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { clip } from "./select.ts";
+ *
+ * declare const ratio: Value;
+ * const eps = 0.2;
+ * clip(ratio, 1 - eps, 1 + eps);
+ * ```
  */
 export function clip(x: Value, min?: Operand, max?: Operand): Value {
   if (typeof min === "object" || typeof max === "object") {

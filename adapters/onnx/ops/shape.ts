@@ -36,7 +36,14 @@ const shapeSpec = (start: number, end: number) =>
 /**
  * The runtime shape of `x` (int64, ONNX's Shape op), optionally axes [start, end).
  *
- * @example shapeOf(x) // int64 [rank]
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { shapeOf } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * shapeOf(x); // int64 [rank]
+ * ```
  */
 export function shapeOf(x: Value, start = 0, end: number = x.shape.length): Value {
   return x.graph.cached(`shape:${x.id}:${start}:${end}`, () => {
@@ -97,7 +104,14 @@ export function reshapeLike(x: Value, like: Value): Value {
  * Reshape with explicit dims; one dim may be -1 (inferred, also symbolically: [b,t,8] -> [-1,8]
  * gives "b*t"). 0 is rejected: ONNX would read it as "copy the input dim".
  *
- * @example reshape(x, ["batch", -1])
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { reshape } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * reshape(x, ["batch", -1]);
+ * ```
  */
 export function reshape(x: Value, dims: readonly Dim[]): Value {
   const inputs = [x];
@@ -140,7 +154,14 @@ const TRANSPOSE = defineOp("Transpose", (inputs, attrs) => {
 /**
  * Permute axes (default: reverse them).
  *
- * @example transpose(x, [0, 2, 1])
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { transpose } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * transpose(x, [0, 2, 1]);
+ * ```
  */
 export function transpose(x: Value, perm?: readonly number[]): Value {
   const p = perm ?? x.shape.map((_, i) => x.shape.length - 1 - i);
@@ -178,7 +199,14 @@ const CONCAT = defineOp("Concat", (inputs, attrs) => {
 /**
  * Concatenate along `axis`.
  *
- * @example concat([a, b], -1)
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { concat } from "./shape.ts";
+ *
+ * declare const a: Value, b: Value;
+ * concat([a, b], -1);
+ * ```
  */
 export function concat(xs: readonly Value[], axis: number): Value {
   return apply(CONCAT, xs, { axis: attr.int(axis) });
@@ -205,7 +233,14 @@ const splitSpec = (axis: number, sizes: readonly Dim[]) =>
 /**
  * Split along `axis` into pieces of the given sizes (which must add up to the axis dim).
  *
- * @example const [a, b] = split(x, 1, [2, 3]);
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { split } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * const [a, b] = split(x, 1, [2, 3]);
+ * ```
  */
 export function split(x: Value, axis: number, sizes: readonly Dim[]): Value[] {
   const a = normalizeAxis(axis, x.shape.length) ??
@@ -224,7 +259,14 @@ const sliceSpec = (out: Shape, pads: readonly number[]) =>
  * Slice with step 1. On a symbolic axis the start must be >= 0 and the end negative or
  * SLICE_END, so the result's size is "dim - k" and the gradient's padding is static.
  *
- * @example slice(logits, [0], [-1], [1]) // drop the last position of axis 1
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { slice } from "./shape.ts";
+ *
+ * declare const logits: Value;
+ * slice(logits, [0], [-1], [1]); // drop the last position of axis 1
+ * ```
  */
 export function slice(
   x: Value,
@@ -291,7 +333,14 @@ const squeezeSpec = (out: Shape) =>
 /**
  * Remove size-1 axes.
  *
- * @example squeeze(x, [1])
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { squeeze } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * squeeze(x, [1]);
+ * ```
  */
 export function squeeze(x: Value, axes: readonly number[]): Value {
   const ax = axesOrFail("Squeeze", axes, x.shape.length, [x]);
@@ -315,7 +364,14 @@ const unsqueezeSpec = (out: Shape) =>
 /**
  * Insert size-1 axes; `axes` index the output.
  *
- * @example unsqueeze(x, [0])
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { unsqueeze } from "./shape.ts";
+ *
+ * declare const x: Value;
+ * unsqueeze(x, [0]);
+ * ```
  */
 export function unsqueeze(x: Value, axes: readonly number[]): Value {
   const r = x.shape.length + axes.length;
@@ -335,7 +391,14 @@ const expandSpec = (out: Shape) =>
 /**
  * Broadcast `x` to `dims` (numpy rules, both ways, as ONNX Expand).
  *
- * @example expand(bias, ["batch", 8])
+ * @example
+ * ```ts
+ * import type { Value } from "../ir.ts";
+ * import { expand } from "./shape.ts";
+ *
+ * declare const bias: Value;
+ * expand(bias, ["batch", 8]);
+ * ```
  */
 export function expand(x: Value, dims: readonly Dim[]): Value {
   const out = broadcastShapes(x.shape, dims);
