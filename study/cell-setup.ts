@@ -81,6 +81,7 @@ function updatesText(config: NormalizedConfig): string {
  *
  * @example
  * ```ts
+ * import { parseConfig, presetInput } from "../engine/config/mod.ts";
  * cellSetup(parseConfig(presetInput("refine-grpo"))).weights; // "separate (2 worker groups)"
  * ```
  */

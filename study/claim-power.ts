@@ -172,13 +172,14 @@ function empty(input: PowerInput, note: string, spread: readonly SideSpread[] = 
  *
  * @example
  * ```ts
+ * const observed = { problems: 16, samples: 16 };
  * const p = claimPower({
  *   metric: "avg@k", expect: "higher", paperEffect: { relative: 0.056 },
  *   cell: { cell: "a", values: [0.25, 0.27, 0.3, 0.24, 0.28], observed, planned: observed },
  *   reference: { cell: "b", values: [0.22, 0.27, 0.25, 0.28, 0.3], observed, planned: observed },
  *   seeds: 5, alpha: 0.05, power: 0.8,
  * });
- * p.mde; p.seedsNeeded;
+ * console.log(p.mde, p.seedsNeeded);
  * ```
  */
 export function claimPower(input: PowerInput): ClaimPower {

@@ -12,6 +12,8 @@ import type { EvaluationSize } from "./claim-power.ts";
  *
  * @example
  * ```ts
+ * import type { NormalizedConfig } from "../engine/config/mod.ts";
+ * declare const config: NormalizedConfig;
  * evaluationSize(config); // { problems: 16, samples: 16 }
  * ```
  */

@@ -9,6 +9,7 @@ import { type ConfigIssue, formatIssue } from "../engine/config/mod.ts";
  *
  * @example
  * ```ts
+ * import { loadGrid } from "./mod.ts";
  * try { await loadGrid("study/grid.json"); } catch (e) {
  *   if (e instanceof GridError) for (const i of e.issues) console.error(i.key, i.allowed);
  * }

@@ -245,6 +245,7 @@ export async function loadGrid(file: string): Promise<Grid> {
  *
  * @example
  * ```ts
+ * const grid = await loadGrid("study/grid.json");
  * selectCells(grid, "refine-grpo,refine-drmas").map((c) => c.id);
  * ```
  */

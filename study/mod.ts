@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { runStudy } from "./study/mod.ts";
+ * import { runStudy } from "./mod.ts";
  * const outcome = await runStudy({
  *   grid: "study/grid.json", store: ".polyrl/study.sqlite", out: "docs/study",
  *   reportOnly: true, jobs: 2, log: console.error,

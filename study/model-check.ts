@@ -41,6 +41,8 @@ async function isFile(path: string): Promise<boolean> {
  *
  * @example
  * ```ts
+ * import { loadGrid } from "./mod.ts";
+ * const grid = await loadGrid("study/grid.json");
  * const missing = await missingModels(grid, grid.cells);
  * if (missing.length > 0) throw new MissingModelError(missing);
  * ```

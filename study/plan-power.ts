@@ -64,6 +64,8 @@ function missing(seeds: number, grid: Grid, note: string): ClaimPower {
  *
  * @example
  * ```ts
+ * import { loadGrid, readStudyResults } from "./mod.ts";
+ * const earlier = await readStudyResults("docs/study/study.json");
  * const rows = planPower(await loadGrid("study/grid.json"), earlier, { seeds: 10, problems: 64 });
  * rows.map((r) => [r.cell, r.power.mde, r.power.seedsNeeded]);
  * ```

@@ -34,6 +34,8 @@ export interface PlannedRun {
  *
  * @example
  * ```ts
+ * import type { NormalizedConfig } from "../engine/config/mod.ts";
+ * declare const config: NormalizedConfig;
  * runIdFor("refine-grpo", config); // "refine-grpo-s0-3f2a9c1d"
  * ```
  */
@@ -48,6 +50,8 @@ export function runIdFor(cell: string, config: NormalizedConfig): string {
  *
  * @example
  * ```ts
+ * import { loadGrid } from "./mod.ts";
+ * const grid = await loadGrid("study/grid.json");
  * const plan = await planRuns(grid.cells, { seeds: 5, store: ".polyrl/study.sqlite" });
  * ```
  */

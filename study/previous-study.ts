@@ -87,6 +87,9 @@ function setupChanges(
  *
  * @example
  * ```ts
+ * import { loadGrid, readStudyResults, type StudyResults } from "./mod.ts";
+ * declare const results: StudyResults;
+ * const grid = await loadGrid("study/grid.json");
  * const moved = previousStudy(results, await readStudyResults("docs/study/v1/study.json"),
  *   "docs/study/v1/study.json", grid).claims.filter((c) => c.changed);
  * ```

@@ -130,6 +130,9 @@ export function previousResultsFile(grid: Pick<Grid, "file" | "previous">): stri
  *
  * @example
  * ```ts
+ * import { loadGrid, type StudyResults } from "./mod.ts";
+ * declare const results: StudyResults;
+ * const grid = await loadGrid("study/grid.json");
  * const r = await withPreviousStudy(results, grid); // r.previous?.claims.filter((c) => c.changed)
  * ```
  */
@@ -147,6 +150,9 @@ export async function withPreviousStudy(r: StudyResults, grid: Grid): Promise<St
  *
  * @example
  * ```ts
+ * import { loadGrid, renderStudy, studyCharts } from "./mod.ts";
+ * const grid = await loadGrid("study/grid.json");
+ * const earlier = await readStudyResults("docs/study/study.json");
  * const page = renderStudy(withPower(earlier, grid), studyCharts(earlier), "docs/study");
  * ```
  */

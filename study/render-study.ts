@@ -541,6 +541,8 @@ function timeSection(r: StudyResults): string[] {
  *
  * @example
  * ```ts
+ * import { type StudyResults, studyCharts } from "./mod.ts";
+ * declare const results: StudyResults;
  * const page = renderStudy(results, studyCharts(results), "docs/study");
  * await Deno.writeTextFile("docs/study/README.md", page);
  * ```

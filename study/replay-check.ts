@@ -54,6 +54,10 @@ interface ReplayJson {
  *
  * @example
  * ```ts
+ * import { loadGrid, planRuns } from "./mod.ts";
+ * const store = ".polyrl/study.sqlite";
+ * const grid = await loadGrid("study/grid.json");
+ * const plan = await planRuns(grid.cells, { seeds: 5, store });
  * const records = await replaySpotChecks(plan, { store, jobs: 2, previous: [], log: console.error });
  * records.every((r) => r.ok);
  * ```

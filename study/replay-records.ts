@@ -69,6 +69,7 @@ export async function readReplayRecords(file: string): Promise<ReplayRecord[]> {
  *
  * @example
  * ```ts
+ * declare const records: ReplayRecord[]; // from replaySpotChecks
  * await writeReplayRecords("docs/study/replays.json", records);
  * ```
  */

@@ -54,6 +54,10 @@ function trainArgs(run: PlannedRun, store: string): string[] {
  *
  * @example
  * ```ts
+ * import { loadGrid, planRuns } from "./mod.ts";
+ * const store = ".polyrl/study.sqlite";
+ * const grid = await loadGrid("study/grid.json");
+ * const plan = await planRuns(grid.cells, { seeds: 5, store });
  * const outcomes = await trainGrid(plan, { store, jobs: 2, log: console.error });
  * outcomes.filter((o) => !o.ok);
  * ```

@@ -16,6 +16,10 @@ export type RunState =
  *
  * @example
  * ```ts
+ * import { openStore } from "../events/mod.ts";
+ * import type { PlannedRun } from "./mod.ts";
+ * declare const plan: readonly PlannedRun[];
+ * await using store = await openStore(".polyrl/study.sqlite", { readOnly: true });
  * const states = await runStates(store, plan.map((r) => r.runId));
  * states.get("refine-grpo-s0-3f2a9c1d")?.kind; // "complete"
  * ```

@@ -140,6 +140,8 @@ function criticChart(comparison: ComparisonResult, cells: readonly CellResult[])
  *
  * @example
  * ```ts
+ * import type { StudyResults } from "./mod.ts";
+ * declare const results: StudyResults;
  * for (const c of studyCharts(results)) await Deno.writeTextFile(`docs/study/${c.file}`, c.svg);
  * ```
  */

@@ -70,6 +70,9 @@ function floats(json: string): Record<string, number> {
  *
  * @example
  * ```ts
+ * import { openAnalysis } from "../analysis/mod.ts";
+ * import type { PlannedRun } from "./mod.ts";
+ * declare const plan: readonly PlannedRun[];
  * await using a = await openAnalysis(".polyrl/study.sqlite");
  * const runs = await loadStudyRuns(a.db, plan);
  * ```

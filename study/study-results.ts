@@ -349,6 +349,8 @@ export function claimSamples(
  *
  * @example
  * ```ts
+ * declare const claim: ClaimResult;
+ * declare const cells: ReadonlyMap<string, CellResult>;
  * powerOfClaim(claim, cells, { relative: 0.056 }, { seeds: 5, alpha: 0.05, power: 0.8 }).mde;
  * ```
  */
@@ -443,7 +445,11 @@ function distinctText(runs: readonly StudyRun[], f: (r: StudyRun) => unknown): s
  *
  * @example
  * ```ts
- * const results = studyResults({ grid, plan, runs, replays, heads, hardware, store, seeds: 5 });
+ * import { readHardware } from "./hardware.ts";
+ * // the grid, its plan, the runs and stream heads read from the store, the replay records:
+ * declare const read: Omit<ResultInputs, "hardware" | "store" | "seeds">;
+ * const hardware = await readHardware();
+ * const results = studyResults({ ...read, hardware, store: ".polyrl/study.sqlite", seeds: 5 });
  * results.comparisons[0].claims.map((c) => c.verdict);
  * ```
  */

@@ -83,6 +83,7 @@ export interface FrameSpec {
  *
  * @example
  * ```ts
+ * import { linearScale } from "./svg-scale.ts";
  * const area = { left: 64, top: 36, right: 700, bottom: 300 };
  * const body = frame({ width: 720, height: 340, area, title: "t", yLabel: "y", yTicks: [0, 1],
  *   y: linearScale(0, 1, 300, 36), xTicks: [] });
@@ -159,6 +160,7 @@ export function legend(
  *
  * @example
  * ```ts
+ * declare const spec: FrameSpec;
  * svgDocument(720, 340, frame(spec));
  * ```
  */

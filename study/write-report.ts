@@ -39,6 +39,10 @@ export interface ReportOptions {
  *
  * @example
  * ```ts
+ * import { loadGrid, planRuns } from "./mod.ts";
+ * const store = ".polyrl/study.sqlite";
+ * const grid = await loadGrid("study/grid.json");
+ * const plan = await planRuns(grid.cells, { seeds: 5, store });
  * const { files } = await writeStudyReport({ grid, plan, store, out: "docs/study", seeds: 5 });
  * ```
  */
@@ -82,6 +86,8 @@ export async function writeStudyReport(
  *
  * @example
  * ```ts
+ * import { loadGrid, readStudyResults, withPower } from "./mod.ts";
+ * const grid = await loadGrid("study/grid.json");
  * await writeReportFiles(withPower(await readStudyResults("old/study.json"), grid), "/tmp/re");
  * ```
  */
