@@ -27,6 +27,8 @@ export function formatIssue(issue: ConfigIssue): string {
  *
  * @example
  * ```ts
+ * import { ConfigError, parseConfig } from "./mod.ts";
+ * declare const raw: unknown; // the parsed JSON of exp.json
  * try { parseConfig(raw, "exp.json"); } catch (e) {
  *   if (e instanceof ConfigError) for (const i of e.issues) console.error(i.key, i.allowed);
  * }

@@ -9,6 +9,7 @@ import type { NormalizedConfig } from "./normalize.ts";
  *
  * @example
  * ```ts
+ * import { configHash, parseConfig, presetInput } from "./mod.ts";
  * configHash(parseConfig(presetInput("smoke"))); // 64 hex characters, the same on every machine
  * ```
  */

@@ -14,6 +14,7 @@ function isPlainObject(v: Json): v is Record<string, Json> {
  *
  * @example
  * ```ts
+ * import { mergeConfig } from "./mod.ts";
  * mergeConfig({ sampling: { temperature: 1, top_p: 0.9 } }, { sampling: { top_p: null } });
  * // { sampling: { temperature: 1 } }
  * mergeConfig({ trainable: { kind: "lora", rank: 8 } }, { trainable: { kind: "full" } });
@@ -41,6 +42,7 @@ export function mergeConfig(base: Json, override: Json): Json {
  *
  * @example
  * ```ts
+ * import { extendConfig, presetInput } from "./mod.ts";
  * extendConfig(presetInput("smoke"), { agents: [{ role: "solver", trainable: { rank: 16 } }] });
  * // the smoke agents, the solver's LoRA rank 16
  * ```

@@ -259,6 +259,7 @@ export function presetNames(): string[] {
  *
  * @example
  * ```ts
+ * import { parseConfig, presetInput } from "./mod.ts";
  * parseConfig({ ...presetInput("smoke"), seed: 3 });
  * ```
  */

@@ -22,6 +22,7 @@ const SET_FORM = "KEY=VALUE on a dotted key path, e.g. loss.kl_coef=0.01 or " +
  *
  * @example
  * ```ts
+ * import { parseSetOption } from "./mod.ts";
  * parseSetOption("loss.kl_coef=0.01"); // { key: "loss.kl_coef", path: ["loss", "kl_coef"], value: 0.01 }
  * parseSetOption("estimator.kind=grpo").value; // "grpo"
  * ```
@@ -60,6 +61,7 @@ function isObject(value: unknown): value is JsonObject {
  *
  * @example
  * ```ts
+ * import { applySetOptions, parseSetOption, presetInput } from "./mod.ts";
  * applySetOptions(presetInput("smoke"), [parseSetOption("agents.solver.trainable.rank=16")]);
  * ```
  */

@@ -64,7 +64,9 @@ function withLossTermsOff(config: RecordedConfig): RecordedConfig {
 /**
  * @example
  * ```ts
- * const r = upcastRecordedConfig(started.data.config);
+ * import { upcastRecordedConfig } from "./mod.ts";
+ * declare const recorded: Record<string, unknown>; // a run-started event's data.config
+ * const r = upcastRecordedConfig(recorded);
  * if (r.kind === "refused") console.error(r.reason);
  * ```
  */
