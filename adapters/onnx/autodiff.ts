@@ -27,9 +27,18 @@ export interface GradientOptions {
  * depend on gets zeros.
  *
  * @example
+ * ```ts
+ * import { gradients } from "./autodiff.ts";
+ * import type { Graph, Value } from "./ir.ts";
+ * import { mul } from "./ops/binary.ts";
+ * import { reduceMean } from "./ops/reduce.ts";
+ *
+ * declare const g: Graph;
+ * declare const w: Value, b: Value, err: Value; // err computed from w and b
  * const loss = reduceMean(mul(err, err));
  * const [gw, gb] = gradients(g, loss, [w, b]);
  * g.output(gw, "grad_w");
+ * ```
  */
 export function gradients(
   graph: Graph,

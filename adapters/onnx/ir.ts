@@ -134,11 +134,17 @@ export function tensor(dtype: DType, shape: readonly number[], data: TensorArray
  * A computation graph under construction.
  *
  * @example
+ * ```ts
+ * import { Graph, tensor } from "./ir.ts";
+ * import { toOnnxModel } from "./onnx-writer.ts";
+ * import { matMul } from "./ops/matmul.ts";
+ *
  * const g = new Graph("mlp");
  * const x = g.input("x", "float32", ["batch", 4]);
  * const w = g.initializer("w", tensor("float32", [4, 2], new Float32Array(8)));
  * g.output(matMul(x, w), "y");
  * const bytes = toOnnxModel(g);
+ * ```
  */
 export class Graph {
   readonly #nodes: Node[] = [];
@@ -172,7 +178,13 @@ export class Graph {
   /**
    * Declares a graph input; string dims are symbolic (their size is fixed when the model runs).
    *
-   * @example g.input("tokens", "int32", ["batch", "seq"])
+   * @example
+   * ```ts
+   * import type { Graph } from "./ir.ts";
+   *
+   * declare const g: Graph;
+   * g.input("tokens", "int32", ["batch", "seq"]);
+   * ```
    */
   input(name: string, dtype: DType, shape: Shape): Value {
     const value = this.#newValue(name, dtype, shape, undefined);
@@ -183,7 +195,13 @@ export class Graph {
   /**
    * Declares a weight stored in the model (or in its external data file).
    *
-   * @example g.initializer("w", tensor("float32", [2, 2], new Float32Array([1, 0, 0, 1])))
+   * @example
+   * ```ts
+   * import { type Graph, tensor } from "./ir.ts";
+   *
+   * declare const g: Graph;
+   * g.initializer("w", tensor("float32", [2, 2], new Float32Array([1, 0, 0, 1])));
+   * ```
    */
   initializer(name: string, data: TensorData): Value {
     const value = this.#newValue(name, data.dtype, data.shape, undefined);

@@ -53,8 +53,15 @@ if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
  * Encodes `graph` as ONNX ModelProto bytes with every initializer embedded.
  *
  * @example
+ * ```ts
+ * import * as ort from "onnxruntime-web/webgpu";
+ * import type { Graph } from "./ir.ts";
+ * import { toOnnxModel } from "./onnx-writer.ts";
+ *
+ * declare const g: Graph;
  * const bytes = toOnnxModel(g);
  * const session = await ort.InferenceSession.create(bytes);
+ * ```
  */
 export function toOnnxModel(graph: Graph, options: OnnxModelOptions = {}): Uint8Array {
   return encode(graph, options, () => undefined);
@@ -67,7 +74,13 @@ export function toOnnxModel(graph: Graph, options: OnnxModelOptions = {}): Uint8
  * through the `externalData` session option.
  *
  * @example
+ * ```ts
+ * import type { Graph } from "./ir.ts";
+ * import { toOnnxModelWithExternalData } from "./onnx-writer.ts";
+ *
+ * declare const g: Graph;
  * const { model, data } = toOnnxModelWithExternalData(g, { location: "weights.bin" });
+ * ```
  */
 export function toOnnxModelWithExternalData(
   graph: Graph,
