@@ -62,10 +62,18 @@ const SEQ = "seq";
  * Builds one train-step graph.
  *
  * @example
+ * ```ts
+ * import type { Runtime } from "../runtime/mod.ts";
+ * import { buildTrainStep } from "./graph.ts";
+ * import type { TrainStepConfig } from "./spec.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const config: TrainStepConfig;
  * const fused = buildTrainStep(config, "fused");
  * const session = await runtime.load(fused.model, {
  *   keepOnDevice: fused.stateBindings.map((b) => b.output),
  * });
+ * ```
  */
 export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): TrainStepGraph {
   const trainable = trainableNames(config);

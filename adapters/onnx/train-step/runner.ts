@@ -166,9 +166,20 @@ function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
  * Builds the graphs, loads them and uploads the initial state (moments and step start at 0).
  *
  * @example
+ * ```ts
+ * import type { HostTensor, Runtime } from "../runtime/mod.ts";
+ * import type { PolicyBatch } from "./batch.ts";
+ * import { openTrainStep } from "./runner.ts";
+ * import type { TrainStepConfig } from "./spec.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const config: TrainStepConfig;
+ * declare const weights: Record<string, HostTensor>;
+ * declare const batch: PolicyBatch;
  * const runner = await openTrainStep({ runtime, config, initial: weights });
  * const metrics = await runner.step(batch, { lr: 1e-5, clipLow: 0.2, clipHigh: 0.28,
  *   klCoef: 0, weightDecay: 0.01, maxGradNorm: 1, temperature: 1 });
+ * ```
  */
 export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
   const { runtime, config } = options;
