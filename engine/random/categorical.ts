@@ -169,6 +169,7 @@ export function samplingDistribution(
  *
  * @example
  * ```ts
+ * import { randomStream, sampleCategorical } from "./mod.ts";
  * sampleCategorical(randomStream({ seed: 1, purpose: "route" }), 0, [0.2, 0.8]); // 0 or 1
  * ```
  */
@@ -207,6 +208,8 @@ export function sampleCategorical(
  *
  * @example
  * ```ts
+ * import { randomStream, sampleLogits } from "./mod.ts";
+ * declare const logits: Float32Array; // the model's next-token logits
  * const s = randomStream({ seed: 1, purpose: "sample-token", step: 0, agent: "solver", sample: 2 });
  * sampleLogits(s, 17, logits, { temperature: 0.7, topP: 0.95 });
  * ```

@@ -15,6 +15,7 @@ const block = new Uint32Array(4);
  *
  * @example
  * ```ts
+ * import { randomStream, uniformInt } from "./mod.ts";
  * uniformInt(randomStream({ seed: 1, purpose: "task-generator", prompt: 4 }), 0, 1, 6); // a die roll
  * ```
  */
@@ -45,6 +46,7 @@ export function uniformInt(stream: RandomStream, index: number, min: number, max
  *
  * @example
  * ```ts
+ * import { randomStream, shuffle } from "./mod.ts";
  * shuffle(randomStream({ seed: 1, purpose: "batch-order", step: 2 }), ["a", "b", "c"]);
  * ```
  */

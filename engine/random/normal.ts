@@ -20,6 +20,7 @@ function polar(stream: RandomStream, pair: number): [number, number] {
  *
  * @example
  * ```ts
+ * import { normal, randomStream } from "./mod.ts";
  * normal(randomStream({ seed: 3, purpose: "init:lm_head" }), 0);
  * ```
  */
@@ -42,6 +43,7 @@ export interface FillNormalOptions {
  *
  * @example
  * ```ts
+ * import { fillNormal, randomStream } from "./mod.ts";
  * fillNormal(randomStream({ seed: 3, purpose: "init:layer0.wq" }), new Float32Array(64), { std: 0.02 });
  * ```
  */
