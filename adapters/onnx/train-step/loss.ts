@@ -80,8 +80,17 @@ export function targetLogprobs(logpAll: Value, targets: Value): Value {
  * ratio 1.
  *
  * @example
+ * ```ts
+ * import { gradients } from "../autodiff.ts";
+ * import type { Graph, Value } from "../ir.ts";
+ * import { type ObjectiveInputs, policyObjective } from "./loss.ts";
+ *
+ * declare const g: Graph;
+ * declare const inputs: ObjectiveInputs;
+ * declare const params: Value[];
  * const out = policyObjective(inputs, { aggregation: "token-mean", kl: "k3", dualClip: 3 });
  * const grads = gradients(g, out.loss, params);
+ * ```
  */
 export function policyObjective(x: ObjectiveInputs, terms: LossTerms): ObjectiveOutputs {
   const aggregation = terms.aggregation ?? "token-mean";

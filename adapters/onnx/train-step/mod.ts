@@ -5,9 +5,25 @@
  * which knows nothing of train steps.
  *
  * @example
- * import { openTrainStep } from "./adapters/onnx/train-step/mod.ts";
+ * ```ts
+ * import type { HostTensor, Runtime } from "../runtime/mod.ts";
+ * import {
+ *   openTrainStep,
+ *   type ParamSpec,
+ *   type PolicyBatch,
+ *   type PolicyFn,
+ *   type TrainStepHyper,
+ * } from "./mod.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const policy: PolicyFn;
+ * declare const params: readonly ParamSpec[];
+ * declare const initial: Record<string, HostTensor>;
+ * declare const batch: PolicyBatch;
+ * declare const hyper: TrainStepHyper;
  * const runner = await openTrainStep({ runtime, config: { policy, params }, initial });
  * const metrics = await runner.step(batch, hyper);
+ * ```
  */
 export {
   type DropoutMaskSpec,
