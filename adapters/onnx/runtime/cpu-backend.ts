@@ -18,7 +18,11 @@ export interface CpuOptions {
  * Opens the cpu backend. Thread count defaults to the machine's cores (at most 8).
  *
  * @example
+ * ```ts
+ * import { openCpuRuntime } from "./cpu-backend.ts";
+ *
  * const runtime = await openCpuRuntime({ threads: 2 });
+ * ```
  */
 export async function openCpuRuntime(
   options: CpuOptions = {},

@@ -28,7 +28,11 @@ let applied: boolean | undefined;
  * no `--allow-ffi`, in which case malloc keeps its defaults and only speed differs).
  *
  * @example
+ * ```ts
+ * import { keepFreedTensorMemory } from "./glibc-malloc.ts";
+ *
  * keepFreedTensorMemory(); // before the first step
+ * ```
  */
 export function keepFreedTensorMemory(): boolean {
   applied ??= setThresholds();

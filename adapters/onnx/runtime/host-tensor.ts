@@ -44,7 +44,11 @@ export function elementCount(dims: readonly number[]): number {
  * Builds a frozen host tensor, checking that the data length matches the dims.
  *
  * @example
+ * ```ts
+ * import { hostTensor } from "./host-tensor.ts";
+ *
  * const x = hostTensor("float32", [2, 2], new Float32Array([1, 2, 3, 4]));
+ * ```
  */
 export function hostTensor<D extends HostDType>(
   dtype: D,
@@ -78,7 +82,11 @@ export function hostTensor<D extends HostDType>(
  * A float32 scalar (dims []), the shape hyperparameter inputs take.
  *
  * @example
+ * ```ts
+ * import { scalar } from "./host-tensor.ts";
+ *
  * const lr = scalar(1e-3);
+ * ```
  */
 export function scalar(value: number): HostTensor<"float32"> {
   return hostTensor("float32", [], new Float32Array([value]));

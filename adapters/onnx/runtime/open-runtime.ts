@@ -22,8 +22,12 @@ const choices: readonly BackendChoice[] = ["auto", "cpu", "wasm", "webgpu", "web
  * not; the cpu backend without a hardware adapter. The reason lands in `info.autoReason`.
  *
  * @example
+ * ```ts
+ * import { openRuntime } from "./open-runtime.ts";
+ *
  * const runtime = await openRuntime("auto");
  * console.log(runtime.info.backend, runtime.info.adapter?.description);
+ * ```
  */
 export async function openRuntime(
   choice: BackendChoice,

@@ -34,7 +34,11 @@ export interface WebRuntimeOptions {
  * Opens the single-threaded WASM backend.
  *
  * @example
+ * ```ts
+ * import { openWasmRuntime } from "./web-backends.ts";
+ *
  * const runtime = await openWasmRuntime();
+ * ```
  */
 export function openWasmRuntime(options: WebRuntimeOptions = {}): Promise<Runtime> {
   return Promise.resolve(ortRuntime({
@@ -85,8 +89,13 @@ const wantedLimits = [
  * hands it to ORT, so that uploaded tensors and session outputs share one device.
  *
  * @example
+ * ```ts
+ * import { openWebGpuRuntime } from "./web-backends.ts";
+ * import { probeWebGpuAdapter } from "./webgpu-adapter.ts";
+ *
  * const probe = await probeWebGpuAdapter();
  * if (probe.kind === "adapter") await openWebGpuRuntime(probe);
+ * ```
  */
 export async function openWebGpuRuntime(
   probe: AdapterProbe,

@@ -14,8 +14,12 @@ export type AdapterProbe =
  * Asks Deno for its preferred WebGPU adapter and describes it.
  *
  * @example
+ * ```ts
+ * import { probeWebGpuAdapter } from "./webgpu-adapter.ts";
+ *
  * const probe = await probeWebGpuAdapter();
  * if (probe.kind === "adapter") console.log(probe.info.description);
+ * ```
  */
 export async function probeWebGpuAdapter(): Promise<AdapterProbe> {
   const gpu = (globalThis.navigator as Navigator | undefined)?.gpu;
