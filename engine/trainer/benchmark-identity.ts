@@ -35,6 +35,9 @@ export function benchmarkQuestions(
  *
  * @example
  * ```ts
+ * import { benchmarkIdentities } from "./benchmark-identity.ts";
+ * import type { TaskSource } from "./rollout/mod.ts";
+ * declare const tasks: TaskSource;
  * benchmarkIdentities(["validation"], tasks); // { validation: { problems: 16, sha256: "9f2c..." } }
  * ```
  */

@@ -76,6 +76,9 @@ function turnTokens<E extends TurnTokens>(t: EpisodeTurn<E>): number {
  *
  * @example
  * ```ts
+ * import type { Episode } from "../workflows/mod.ts";
+ * import { rewardGroup, type TurnTokens } from "./group-rewards.ts";
+ * declare const episodes: readonly Episode<TurnTokens>[]; // one prompt's group, gold answer "4"
  * const { trajectories, group } = rewardGroup("4", episodes, {
  *   scheme: "trajectory", weights: { accuracy: 1 }, invalidActionPenalty: 0.1,
  * });
