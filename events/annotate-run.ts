@@ -5,7 +5,9 @@
  *
  * @example
  * ```ts
- * import { annotateRun, type EventStore, type NewEvent } from "./mod.ts";
+ * import { annotateRun } from "./annotate-run.ts";
+ * import type { NewEvent } from "./catalogue.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore<NewEvent>;
  * await annotateRun(store, { type: "run.tagged", runId: "smoke-1", tag: "baseline" });
@@ -30,7 +32,9 @@ const ATTEMPTS = 8;
  *
  * @example
  * ```ts
- * import { annotateRun, type EventStore, type NewEvent } from "./mod.ts";
+ * import { annotateRun } from "./annotate-run.ts";
+ * import type { NewEvent } from "./catalogue.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore<NewEvent>;
  * const { appended: [e] } = await annotateRun(store, { type: "run.untagged", runId: "r", tag: "x" });

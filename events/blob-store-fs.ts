@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { filesystemBlobStore } from "./blob-store-fs.ts";
+ *
  * const blobs = filesystemBlobStore(".polyrl/events.blobs");
  * const key = await blobs.put(new Uint8Array([1, 2, 3]));
  * ```

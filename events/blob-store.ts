@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import type { EventStore } from "./mod.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore;
  * declare const weights: Uint8Array;

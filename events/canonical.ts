@@ -16,6 +16,8 @@
  *
  * @example
  * ```ts
+ * import { decodeCanonical, encodeCanonical } from "./canonical.ts";
+ *
  * const { json, tensors } = encodeCanonical({ b: 1, a: new Int32Array([7, 8]), c: NaN });
  * // json === '{"a":{"$i32":[0,2]},"b":1,"c":{"$f":"NaN"}}', tensors.length === 8
  * const back = decodeCanonical(json, tensors); // { a: Int32Array [7, 8], b: 1, c: NaN }

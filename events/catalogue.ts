@@ -23,6 +23,8 @@
  *
  * @example
  * ```ts
+ * import { type NewEvent, runCatalogue } from "./catalogue.ts";
+ *
  * const e: NewEvent = {
  *   type: "step.started",
  *   data: { step: 0, groupSize: 8, prompts: [{ prompt: 0, problemId: "gsm8k/17" }] },

@@ -8,7 +8,7 @@
  * @example
  * ```ts
  * import { z } from "zod";
- * import { createCatalogue, defineEvent } from "./mod.ts";
+ * import { createCatalogue, defineEvent } from "./define-event.ts";
  *
  * const noteV2 = defineEvent({
  *   type: "note.added",
@@ -83,7 +83,7 @@ export function defineEvent<T extends string, D>(spec: {
  * @example
  * ```ts
  * import { z } from "zod";
- * import { asOfVersion, defineEvent } from "./mod.ts";
+ * import { asOfVersion, defineEvent } from "./define-event.ts";
  *
  * const def = defineEvent({
  *   type: "note.added",

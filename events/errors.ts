@@ -4,7 +4,9 @@
  *
  * @example
  * ```ts
- * import { type EventStore, type NewEvent, WrongExpectedVersionError } from "./mod.ts";
+ * import type { NewEvent } from "./catalogue.ts";
+ * import { WrongExpectedVersionError } from "./errors.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore<NewEvent>;
  * declare const events: NewEvent[];

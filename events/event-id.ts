@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { eventId } from "./event-id.ts";
+ *
  * eventId("run-1", "turn.generated", { step: 3, phase: "rollout", agent: "solver",
  *   prompt: 0, sample: 5, turn: 1 }); // 32 hex digits, the same on every machine
  * ```

@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * import { chainHash, encodeCanonical, GENESIS_HASH } from "./mod.ts";
+ * import { encodeCanonical } from "./canonical.ts";
+ * import { chainHash, GENESIS_HASH } from "./hash-chain.ts";
  *
  * const { json, tensors } = encodeCanonical({ step: 0 });
  * const hash = chainHash(GENESIS_HASH, {

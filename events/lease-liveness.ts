@@ -8,7 +8,8 @@
  *
  * @example
  * ```ts
- * import { type EventStore, leaseIsLive } from "./mod.ts";
+ * import { leaseIsLive } from "./lease-liveness.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore;
  * const lease = (await store.leases()).find((l) => l.runId === "smoke-1");
@@ -30,7 +31,7 @@ export const LEASE_TIMEOUT_MS = 60_000;
  *
  * @example
  * ```ts
- * import { processExists } from "./mod.ts";
+ * import { processExists } from "./lease-liveness.ts";
  *
  * await processExists(Deno.pid); // true on Linux
  * ```
@@ -52,7 +53,7 @@ export async function processExists(pid: number): Promise<boolean | null> {
  *
  * @example
  * ```ts
- * import { leaseIsLive } from "./mod.ts";
+ * import { leaseIsLive } from "./lease-liveness.ts";
  *
  * await leaseIsLive({ runId: "r", host: "h", pid: 1, startedAt: 0, heartbeatAt: 0, endedAt: 0 });
  * // false: released

@@ -17,7 +17,7 @@
  *
  * @example
  * ```ts
- * import { runCatalogue } from "./mod.ts";
+ * import { runCatalogue } from "./catalogue.ts";
  *
  * const e = { type: "run.tagged", data: { runId: "smoke-1", tag: "baseline", seq: 1 } } as const;
  * runCatalogue.validate(e.type, e.data);

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { checkRunId, runIdSlug } from "./run-id.ts";
+ *
  * checkRunId("smoke-20261202T1630-ab12cd"); // returns it
  * checkRunId("a/../../elsewhere"); // throws RunIdError
  * runIdSlug("a/../../elsewhere"); // "a-elsewhere-3f2a9c1d": safe, and distinct per input

@@ -7,7 +7,8 @@
  *
  * @example
  * ```ts
- * import { type EventData, failedRunStatus, INTERRUPTED_STAGE } from "./mod.ts";
+ * import type { EventData } from "./catalogue.ts";
+ * import { failedRunStatus, INTERRUPTED_STAGE } from "./run-interruption.ts";
  *
  * const error = { name: "Interrupted", message: "stopped on request" };
  * const stopped: EventData<"run.failed"> = { step: 3, stage: INTERRUPTED_STAGE, error };

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import type { EventStore } from "./mod.ts";
+ * import type { EventStore } from "./store/event-store.ts";
  *
  * declare const store: EventStore;
  * const report = await store.verify();

@@ -31,7 +31,7 @@ export interface ChatTemplate {
  * Compiles `source`; a syntax error becomes an InvalidTokenizerError naming `file`.
  * @example
  * ```ts
- * import { compileChatTemplate } from "./mod.ts";
+ * import { compileChatTemplate } from "./chat-template.ts";
  *
  * declare const src: string; // the Jinja template of tokenizer_config.json
  * compileChatTemplate(src, "tokenizer_config.json", { eos_token: "<|im_end|>" })

@@ -39,7 +39,7 @@ export interface CheckpointSource extends Disposable {
  * Opens the weights of a model directory.
  * @example
  * ```ts
- * import { openCheckpoint } from "./mod.ts";
+ * import { openCheckpoint } from "./checkpoint-reader.ts";
  *
  * using ckpt = await openCheckpoint("/models/Qwen2.5-0.5B");
  * const tensors = await ckpt.readAll();

@@ -24,7 +24,8 @@ export interface CheckpointWriteOptions {
  * Writes `tensors` into `dir` (which must exist) and returns the weight files written.
  * @example
  * ```ts
- * import { type NamedTensor, writeCheckpointTensors } from "./mod.ts";
+ * import { writeCheckpointTensors } from "./checkpoint-writer.ts";
+ * import type { NamedTensor } from "./tensor.ts";
  *
  * declare const dir: string;
  * declare const tensors: readonly NamedTensor[];

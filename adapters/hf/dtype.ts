@@ -45,7 +45,7 @@ export function assertLittleEndianHost(): void {
  * Decodes little-endian `bytes` of `dtype` into float32 values.
  * @example
  * ```ts
- * import { decodeFloats } from "./mod.ts";
+ * import { decodeFloats } from "./dtype.ts";
  *
  * decodeFloats(new Uint8Array([0x80, 0x3f]), "BF16"); // Float32Array [1]
  * ```
@@ -75,7 +75,7 @@ export function decodeFloats(bytes: Uint8Array, dtype: FloatDtype): Float32Array
  * Encodes float32 values as little-endian bytes of `dtype`, rounding to nearest-even.
  * @example
  * ```ts
- * import { encodeFloats } from "./mod.ts";
+ * import { encodeFloats } from "./dtype.ts";
  *
  * encodeFloats(new Float32Array([1]), "F16"); // Uint8Array [0x00, 0x3c]
  * ```

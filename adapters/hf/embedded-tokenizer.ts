@@ -49,7 +49,7 @@ export function byteSymbols(): string[] {
  * The two files' text, byte-for-byte what is committed.
  * @example
  * ```ts
- * import { embeddedTokenizerFiles } from "./mod.ts";
+ * import { embeddedTokenizerFiles } from "./embedded-tokenizer.ts";
  *
  * const files = embeddedTokenizerFiles();
  * JSON.parse(files["tokenizer.json"]).model.type; // "BPE"
@@ -126,7 +126,7 @@ export function embeddedTokenizerFiles(): Record<
  * Writes the embedded tokenizer's files into `dir` (e.g. beside a saved checkpoint).
  * @example
  * ```ts
- * import { writeEmbeddedTokenizer } from "./mod.ts";
+ * import { writeEmbeddedTokenizer } from "./embedded-tokenizer.ts";
  *
  * declare const checkpointDir: string;
  * await writeEmbeddedTokenizer(checkpointDir);

@@ -19,7 +19,8 @@ const IGNORED_BUFFER = /\.rotary_emb\.inv_freq$/;
  * Every parameter of the model in HF naming, layer by layer.
  * @example
  * ```ts
- * import { expectedTensors, type ModelConfig } from "./mod.ts";
+ * import { expectedTensors } from "./expected-tensors.ts";
+ * import type { ModelConfig } from "./model-config.ts";
  *
  * declare const config: ModelConfig;
  * expectedTensors(config).map((t) => t.name); // ["model.embed_tokens.weight", ...]
@@ -68,7 +69,9 @@ export interface TensorCheck {
  * `where` labels the checkpoint in messages.
  * @example
  * ```ts
- * import { checkTensorShapes, type ModelConfig, type TensorInfo } from "./mod.ts";
+ * import type { TensorInfo } from "./checkpoint-reader.ts";
+ * import { checkTensorShapes } from "./expected-tensors.ts";
+ * import type { ModelConfig } from "./model-config.ts";
  *
  * declare const config: ModelConfig;
  * declare const infos: readonly TensorInfo[]; // a checkpoint's tensors

@@ -39,7 +39,7 @@ export interface LoadOptions {
 /**
  * @example
  * ```ts
- * import { loadHfModel } from "./mod.ts";
+ * import { loadHfModel } from "./load-model.ts";
  *
  * const model = await loadHfModel("/models/Qwen2.5-0.5B-Instruct");
  * model.config.numLayers;
@@ -89,7 +89,7 @@ function checkFinite(dir: string, tensors: ReadonlyMap<string, NamedTensor>): vo
  * Reads and parses `dir/config.json`.
  * @example
  * ```ts
- * import { readModelConfig } from "./mod.ts";
+ * import { readModelConfig } from "./load-model.ts";
  *
  * declare const dir: string;
  * (await readModelConfig(dir)).hiddenSize;

@@ -17,7 +17,10 @@ import { type NamedTensor, namedTensor } from "./tensor.ts";
  *
  * @example
  * ```ts
- * import { type HfModel, loadLoraAdapter, mergeLoraAdapter, saveHfModel } from "./mod.ts";
+ * import type { HfModel } from "./load-model.ts";
+ * import { mergeLoraAdapter } from "./merge-lora.ts";
+ * import { loadLoraAdapter } from "./peft-adapter.ts";
+ * import { saveHfModel } from "./save-model.ts";
  *
  * declare const model: HfModel; // loaded from modelDir
  * declare const modelDir: string;

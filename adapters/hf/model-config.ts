@@ -99,7 +99,7 @@ export interface ModelConfig {
  * Parses a config.json object. `file` only labels error messages.
  * @example
  * ```ts
- * import { parseModelConfig } from "./mod.ts";
+ * import { parseModelConfig } from "./model-config.ts";
  *
  * declare const dir: string;
  * parseModelConfig(JSON.parse(await Deno.readTextFile(`${dir}/config.json`)));
@@ -201,7 +201,7 @@ export function parseModelConfig(json: unknown, file = "config.json"): ModelConf
  * Serializes a config back to HF's config.json keys, keeping unknown keys of `raw`.
  * @example
  * ```ts
- * import { type ModelConfig, modelConfigToJson } from "./mod.ts";
+ * import { type ModelConfig, modelConfigToJson } from "./model-config.ts";
  *
  * declare const dir: string;
  * declare const c: ModelConfig;

@@ -78,7 +78,7 @@ export function loraScale(c: LoraConfig): number {
  * PEFT's tensor name for a module's A or B matrix.
  * @example
  * ```ts
- * import { peftTensorName } from "./mod.ts";
+ * import { peftTensorName } from "./peft-adapter.ts";
  *
  * peftTensorName("model.layers.0.self_attn.q_proj", "A");
  * // "base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight"
@@ -94,7 +94,7 @@ const PEFT_NAME = /^base_model\.model\.(.+)\.lora_([AB])\.weight$/;
  * Writes `adapter_config.json` and `adapter_model.safetensors` into `dir` (created if absent).
  * @example
  * ```ts
- * import { type LoraAdapter, saveLoraAdapter } from "./mod.ts";
+ * import { type LoraAdapter, saveLoraAdapter } from "./peft-adapter.ts";
  *
  * declare const dir: string;
  * declare const adapter: LoraAdapter;
@@ -142,7 +142,8 @@ export async function saveLoraAdapter(
  * model and A/B must fit its [out, in] shape.
  * @example
  * ```ts
- * import { type HfModel, loadLoraAdapter } from "./mod.ts";
+ * import type { HfModel } from "./load-model.ts";
+ * import { loadLoraAdapter } from "./peft-adapter.ts";
  *
  * declare const dir: string; // the adapter's folder
  * declare const model: HfModel; // its base model

@@ -11,7 +11,8 @@ import type { ModelConfig } from "./model-config.ts";
  * Computed in float64; the caller rounds to its compute dtype.
  * @example
  * ```ts
- * import { type ModelConfig, ropeInverseFrequencies } from "./mod.ts";
+ * import type { ModelConfig } from "./model-config.ts";
+ * import { ropeInverseFrequencies } from "./rope-frequencies.ts";
  *
  * declare const config: ModelConfig;
  * ropeInverseFrequencies(config)[0]; // 1

@@ -35,7 +35,7 @@ export interface SafetensorsHeader {
  * `fileSize` lets it detect a truncated data region before any tensor is read.
  * @example
  * ```ts
- * import { parseSafetensorsHeader } from "./mod.ts";
+ * import { parseSafetensorsHeader } from "./safetensors-header.ts";
  *
  * declare const jsonBytes: Uint8Array; // the header, after its 8-byte length
  * declare const dataBytes: number; // the size of the tensor data that follows it

@@ -31,7 +31,7 @@ export interface SafetensorsFile extends Disposable {
  * `symlinks: "refuse"` (the files of an adapter folder a server reads), for a link.
  * @example
  * ```ts
- * import { openSafetensors } from "./mod.ts";
+ * import { openSafetensors } from "./safetensors-reader.ts";
  *
  * using f = await openSafetensors("model.safetensors");
  * const emb = await f.read("model.embed_tokens.weight");

@@ -19,7 +19,8 @@ export interface SafetensorsWriteOptions {
  * Serializes tensors to safetensors bytes in memory. Duplicate names throw.
  * @example
  * ```ts
- * import { encodeSafetensors, namedTensor } from "./mod.ts";
+ * import { encodeSafetensors } from "./safetensors-writer.ts";
+ * import { namedTensor } from "./tensor.ts";
  *
  * const bytes = encodeSafetensors([namedTensor("w", [2], new Float32Array([1, 2]))]);
  * ```
@@ -45,7 +46,8 @@ export function encodeSafetensors(
  * stays near the largest tensor rather than the whole file.
  * @example
  * ```ts
- * import { type NamedTensor, writeSafetensors } from "./mod.ts";
+ * import { writeSafetensors } from "./safetensors-writer.ts";
+ * import type { NamedTensor } from "./tensor.ts";
  *
  * declare const tensors: readonly NamedTensor[];
  * await writeSafetensors("adapter_model.safetensors", tensors, { dtype: "F32" });

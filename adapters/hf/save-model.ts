@@ -39,7 +39,8 @@ export interface SaveOptions extends CheckpointWriteOptions {
  * touching disk.
  * @example
  * ```ts
- * import { type HfModel, saveHfModel } from "./mod.ts";
+ * import type { HfModel } from "./load-model.ts";
+ * import { saveHfModel } from "./save-model.ts";
  *
  * declare const model: HfModel;
  * declare const outDir: string;

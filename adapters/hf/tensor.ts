@@ -21,7 +21,7 @@ export function elementCount(shape: readonly number[]): number {
  * Builds a frozen tensor, checking that `data` holds exactly as many values as `shape` implies.
  * @example
  * ```ts
- * import { namedTensor } from "./mod.ts";
+ * import { namedTensor } from "./tensor.ts";
  *
  * namedTensor("model.norm.weight", [4], new Float32Array(4));
  * ```

@@ -50,7 +50,7 @@ export interface HfTokenizer {
  * Loads the tokenizer of `dir`; only `tokenizer.json` is required.
  * @example
  * ```ts
- * import { loadTokenizer } from "./mod.ts";
+ * import { loadTokenizer } from "./tokenizer.ts";
  *
  * const tok = await loadTokenizer("/models/Qwen2.5-0.5B-Instruct");
  * tok.encode(tok.chatTemplate!.render([{ role: "user", content: "1+1=" }]));

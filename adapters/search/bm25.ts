@@ -22,6 +22,8 @@ export function tokenizeForSearch(text: string): string[] {
  *
  * @example
  * ```ts
+ * import { bm25Retriever } from "./bm25.ts";
+ *
  * const r = bm25Retriever(["Paris is in France.", "Rome is in Italy."]);
  * r.search("where is paris", 1); // ["Paris is in France."]
  * ```

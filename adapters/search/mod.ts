@@ -4,6 +4,7 @@
  * @example
  * ```ts
  * import { bm25Retriever } from "./mod.ts";
+ *
  * const retrieve = bm25Retriever(["Paris is the capital of France.", "Rome is in Italy."]);
  * ```
  *

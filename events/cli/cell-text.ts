@@ -4,6 +4,8 @@
  *
  * @example
  * ```ts
+ * import { cellText } from "./cell-text.ts";
+ *
  * cellText(new Date(0)); // "1970-01-01T00:00:00.000Z"
  * ```
  */

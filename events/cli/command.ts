@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { defineCommand, storeOption } from "./command.ts";
+ *
  * const cli = defineCommand({
  *   name: "verify",
  *   usage: "deno task verify [RUN] [--store PATH|postgres://URL]",

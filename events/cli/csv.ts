@@ -10,6 +10,8 @@ function csvField(text: string): string {
  *
  * @example
  * ```ts
+ * import { toCsv } from "./csv.ts";
+ *
  * toCsv(["a", "b"], [[1, "x,y"]]); // 'a,b\n1,"x,y"\n'
  * ```
  */

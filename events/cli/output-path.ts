@@ -14,7 +14,7 @@
  *
  * @example
  * ```ts
- * import { refuseStoreOutput } from "./mod.ts";
+ * import { refuseStoreOutput } from "./output-path.ts";
  *
  * refuseStoreOutput("/tmp/report.md", [".polyrl/events.sqlite"]); // fine
  * refuseStoreOutput(".polyrl/events.sqlite", [".polyrl/events.sqlite"]); // OutputPathError
@@ -54,7 +54,7 @@ const SQLITE_SIDE_FILES = ["", "-wal", "-shm", "-journal"];
  *
  * @example
  * ```ts
- * import { storeFiles } from "./mod.ts";
+ * import { storeFiles } from "./output-path.ts";
  *
  * storeFiles("runs.sqlite").folders; // ["runs.blobs", "runs.analysis"]
  * ```
@@ -177,7 +177,8 @@ const sameFile = (a: Deno.FileInfo, b: Deno.FileInfo | null) =>
  *
  * @example
  * ```ts
- * import { DEFAULT_STORE, refuseStoreOutput } from "./mod.ts";
+ * import { DEFAULT_STORE } from "./command.ts";
+ * import { refuseStoreOutput } from "./output-path.ts";
  *
  * declare const values: { out: string; store: string }; // the parsed options
  * refuseStoreOutput(values.out, [values.store, DEFAULT_STORE], "--out");

@@ -6,6 +6,8 @@
  *
  * @example
  * ```ts
+ * import { storeArgument } from "./store-argument.ts";
+ *
  * storeArgument("postgres://db/lab"); // "postgres://db/lab"
  * storeArgument("mysql://db/lab"); // UsageError naming the accepted forms
  * ```

@@ -6,6 +6,8 @@ import { cellText } from "./cell-text.ts";
  *
  * @example
  * ```ts
+ * import { textTable } from "./text-table.ts";
+ *
  * console.log(textTable(["n"], [[3]]));
  * ```
  */

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { userPath } from "./user-path.ts";
+ *
  * // cd ~/polyrl/web && deno task sql --store runs.sqlite
  * userPath("runs.sqlite"); // "/home/me/polyrl/web/runs.sqlite"
  * ```
@@ -32,6 +34,8 @@ export function invocationDir(): string | undefined {
  *
  * @example
  * ```ts
+ * import { userPath } from "./user-path.ts";
+ *
  * userPath("/tmp/a.sqlite"); // "/tmp/a.sqlite"
  * userPath("postgres://db/x"); // "postgres://db/x"
  * ```
@@ -48,6 +52,8 @@ export function userPath(path: string): string {
  *
  * @example
  * ```ts
+ * import { userPathIfExists } from "./user-path.ts";
+ *
  * await userPathIfExists("embedded"); // "embedded" (no such file in the user's directory)
  * ```
  */

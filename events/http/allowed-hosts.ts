@@ -39,7 +39,7 @@ export function hostName(address: string): string {
  *
  * @example
  * ```ts
- * import { allowedHosts } from "./mod.ts";
+ * import { allowedHosts } from "./allowed-hosts.ts";
  *
  * const hosts = allowedHosts({ hostname: "127.0.0.1", port: 8000 }, ["lab.example"]);
  * hosts.allows("localhost:8000"); // true
@@ -79,7 +79,7 @@ export interface HostGuardOptions {
  * @example
  * ```ts
  * import type { Hono } from "hono";
- * import { type AllowedHosts, hostGuard } from "./mod.ts";
+ * import { type AllowedHosts, hostGuard } from "./allowed-hosts.ts";
  *
  * declare const app: Hono;
  * declare const hosts: AllowedHosts;

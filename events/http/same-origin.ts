@@ -47,7 +47,8 @@ function crossSiteFetch(c: Context): boolean {
  * @example
  * ```ts
  * import type { Hono } from "hono";
- * import { type AllowedHosts, hostGuard, sameOriginOnly } from "./mod.ts";
+ * import { type AllowedHosts, hostGuard } from "./allowed-hosts.ts";
+ * import { sameOriginOnly } from "./same-origin.ts";
  *
  * declare const app: Hono;
  * declare const hosts: AllowedHosts;

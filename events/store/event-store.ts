@@ -7,7 +7,7 @@
  *
  * @example
  * ```ts
- * import { openStore } from "../mod.ts";
+ * import { openStore } from "./open-store.ts";
  *
  * declare const signal: AbortSignal; // ends the subscription when aborted
  * await using store = await openStore(".polyrl/events.sqlite");
@@ -47,6 +47,8 @@ export type StoredEvent<N extends AnyEvent = AnyEvent> = N & {
  *
  * @example
  * ```ts
+ * import type { RecordedEvent } from "./event-store.ts";
+ *
  * function logprobsOf(e: RecordedEvent<"turn.generated">): Float32Array {
  *   return e.data.logprobs;
  * }

@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { runCatalogue } from "../mod.ts";
+ * import { runCatalogue } from "../catalogue.ts";
  * import { LogStore } from "./log-store.ts";
  * import { openSqliteBackend } from "./sqlite-backend.ts";
  *

@@ -7,6 +7,8 @@
  *
  * @example
  * ```ts
+ * import { openStore } from "./open-store.ts";
+ *
  * const local = await openStore(".polyrl/events.sqlite");
  * const shared = await openStore("postgres://postgres@127.0.0.1:5432/postgres?schema=lab");
  * const existing = await openStore("runs.sqlite", { create: false }); // absent: StoreNotFoundError

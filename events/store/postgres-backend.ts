@@ -9,6 +9,8 @@
  *
  * @example
  * ```ts
+ * import { openPostgresBackend } from "./postgres-backend.ts";
+ *
  * const backend = await openPostgresBackend(
  *   "postgres://postgres@127.0.0.1:5432/postgres?schema=lab",
  *   { create: true, readOnly: false },

@@ -5,7 +5,8 @@
  *
  * @example
  * ```ts
- * import { postgresOpenError, redactUrl } from "../mod.ts";
+ * import { redactUrl } from "./postgres-backend.ts";
+ * import { postgresOpenError } from "./postgres-open-error.ts";
  *
  * declare const url: string; // postgres://user:password@host/db
  * declare const err: unknown; // what the driver threw

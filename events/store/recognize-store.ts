@@ -6,6 +6,8 @@
  *
  * @example
  * ```ts
+ * import { recognizeStore } from "./recognize-store.ts";
+ *
  * recognizeStore("runs.sqlite", { tables: ["notes"], migrations: [] }); // NotAnEventStoreError
  * recognizeStore("runs.sqlite", { tables: [], migrations: [] }); // "empty"
  * ```

@@ -7,6 +7,8 @@
  *
  * @example
  * ```ts
+ * import { openSqliteBackend } from "./sqlite-backend.ts";
+ *
  * const backend = await openSqliteBackend(".polyrl/events.sqlite", {
  *   create: true,
  *   readOnly: false,

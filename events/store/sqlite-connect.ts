@@ -13,6 +13,8 @@
  *
  * @example
  * ```ts
+ * import { connectSqlite, createSqliteStore } from "./sqlite-connect.ts";
+ *
  * await createSqliteStore("runs.sqlite"); // unless a store is there already
  * const { db, storeId } = await connectSqlite("runs.sqlite", { readOnly: true });
  * ```

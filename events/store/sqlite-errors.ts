@@ -5,6 +5,12 @@
  *
  * @example
  * ```ts
+ * import type { DatabaseSync } from "node:sqlite";
+ * import { isSqliteError, sqliteWriteError } from "./sqlite-errors.ts";
+ *
+ * declare const db: DatabaseSync;
+ * declare const path: string; // the store's file, named in errors
+ *
  * try {
  *   db.exec("COMMIT");
  * } catch (err) {

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { inspectSqliteFile } from "./sqlite-file.ts";
+ *
  * if ((await inspectSqliteFile("runs.sqlite")) === "missing") console.log("no store yet");
  * ```
  */

@@ -5,6 +5,8 @@
  *
  * @example
  * ```ts
+ * import { parseStoreTarget } from "./store-target.ts";
+ *
  * parseStoreTarget("runs.sqlite"); // { kind: "sqlite", path: "runs.sqlite" }
  * parseStoreTarget("postgres://db/lab"); // { kind: "postgres", url: "postgres://db/lab" }
  * parseStoreTarget("mysql://db/lab"); // StoreTargetError
