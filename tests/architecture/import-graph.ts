@@ -40,6 +40,14 @@ export interface Violation extends ImportEdge {
   readonly rule: "upward" | "not-through-mod";
 }
 
+/**
+ * `source` without its block comments: a doc example imports as a user would (from a folder's
+ * `mod.ts`, its own included), which is no import of the file's.
+ */
+function withoutBlockComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, "");
+}
+
 const SPECIFIER =
   /(?:^|[\s;])(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
@@ -58,7 +66,7 @@ export async function readImportGraph(root: string): Promise<ImportEdge[]> {
     const exists = await Deno.stat(join(root, folder)).then(() => true, () => false);
     if (!exists) continue;
     for await (const from of sourceFiles(root, folder)) {
-      const text = await Deno.readTextFile(join(root, from));
+      const text = withoutBlockComments(await Deno.readTextFile(join(root, from)));
       for (const match of text.matchAll(SPECIFIER)) {
         const specifier = match[1] ?? match[2];
         if (!specifier.startsWith(".")) continue;
@@ -86,15 +94,9 @@ export function findViolations(edges: readonly ImportEdge[]): Violation[] {
   return violations;
 }
 
-/**
- * The imports of a `mod.ts` by a file inside that `mod.ts`'s folder (sub-folders included). A
- * barrel's own path names no import: the reader takes doc examples for imports, and a `mod.ts`'s
- * example imports the `mod.ts` itself.
- */
+/** The imports of a `mod.ts` by a file inside that `mod.ts`'s folder (sub-folders included). */
 export function ownBarrelImports(edges: readonly ImportEdge[]): ImportEdge[] {
-  return edges.filter((e) =>
-    basename(e.to) === "mod.ts" && e.from !== e.to && e.from.startsWith(`${dirname(e.to)}/`)
-  );
+  return edges.filter((e) => basename(e.to) === "mod.ts" && e.from.startsWith(`${dirname(e.to)}/`));
 }
 
 /**
