@@ -52,6 +52,8 @@ export function ema(ys: readonly (number | null)[], weight: number): (number | n
  *
  * @example
  * ```ts
+ * import type { ChartData } from "./chart-data.ts";
+ * declare const chart: ChartData;
  * shownSeries(chart, { smoothing: 0.6, logY: true })[0]; // the first series as drawn
  * ```
  */

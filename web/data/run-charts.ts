@@ -40,6 +40,8 @@ const jsonNumber = (v: unknown) => (typeof v === "number" ? v : Number(v));
  *
  * @example
  * ```ts
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
  * const charts = await runCharts(analysis.conn, "run-1");
  * charts["grad-wg"].series.map((s) => s.label); // ["wg-critic", "wg-critic non-finite", ...]
  * ```

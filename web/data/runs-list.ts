@@ -40,6 +40,8 @@ export interface RunRow {
  *
  * @example
  * ```ts
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
  * const runs = await listRuns(analysis.db); // [{ runId: "run-2", status: "running", ... }]
  * ```
  */
