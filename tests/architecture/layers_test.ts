@@ -91,7 +91,6 @@ Deno.test("architecture: the folder rules catch a file importing its own mod.ts 
     { from: "adapters/onnx/optim/adamw.ts", to: "adapters/onnx/mod.ts" },
     { from: "adapters/onnx/train-step/graph.ts", to: "adapters/onnx/mod.ts" },
     { from: "adapters/onnx/train-step/graph.ts", to: "adapters/onnx/optim/mod.ts" },
-    { from: "adapters/onnx/mod.ts", to: "adapters/onnx/mod.ts" },
     { from: "adapters/model/graphs.ts", to: "adapters/onnx/mod.ts" },
     { from: "adapters/onnx/ops/binary.ts", to: "adapters/onnx/ops/reduce.ts" },
     { from: "adapters/onnx/ops/reduce.ts", to: "adapters/onnx/ops/binary.ts" },
