@@ -108,7 +108,9 @@ export class UnknownAgentError extends Error {
  *
  * @example
  * ```ts
- * const p = await trajectoryPage(db, "run-1", {
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
+ * const p = await trajectoryPage(analysis.db, "run-1", {
  *   phase: "eval", step: 3, page: 0, pageSize: 8, filter: { correct: false },
  * });
  * p.rows[0].turns.map((t) => [t.agent, t.parsedAnswer]);

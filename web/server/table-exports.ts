@@ -29,6 +29,8 @@ export interface TableExports extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import type { DashboardSource } from "./dashboard-source.ts";
+ * declare const source: DashboardSource;
  * await using exports = await tableExports(source);
  * const bytes = await exports.file("turns", "parquet");
  * ```

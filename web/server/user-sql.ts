@@ -44,6 +44,8 @@ export interface UserSql extends AsyncDisposable {
  *
  * @example
  * ```ts
+ * import type { DashboardSource } from "./dashboard-source.ts";
+ * declare const source: DashboardSource;
  * await using sql = await openUserSql(source, USER_SQL_LIMITS);
  * const table = await sql.query("SELECT count(*) FROM turns");
  * ```
