@@ -76,7 +76,9 @@ export interface RunFacts {
  *
  * @example
  * ```ts
- * const facts = await runFacts(db, "ev-seed0");
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
+ * const facts = await runFacts(analysis.db, "ev-seed0");
  * facts.protocol; // { protocol: "single", model: "run-1@9/wg0", run: "run-1", step: 9, k: 16, ... }
  * ```
  */
@@ -128,7 +130,9 @@ export async function runFacts(db: Kysely<AnalysisDb>, runId: string): Promise<R
  *
  * @example
  * ```ts
- * (await runEvals(db, "run-1"))[0]; // { step: 9, benchmark: "math500", k: 16, avgAtK: 0.61, ... }
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
+ * (await runEvals(analysis.db, "run-1"))[0]; // { step: 9, benchmark: "math500", k: 16, avgAtK: 0.61, ... }
  * ```
  */
 export async function runEvals(db: Kysely<AnalysisDb>, runId: string): Promise<EvalRow[]> {
@@ -145,7 +149,9 @@ export async function runEvals(db: Kysely<AnalysisDb>, runId: string): Promise<E
  *
  * @example
  * ```ts
- * await recentPlacements(db, "run-1", 30);
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
+ * await recentPlacements(analysis.db, "run-1", 30);
  * // [{ step: 0, wg: "wg0", loads: 1, offloads: 0, lastMoveStep: 0, onDevice: true, ... },
  * //  { step: 1, wg: "wg0", loads: 0, offloads: 0, lastMoveStep: 0, onDevice: true, ... }, ...]
  * ```
