@@ -97,6 +97,7 @@ function slot(chart: ChartData, x: number): number {
  *
  * @example
  * ```ts
+ * declare const chart: ChartData;
  * applyUpdate(chart, { chart: "reward", x: 3, label: "reward", value: 1, mode: "mean" });
  * ```
  */
@@ -130,6 +131,7 @@ export function applyUpdate(chart: ChartData, u: ChartUpdate, count = 1): ChartD
  *
  * @example
  * ```ts
+ * declare const chart: ChartData;
  * forPage(chart, { counts: false }).series[0].n; // []
  * ```
  */
@@ -150,6 +152,7 @@ export function forPage(chart: ChartData, options: { readonly counts: boolean })
  *
  * @example
  * ```ts
+ * declare const charts: Record<string, ChartData>;
  * lineLabels(charts["grad-wg"]); // ["wg-critic", "wg-solver"]
  * ```
  */

@@ -17,6 +17,8 @@ function testName(c: ProblemComparison): string {
  *
  * @example
  * ```tsx
+ * import type { Report } from "../../analysis/mod.ts";
+ * declare const data: { report: Report };
  * <ProblemComparisons report={data.report} />
  * ```
  */

@@ -10,6 +10,9 @@ import { sqlString } from "../../analysis/mod.ts";
  *
  * @example
  * ```ts
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis;
+ * const exportDir = await Deno.makeTempDir();
  * await confineDuckDB(analysis.conn, exportDir);
  * ```
  */
