@@ -39,6 +39,7 @@ export const EXAMPLE_QUERIES: SqlConsoleProps["examples"] = [
  *
  * @example
  * ```tsx
+ * import { EXPORTED } from "../../analysis/mod.ts";
  * <SqlPage tables={EXPORTED} />
  * ```
  */
