@@ -8,6 +8,7 @@ import { fromWire } from "../components/wire-json.ts";
 /**
  * @example
  * ```ts
+ * import { RunsTable } from "./runs-table.tsx";
  * hydrateIslands("runs-table", RunsTable); // in web/islands/runs-table-entry.ts
  * ```
  */
