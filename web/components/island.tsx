@@ -18,7 +18,11 @@ export const IslandsUnavailable = createContext<string | null>(null);
  *
  * @example
  * ```tsx
- * <Island name="runs-table" component={RunsTable} props={{ runs }} />
+ * import type { RunRow } from "../data/runs-list.ts";
+ * import { RunsTable } from "../islands/runs-table.tsx";
+ * declare const runs: readonly RunRow[];
+ * declare const position: number; // the log position the rows were read at
+ * <Island name="runs-table" component={RunsTable} props={{ position, runs }} />
  * ```
  */
 export function Island<P extends object>(
