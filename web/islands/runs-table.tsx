@@ -81,6 +81,10 @@ function useLiveRuns(initial: RunsSnapshot, pollMs: number) {
  *
  * @example
  * ```tsx
+ * import { Island } from "../components/island.tsx";
+ * import type { RunRow } from "../data/runs-list.ts";
+ * declare const runs: readonly RunRow[];
+ * declare const position: number; // the log position the rows were read at
  * <Island name="runs-table" component={RunsTable} props={{ position, runs }} />
  * ```
  */

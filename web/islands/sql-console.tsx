@@ -34,6 +34,8 @@ const SHOWN_ROWS = 200;
  *
  * @example
  * ```tsx
+ * import { Island } from "../components/island.tsx";
+ * declare const { tables, examples }: SqlConsoleProps;
  * <Island name="sql-console" component={SqlConsole} props={{ tables, examples }} />
  * ```
  */
