@@ -34,7 +34,9 @@ export interface ProjectionSnapshot {
  *
  * @example
  * ```ts
- * const snapshot = await projectionSnapshot(generation.instances[1]);
+ * import { DuckDBInstance } from "@duckdb/node-api";
+ * const instance = await DuckDBInstance.create(":memory:"); // a generation's projection database
+ * const snapshot = await projectionSnapshot(instance);
  * const lease = snapshot.lease();
  * const conn = await lease.connect();
  * await conn.run("SELECT * FROM read_csv('/etc/passwd')"); // throws: no file access
