@@ -8,7 +8,11 @@ import { RunsTable } from "../islands/runs-table.tsx";
  *
  * @example
  * ```tsx
- * <RunsPage position={position} runs={await listRuns(db)} />
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { listRuns } from "../data/runs-list.ts";
+ * declare const analysis: Analysis;
+ * declare const position: number; // the log position the analysis was read at
+ * <RunsPage position={position} runs={await listRuns(analysis.db)} />
  * ```
  */
 export function RunsPage({ position, runs }: { position: number; runs: readonly RunRow[] }) {
