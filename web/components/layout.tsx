@@ -6,7 +6,11 @@ import { PAGE_CSS } from "./page-css.ts";
  *
  * @example
  * ```tsx
- * <Layout title="Runs" active="runs"><RunsPage runs={runs} /></Layout>
+ * import type { RunRow } from "../data/runs-list.ts";
+ * import { RunsPage } from "../pages/runs-page.tsx";
+ * declare const runs: readonly RunRow[];
+ * declare const position: number; // the log position the rows were read at
+ * <Layout title="Runs" active="runs"><RunsPage position={position} runs={runs} /></Layout>
  * ```
  */
 export function Layout(
