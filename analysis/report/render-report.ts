@@ -3,6 +3,7 @@ import { markdownTable } from "../format/markdown-table.ts";
 import type { Report } from "./build-report.ts";
 import type { Comparison } from "./comparison.ts";
 import type { ProblemComparison } from "./problem-comparison.ts";
+import type { PairedResult } from "../stats/mod.ts";
 import { count, figure, points, pValue, signedPoints } from "./report-numbers.ts";
 
 /** Output formats of `deno task report`: text on stdout (md, json) or a folder of CSVs. */
@@ -306,6 +307,22 @@ export interface ReportCsv {
  * for (const t of reportCsvTables(report)) await Deno.writeTextFile(`out/${t.name}.csv`, t.csv);
  * ```
  */
+
+/** The CSV columns of a paired t-test, beside Welch's or McNemar's: see `pairedCells`. */
+const PAIRED_COLUMNS = [
+  "paired_se",
+  "paired_t",
+  "paired_p",
+  "paired_ci_low",
+  "paired_ci_high",
+  "pair_correlation",
+  "se_ratio",
+] as const;
+
+/** A paired t-test's cells under PAIRED_COLUMNS; nulls where the design is not paired. */
+function pairedCells(p: PairedResult | null) {
+  return [p?.se, p?.t, p?.p, p?.ci[0], p?.ci[1], p?.correlation, p?.seRatio].map((v) => v ?? null);
+}
 export function reportCsvTables(r: Report): ReportCsv[] {
   const finite = (x: number | null) => x !== null && Number.isFinite(x) ? x : null;
   const table = (name: string, columns: string[], rows: unknown[][]) => ({
@@ -325,13 +342,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
       c.welch?.ci[0] ?? null,
       c.welch?.ci[1] ?? null,
       c.paired?.n ?? null,
-      c.paired?.se ?? null,
-      c.paired?.t ?? null,
-      c.paired?.p ?? null,
-      c.paired?.ci[0] ?? null,
-      c.paired?.ci[1] ?? null,
-      c.paired?.correlation ?? null,
-      c.paired?.seRatio ?? null,
+      ...pairedCells(c.paired),
       c.confounds.join(" "),
     ]);
   const compCols = [
@@ -346,13 +357,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
     "ci_low",
     "ci_high",
     "paired_n",
-    "paired_se",
-    "paired_t",
-    "paired_p",
-    "paired_ci_low",
-    "paired_ci_high",
-    "pair_correlation",
-    "se_ratio",
+    ...PAIRED_COLUMNS,
     "confounds",
   ];
   return [
@@ -385,13 +390,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
         "diff",
         "test",
         "p",
-        "paired_se",
-        "paired_t",
-        "paired_p",
-        "paired_ci_low",
-        "paired_ci_high",
-        "pair_correlation",
-        "se_ratio",
+        ...PAIRED_COLUMNS,
       ],
       r.vsBaselineByProblem.map((c) => [
         c.group,
@@ -406,13 +405,7 @@ export function reportCsvTables(r: Report): ReportCsv[] {
         c.diff,
         c.mcnemar ? "mcnemar" : c.paired ? "paired_t" : null,
         c.p,
-        c.paired?.se ?? null,
-        c.paired?.t ?? null,
-        c.paired?.p ?? null,
-        c.paired?.ci[0] ?? null,
-        c.paired?.ci[1] ?? null,
-        c.paired?.correlation ?? null,
-        c.paired?.seRatio ?? null,
+        ...pairedCells(c.paired),
       ]),
     ),
     table(
