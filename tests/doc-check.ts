@@ -9,12 +9,6 @@
  */
 
 const STILL_FAILING: ReadonlySet<string> = new Set([
-  "engine/evaluation/eval-policy.ts",
-  "engine/evaluation/mod.ts",
-  "engine/evaluation/model-source.ts",
-  "engine/evaluation/protocol.ts",
-  "engine/evaluation/run-evaluation.ts",
-  "engine/evaluation/team.ts",
   "engine/serve/mod.ts",
   "engine/tasks/math/assignment.ts",
   "engine/tasks/math/equivalence.ts",

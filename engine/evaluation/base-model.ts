@@ -9,7 +9,11 @@ import { EvaluationInputError } from "./errors.ts";
 /**
  * Loads `model` with its tokenizer; `field` and `label` name what asked for it in errors.
  *
- * @example const base = await loadBaseModel("embedded", "--model", "embedded");
+ * @example
+ * ```ts
+ * const base = await loadBaseModel("embedded", "--model", "embedded");
+ * base.tokenizer; // the embedded model's tokenizer
+ * ```
  */
 export async function loadBaseModel(model: string, field: string, label: string): Promise<HfModel> {
   const loaded = model === "embedded" ? await loadEmbeddedModel() : await loadHfModel(model);

@@ -19,7 +19,15 @@ import type { RunCheckpoint } from "./model-source.ts";
  * The decoder a checkpoint's tensors fit: the base config with the group's LoRA (no dropout:
  * nothing here trains), or the plain base for full weights.
  *
- * @example trainableParams(checkpointSpec(model.config, source)).map((p) => p.name)
+ * @example
+ * ```ts
+ * import type { HfModel } from "../../adapters/hf/mod.ts";
+ * import { trainableParams } from "../../adapters/model/mod.ts";
+ * import type { RunCheckpoint } from "./model-source.ts";
+ * declare const model: HfModel; // the checkpoint's base model
+ * declare const source: RunCheckpoint; // from resolveModelSource
+ * trainableParams(checkpointSpec(model.config, source)).map((p) => p.name);
+ * ```
  */
 export function checkpointSpec(config: ModelConfig, source: RunCheckpoint): DecoderSpec {
   const t = source.trainable;
@@ -33,7 +41,17 @@ export function checkpointSpec(config: ModelConfig, source: RunCheckpoint): Deco
  * The checkpoint's tensors in `spec`'s parameter order, shape- and hash-checked; `field` names
  * the argument in errors.
  *
- * @example const tensors = await checkpointTensors(store, source, spec, "--model");
+ * @example
+ * ```ts
+ * import type { HfModel } from "../../adapters/hf/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { RunCheckpoint } from "./model-source.ts";
+ * declare const store: EventStore; // holds the checkpoint's blob
+ * declare const model: HfModel;
+ * declare const source: RunCheckpoint;
+ * const spec = checkpointSpec(model.config, source);
+ * const tensors = await checkpointTensors(store, source, spec, "--model");
+ * ```
  */
 export async function checkpointTensors(
   store: EventStore,

@@ -54,6 +54,12 @@ export interface SharedBases {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { ModelSource } from "./model-source.ts";
+ * declare const runtime: Runtime;
+ * declare const store: EventStore; // holds the checkpoints' blobs
+ * declare const source: ModelSource; // from resolveModelSource
  * const bases = sharedBases(runtime);
  * const solver = await openEvalPolicy(runtime, store, source, "solver", { bases });
  * ```
@@ -89,6 +95,15 @@ export function sharedBases(runtime: Runtime): SharedBases {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import { createSpeaker } from "../trainer/rollout/mod.ts";
+ * import type { ModelSource } from "./model-source.ts";
+ * declare const runtime: Runtime;
+ * declare const store: EventStore;
+ * declare const source: ModelSource;
+ * declare const agentToWg: Readonly<Record<string, string>>; // every role on "policy"
+ * declare const settings: Parameters<typeof createSpeaker>[2]; // seed, sampling, batch size
  * const loaded = await openEvalPolicy(runtime, store, source, "policy");
  * const speaker = createSpeaker(new Map([["policy", loaded.policy]]), agentToWg, settings);
  * ```

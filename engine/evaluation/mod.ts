@@ -5,7 +5,11 @@
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
  * import { resolveModelSource, runEvaluation } from "./mod.ts";
+ * declare const store: EventStore; // the runs' event store
+ * declare const runtime: Runtime; // from openRuntime
  * const source = await resolveModelSource(store, "runs/my-model");
  * const result = await runEvaluation({ store, runtime, source, protocol: "single",
  *   benchmarks: ["math500.jsonl"], n: 16, seeds: [0], runIds: ["eval-1"], device: "cpu", threads: 1 });

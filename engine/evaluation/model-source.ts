@@ -78,6 +78,8 @@ async function isDirectory(path: string): Promise<boolean | null> {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore; // the runs' event store
  * const source = await resolveModelSource(store, "smoke-20261202@1", { workerGroup: "solver" });
  * source.kind; // "run-checkpoint"
  * ```
@@ -128,6 +130,8 @@ export async function resolveModelSource(
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore;
  * await findRun(store, "latest@3", "RUN"); // { run: "smoke-20261202T1630-ab12cd", step: 3 }
  * ```
  */
@@ -154,7 +158,10 @@ export async function findRun(
 /**
  * The run part of `RUN@STEP` (the whole text without an `@`), for messages about a missing run.
  *
- * @example runOfSpec("smoke-1@3"); // "smoke-1"
+ * @example
+ * ```ts
+ * runOfSpec("smoke-1@3"); // "smoke-1"
+ * ```
  */
 export function runOfSpec(spec: string): string {
   const at = spec.lastIndexOf("@");
@@ -188,6 +195,8 @@ export interface RunCheckpoints {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore;
  * const { step, checkpoints } = await runCheckpoints(store, "smoke-20261202", null, "RUN");
  * checkpoints.map((c) => c.workerGroup); // ["solver", "verifier"]
  * ```
@@ -279,7 +288,9 @@ export async function runCheckpoints(
  *
  * @example
  * ```ts
- * pickCheckpoint(await runCheckpoints(store, run, null, "RUN"), "solver").label; // "run@1/solver"
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore;
+ * pickCheckpoint(await runCheckpoints(store, "run", 1, "RUN"), "solver").label; // "run@1/solver"
  * ```
  */
 export function pickCheckpoint(

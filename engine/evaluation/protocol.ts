@@ -60,6 +60,8 @@ function protocolInput(protocol: Protocol): ExperimentConfigInput {
  *
  * @example
  * ```ts
+ * import type { ModelSource } from "./model-source.ts";
+ * declare const source: ModelSource; // from resolveModelSource
  * const config = evalConfig({ protocol: "debate", source, benchmarks: ["aime.jsonl"], n: 16,
  *   seed: 0, device: "cpu", threads: 1 });
  * config.agent_to_wg; // { "generator-1": "policy", ..., "critic-3": "policy" }
@@ -115,6 +117,10 @@ export interface EvalRecord {
  *
  * @example
  * ```ts
+ * import type { ModelSource } from "./model-source.ts";
+ * declare const source: ModelSource;
+ * const config = evalConfig({ protocol: "single", source, benchmarks: ["aime.jsonl"], n: 16,
+ *   seed: 0, device: "cpu", threads: 1 });
  * recordedEvalConfig(config, { protocol: "single", source, seeds: [0, 1], runs: ["e-seed0", "e-seed1"] });
  * ```
  */

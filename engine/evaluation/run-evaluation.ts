@@ -106,6 +106,12 @@ async function loadBenchmarks(files: readonly string[]) {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { ModelSource } from "./model-source.ts";
+ * declare const store: EventStore;
+ * declare const runtime: Runtime;
+ * declare const source: ModelSource; // from resolveModelSource
  * const result = await runEvaluation({ store, runtime, source, protocol: "single",
  *   benchmarks: ["math500.jsonl"], n: 16, seeds: [0, 1, 2], runIds: ["e-0", "e-1", "e-2"],
  *   device: "cpu", threads: 1 });
@@ -147,6 +153,11 @@ export interface TeamEvaluationOptions extends Omit<TeamEvalSettings, "seed">, E
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import { resolveTeam } from "./team.ts";
+ * declare const store: EventStore;
+ * declare const runtime: Runtime;
  * const team = await resolveTeam(store, "latest", "RUN");
  * const result = await runTeamEvaluation({ store, runtime, team, benchmarks: null, n: null,
  *   seeds: [team.config.seed], runIds: ["team-eval"], device: "cpu", threads: 1 });

@@ -43,6 +43,8 @@ export interface TeamSource {
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore; // the runs' event store
  * const team = await resolveTeam(store, "latest", "RUN");
  * team.members.map((m) => m.source.label); // ["smoke-...@1/solver", "smoke-...@1/verifier"]
  * ```
@@ -117,6 +119,9 @@ const samplingSchema = experimentConfigSchema.shape.sampling;
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * declare const store: EventStore;
+ * const team = await resolveTeam(store, "latest", "RUN");
  * const config = teamEvalConfig({ team, benchmarks: null, n: null, seed: team.config.seed,
  *   device: "cpu", threads: 1 });
  * config.workflow; // the run's
