@@ -10,14 +10,6 @@
 
 const STILL_FAILING: ReadonlySet<string> = new Set([
   "engine/serve/mod.ts",
-  "engine/tasks/math/assignment.ts",
-  "engine/tasks/math/equivalence.ts",
-  "engine/tasks/math/evaluate.ts",
-  "engine/tasks/math/extract.ts",
-  "engine/tasks/math/grade-batch.ts",
-  "engine/tasks/math/grade-runner.ts",
-  "engine/tasks/math/inequality-set.ts",
-  "engine/tasks/math/parse-math-node.ts",
   "engine/trainer/rollout/policy-pool.ts",
   "engine/trainer/run-log/mod.ts",
   "engine/trainer/run-log/run-log.ts",

@@ -6,6 +6,8 @@
  *
  * @example
  * ```ts
+ * import type { Relation } from "./ast.ts";
+ * import { parseMathNode } from "./parse-math-node.ts";
  * assignment(parseMathNode("|AB| = 1") as Relation)?.value; // the node 1
  * assignment(parseMathNode("2x = 6") as Relation);          // null
  * ```
@@ -28,6 +30,7 @@ const isNumber = (n: MathNode, value: number) => n.kind === "num" && n.value ===
  *
  * @example
  * ```ts
+ * import { parseMathNode } from "./parse-math-node.ts";
  * isOnlySymbols(parseMathNode("A:B")); // true
  * isOnlySymbols(parseMathNode("2x"));  // false
  * ```
@@ -64,6 +67,8 @@ export function isOnlySymbols(n: MathNode): boolean {
  *
  * @example
  * ```ts
+ * import type { Relation } from "./ast.ts";
+ * import { parseMathNode } from "./parse-math-node.ts";
  * assignment(parseMathNode("k = 1") as Relation); // { target: k, value: 1 }
  * ```
  */

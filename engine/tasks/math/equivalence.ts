@@ -8,6 +8,8 @@
  *
  * @example
  * ```ts
+ * import { DEFAULT_GRADE_OPTIONS } from "./options.ts";
+ * import { parseMathNode } from "./parse-math-node.ts";
  * compareAnswers(parseMathNode("\\frac{x+2}{7}"), parseMathNode("x/7 + 2/7"), DEFAULT_GRADE_OPTIONS);
  * // { equal: true, reason: "equal at 4 sample points" }
  * ```

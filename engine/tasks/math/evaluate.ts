@@ -9,6 +9,7 @@
  *
  * @example
  * ```ts
+ * import { parseMathNode } from "./parse-math-node.ts";
  * evaluate(parseMathNode("x^2 + 1"), new Map([["x", 2]])); // 5
  * ```
  */

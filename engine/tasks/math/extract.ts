@@ -14,6 +14,7 @@
  *
  * @example
  * ```ts
+ * import { DEFAULT_GRADE_OPTIONS } from "./options.ts";
  * extractAnswer("so $x = 2$ and the area is $\\boxed{15}$.", DEFAULT_GRADE_OPTIONS);
  * // { answer: "15", source: "boxed", percent: false }
  * ```

@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * const text = await Deno.readTextFile("tests/conformance/math-equivalence.jsonl");
  * for await (const rec of gradeJsonl(text, { timeoutMs: 2000 })) console.log(JSON.stringify(rec));
  * ```
  */

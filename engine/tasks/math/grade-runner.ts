@@ -8,6 +8,7 @@
  *
  * @example
  * ```ts
+ * import { DEFAULT_GRADE_OPTIONS } from "./options.ts";
  * const runner = new GradeRunner({ timeoutMs: 2000 });
  * const r = await runner.grade("$1/2$", "0.5", DEFAULT_GRADE_OPTIONS);
  * await runner.close();

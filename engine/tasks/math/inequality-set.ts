@@ -7,6 +7,8 @@
  *
  * @example
  * ```ts
+ * import { type Relation, show } from "./ast.ts";
+ * import { parseMathNode } from "./parse-math-node.ts";
  * show(relationToSet(parseMathNode("1 < 2x < 6") as Relation)!); // "(1/2, 6/2)"
  * ```
  */
@@ -117,6 +119,8 @@ function solveLinear(set: Interval, line: { slope: number; intercept: number }):
  *
  * @example
  * ```ts
+ * import { type Relation, show } from "./ast.ts";
+ * import { parseMathNode } from "./parse-math-node.ts";
  * show(relationToSet(parseMathNode("x \\ge 2") as Relation)!); // "[2, oo)"
  * ```
  */

@@ -8,6 +8,7 @@
  *
  * @example
  * ```ts
+ * import { show } from "./ast.ts";
  * show(parseMathNode("\\frac{1}{3}"));      // "1/3"
  * show(parseMathNode("x \\in [-2, 7)"));    // "x in [-2, 7)"
  * ```
