@@ -9,12 +9,9 @@
  */
 
 const STILL_FAILING: ReadonlySet<string> = new Set([
-  "engine/serve/mod.ts",
   "engine/trainer/rollout/policy-pool.ts",
   "engine/trainer/run-log/mod.ts",
   "engine/trainer/run-log/run-log.ts",
-  "engine/workers/episode-queue.ts",
-  "engine/workers/played-episodes.ts",
   "web/components/chart-grid.tsx",
   "web/components/line-chart.tsx",
   "web/data/compare-data.ts",

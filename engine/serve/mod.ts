@@ -5,7 +5,7 @@
  *
  * @example
  * ```ts
- * import { startServer } from "./engine/serve/mod.ts";
+ * import { startServer } from "./mod.ts";
  * const server = await startServer({ model: "embedded", device: "cpu", threads: 1,
  *   hostname: "127.0.0.1", port: 0, allowHosts: [], loraDirs: ["adapters"], maxLoras: 8,
  *   maxLoraRank: 64, maxBatch: 64, maxBodyBytes: 1 << 20, log: console.error });

@@ -20,6 +20,7 @@
  *
  * @example
  * ```ts
+ * declare const job: EpisodeJob; // one prompt x sample of a step
  * await using queue = await openEpisodeQueue("postgres://127.0.0.1/lab", { supervise: true });
  * await queue.enqueue([job]);
  * ```

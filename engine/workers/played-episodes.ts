@@ -8,6 +8,10 @@
  *
  * @example
  * ```ts
+ * import { type EpisodeKey, openEpisodeQueue } from "./episode-queue.ts";
+ * declare const key: EpisodeKey; // the episode's run, phase, step, prompt and sample
+ * declare const turns: readonly PlayedTurn[];
+ * await using queue = await openEpisodeQueue("postgres://127.0.0.1/lab", { supervise: false });
  * await using played = await openPlayedEpisodes(queue.connectionString, queue.schema);
  * await played.record(key, turns, "host:1234");
  * ```
