@@ -9,9 +9,6 @@
  */
 
 const STILL_FAILING: ReadonlySet<string> = new Set([
-  "engine/trainer/rollout/policy-pool.ts",
-  "engine/trainer/run-log/mod.ts",
-  "engine/trainer/run-log/run-log.ts",
   "web/components/chart-grid.tsx",
   "web/components/line-chart.tsx",
   "web/data/compare-data.ts",

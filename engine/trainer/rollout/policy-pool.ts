@@ -169,7 +169,11 @@ export function hashTensors(tensors: readonly NamedTensor[]): string {
 /**
  * The directory a model name stands for: the committed embedded model's, or the path itself.
  *
- * @example modelDirectory("embedded"); // ".../adapters/model/embedded/"
+ * @example
+ * ```ts
+ * modelDirectory("embedded"); // ".../adapters/model/embedded/"
+ * modelDirectory("/models/Qwen2.5-0.5B"); // "/models/Qwen2.5-0.5B"
+ * ```
  */
 export function modelDirectory(model: string): string {
   return model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
@@ -196,7 +200,18 @@ async function loadModel(name: string, embedded: EmbeddedVersion): Promise<HfMod
  * the purpose as init draws name their parameter. Keyed by row of the update's batch, the masks
  * do not depend on the micro-batch split or on the order of anything else.
  *
- * @example runner.step(batch, hyper, loraDropoutFill(7, "solver", 0.05, { step: 3, update: 0 }))
+ * @example
+ * ```ts
+ * import type {
+ *   PolicyBatch,
+ *   TrainStepHyper,
+ *   TrainStepRunner,
+ * } from "../../../adapters/onnx/train-step/mod.ts";
+ * declare const runner: TrainStepRunner; // the solver group's train step
+ * declare const batch: PolicyBatch;
+ * declare const hyper: TrainStepHyper;
+ * await runner.step(batch, hyper, loraDropoutFill(7, "solver", 0.05, { step: 3, update: 0 }));
+ * ```
  */
 export function loraDropoutFill(
   seed: number,
@@ -260,6 +275,11 @@ export interface PolicyPoolOptions {
  * counter-based generator keyed by (seed, wg), so they do not depend on group order.
  *
  * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import type { Runtime } from "../../../adapters/onnx/runtime/mod.ts";
+ * declare const runtime: Runtime;
+ * declare const config: NormalizedConfig;
  * const pool = await openPolicyPool(runtime, config.worker_groups, {
  *   seed: config.seed,
  *   klCoef: config.loss.kl_coef,
@@ -271,6 +291,7 @@ export interface PolicyPoolOptions {
  *   lossMicroBatch: config.updates.micro_batch_size,
  * });
  * const solver = pool.groups.get("solver");
+ * ```
  */
 export async function openPolicyPool(
   runtime: Runtime,
@@ -385,6 +406,12 @@ function optimizerStateNames(params: readonly { name: string }[]): string[] {
  *
  * @example
  * ```ts
+ * import type { HfTokenizer } from "../../../adapters/hf/mod.ts";
+ * import type { BaseWeights, Generator } from "../../../adapters/model/mod.ts";
+ * declare const generator: Generator; // createGenerator(runtime, spec)
+ * declare const tokenizer: HfTokenizer;
+ * declare const base: BaseWeights; // uploadBase(runtime, spec, tensors)
+ * declare const sampling: Sampling;
  * const generate = generateWith(generator, tokenizer, () => base.feeds);
  * const rows = await generate([[1, 2, 3]], sampling);
  * ```
@@ -411,6 +438,11 @@ export function generateWith(
  *
  * @example
  * ```ts
+ * import type { HfTokenizer } from "../../../adapters/hf/mod.ts";
+ * import type { BaseWeights, Generator } from "../../../adapters/model/mod.ts";
+ * declare const generator: Generator; // createGenerator(runtime, spec)
+ * declare const tokenizer: HfTokenizer;
+ * declare const base: BaseWeights; // uploadBase(runtime, spec, tensors)
  * const openBatch = openBatchWith(generator, tokenizer, () => base.feeds);
  * const batch = openBatch({ maxRows: 64, admission: "doubling" });
  * ```

@@ -6,7 +6,9 @@
  *
  * @example
  * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
  * import { readRunLog, resumeState } from "./mod.ts";
+ * declare const store: EventStore; // the store the run was recorded in
  * const log = await readRunLog(store, "smoke-20261202T1630-ab12cd");
  * const state = await resumeState(log.events, store.blobs);
  * ```

@@ -35,7 +35,11 @@ export class RunLogError extends Error {
  * evaluation runs (and streams that are no runs) are skipped.
  *
  * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * declare const store: EventStore;
  * const runId = await latestRunId(store); // "smoke-20261202T1630-ab12cd"
+ * ```
  */
 export async function latestRunId(store: EventStore): Promise<string> {
   const heads = [...await store.streams()].sort((a, b) => b.position - a.position);
@@ -62,8 +66,12 @@ async function firstEvent(store: EventStore, stream: string): Promise<NewEvent |
  * Reads `runId`'s stream and checks its `run.started` config against the recorded hash.
  *
  * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * declare const store: EventStore;
  * const log = await readRunLog(store, "run-1");
  * log.config.steps; // as the run was started
+ * ```
  */
 export async function readRunLog(store: EventStore, runId: string): Promise<RunLog> {
   const events: StoredEvent<NewEvent>[] = [];
@@ -115,6 +123,8 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
  *
  * @example
  * ```ts
+ * import type { RecordedEvent } from "../../../events/mod.ts";
+ * declare const started: RecordedEvent<"run.started">; // a run's first event
  * isEvaluationConfig(started.data.config); // true for a run of deno task eval
  * ```
  */
