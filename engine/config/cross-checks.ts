@@ -96,6 +96,18 @@ function checkRolloutSize(config: ExperimentConfig): ConfigIssue[] {
   }];
 }
 
+function checkSearchHops(config: ExperimentConfig): ConfigIssue[] {
+  const t = config.tasks;
+  if (t.kind !== "synthetic-search" || t.min_hops === undefined || t.min_hops <= t.max_hops) {
+    return [];
+  }
+  return [{
+    key: "tasks.min_hops",
+    value: t.min_hops,
+    allowed: `at most tasks.max_hops (${t.max_hops})`,
+  }];
+}
+
 function checkEvaluationSize(config: ExperimentConfig): ConfigIssue[] {
   const t = config.tasks;
   if (t.kind === "math-files") return []; // file sizes are known once loaded (eval checks them)
@@ -182,6 +194,7 @@ export function crossCheck(config: ExperimentConfig): ConfigIssue[] {
     ...checkEstimator(config),
     ...checkRewards(config),
     ...checkRolloutSize(config),
+    ...checkSearchHops(config),
     ...checkEvaluationSize(config),
     ...checkRolloutBackend(config),
   ];

@@ -78,6 +78,10 @@ const syntheticSearch = z.strictObject({
   ),
   documents: int(1, MAX_DOCUMENTS).default(200).describe("documents in the generated collection"),
   max_hops: int(1, 2).default(2).describe("facts a question chains, at most"),
+  // Optional without a default, so that configs (and hashes) of runs before it stay the same.
+  min_hops: int(1, 2).optional().describe(
+    "facts a question chains, at least (default 1; 2 asks only two-hop questions)",
+  ),
   seed: problemSetSeed,
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),
 });

@@ -45,12 +45,14 @@ export class SearchTaskOptionError extends Error {
   override name = "SearchTaskOptionError";
 }
 
-/** Questions per split, the corpus size to reach with distractor people, and the hop limit. */
+/** Questions per split, the corpus size to reach with distractor people, and the hop limits. */
 export interface SearchWorldOptions {
   readonly seed: number;
   readonly splits: { readonly train: number; readonly validation: number; readonly test: number };
   readonly documents: number;
   readonly maxHops: number;
+  /** Facts a question chains at least (default 1): 2 with `maxHops` 2 asks only two-hop ones. */
+  readonly minHops?: number;
 }
 
 /**
@@ -74,6 +76,12 @@ export function generateSearchWorld(options: SearchWorldOptions): SearchWorld {
   const people = Math.max(asked, options.documents - Math.max(3, Math.ceil(asked / 3)));
   if (maxHops !== 1 && maxHops !== 2) {
     throw new SearchTaskOptionError(`maxHops must be 1 or 2; got ${maxHops}`);
+  }
+  const minHops = options.minHops ?? 1;
+  if (minHops !== 1 && minHops !== 2 || minHops > maxHops) {
+    throw new SearchTaskOptionError(
+      `minHops must be 1 or 2 and at most maxHops (${maxHops}); got ${minHops}`,
+    );
   }
   const used = new Set<string>();
   // Names grow a syllable every 16 collisions, so the loop ends however many names are needed.
@@ -108,7 +116,7 @@ export function generateSearchWorld(options: SearchWorldOptions): SearchWorld {
     const home = cities[uniformInt(s, 0, 0, cities.length - 1)];
     documents.push(`${person} was born in ${home.city}.`);
     if (p >= asked) continue;
-    const hops = maxHops === 1 ? 1 : 1 + uniformInt(s, 1, 0, 1);
+    const hops = minHops === maxHops ? maxHops : 1 + uniformInt(s, 1, 0, 1);
     const split = p < splits.train
       ? "train"
       : p < splits.train + splits.validation

@@ -70,6 +70,7 @@ async function splits(config: NormalizedConfig): Promise<Omit<TaskSource, "bench
         splits: t.splits,
         documents: t.documents,
         maxHops: t.max_hops,
+        minHops: t.min_hops,
       });
       const split = (name: string) =>
         world.tasks.filter((q) => q.split === name).map((q) => ({
