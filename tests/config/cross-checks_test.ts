@@ -108,3 +108,9 @@ Deno.test("agents sharing a worker group must agree on model, trainable part and
   });
   assert.deepEqual(separate.worker_groups.map((g) => g.optimizer.lr), [1e-5, 1e-4]);
 });
+
+Deno.test("search tasks: min_hops may not exceed max_hops", () => {
+  const tasks = { kind: "synthetic-search", documents: 50, max_hops: 1, min_hops: 2 };
+  const issues = issuesOf({ ...minimalConfig(), tasks });
+  assertIssue(issues, "tasks.min_hops", 2, /at most tasks\.max_hops \(1\)/);
+});

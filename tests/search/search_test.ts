@@ -53,3 +53,27 @@ Deno.test("the search world is deterministic, answerable from its documents, spl
   }
   assert.ok(a.tasks.some((t) => t.hops === 2) && a.tasks.some((t) => t.hops === 1));
 });
+
+Deno.test("minHops 2 asks only two-hop questions, about the same people with the same homes", () => {
+  const options = {
+    seed: 3,
+    splits: { train: 30, validation: 5, test: 5 },
+    documents: 80,
+    maxHops: 2,
+  };
+  const mixed = generateSearchWorld(options);
+  const twoHop = generateSearchWorld({ ...options, minHops: 2 });
+  assert.deepEqual(twoHop.documents, mixed.documents);
+  assert.ok(twoHop.tasks.every((t) => t.hops === 2));
+  for (const [i, task] of mixed.tasks.entries()) {
+    const same = twoHop.tasks[i];
+    assert.equal(same.id, task.id);
+    if (task.hops === 2) assert.deepEqual(same, task);
+    else assert.ok(mixed.documents.includes(`${task.answer} is a city in ${same.answer}.`));
+  }
+  assert.deepEqual(generateSearchWorld({ ...options, minHops: 1 }), mixed);
+  assert.throws(
+    () => generateSearchWorld({ ...options, maxHops: 1, minHops: 2 }),
+    /minHops must be 1 or 2 and at most maxHops \(1\); got 2/,
+  );
+});
