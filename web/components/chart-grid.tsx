@@ -15,10 +15,15 @@ export interface NamedChart {
  *
  * @example
  * ```tsx
- * <ChartViewControls view={view} onChange={setView} />
+ * import { useState } from "preact/hooks";
+ * import { type ChartView, PLAIN_VIEW } from "./chart-view.ts";
+ * function Controls() {
+ *   const [view, setView] = useState<ChartView>(PLAIN_VIEW);
+ *   return <ChartViewControls view={view} onChange={setView} />;
+ * }
  * ```
  */
-function ChartViewControls(
+export function ChartViewControls(
   { view, onChange }: { view: ChartView; onChange: (view: ChartView) => void },
 ) {
   return (
@@ -58,6 +63,9 @@ function ChartViewControls(
  *
  * @example
  * ```tsx
+ * import type { ChartData } from "./chart-data.ts";
+ * declare const reward: ChartData; // the reward chart's lines
+ * declare const grads: ChartData; // gradient norm by worker group
  * <ChartGrid charts={[{ name: "reward", data: reward }, { name: "grad-wg", data: grads }]} />
  * ```
  */

@@ -137,6 +137,13 @@ function plotOptions(
  *
  * @example
  * ```tsx
+ * import type { ChartData } from "./chart-data.ts";
+ * import type { ChartView } from "./chart-view.ts";
+ * import type { SeriesPalette } from "./palette.ts";
+ * declare const charts: Readonly<Record<string, ChartData>>; // a run's charts by name
+ * declare const n: number; // bumped by each live update
+ * declare const p: SeriesPalette; // the page's palette
+ * declare const v: ChartView; // the chosen smoothing and log scale
  * <LineChart name="grad-wg" data={charts["grad-wg"]} version={n} palette={p} view={v} />
  * ```
  */

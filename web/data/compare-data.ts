@@ -62,6 +62,8 @@ interface RunPoint {
  *
  * @example
  * ```ts
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * declare const analysis: Analysis; // the dashboard source's open analysis
  * const c = await compareRuns(analysis, ["r1", "r2"], { groupBy: "estimator", baseline: "grpo" });
  * c.report.vsBaseline[0].welch?.p;
  * ```
@@ -173,6 +175,10 @@ export type CompareResult =
  *
  * @example
  * ```ts
+ * import type { DashboardSource } from "../server/dashboard-source.ts";
+ * import type { UserSql } from "../server/user-sql.ts";
+ * declare const source: DashboardSource;
+ * declare const sql: UserSql; // the dashboard's read-only SQL runner
  * const r = await compareSelection(source, (q) => sql.query(q), { runs: [], groupBy: "estimator" });
  * r.error ?? r.data.report.groups.length;
  * ```

@@ -22,6 +22,11 @@ export interface LiveMessage {
  *
  * @example
  * ```ts
+ * import type { EventStore, NewEvent } from "../../events/mod.ts";
+ * declare const store: EventStore<NewEvent>; // the dashboard's store
+ * declare const runId: string; // the run the page shows
+ * declare const from: number; // the log position the page was rendered at, plus one
+ * declare const send: (message: LiveMessage) => void; // e.g. one server-sent event
  * for await (const e of store.subscribe({ from })) if (e.stream === runId) send(liveMessage(e));
  * ```
  */

@@ -7,6 +7,10 @@ import { ChartGrid } from "../components/chart-grid.tsx";
  *
  * @example
  * ```tsx
+ * import type { ChartData } from "../components/chart-data.ts";
+ * import { Island } from "../components/island.tsx";
+ * declare const a: ChartData; // one group's curves
+ * declare const b: ChartData; // another's, coloured alike
  * <Island name="chart-set" component={ChartSet} props={{ charts: [a, b] }} />
  * ```
  */

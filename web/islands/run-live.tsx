@@ -73,6 +73,13 @@ function rewardIsAccuracy(reward: ChartData | undefined, accuracy: ChartData | u
  *
  * @example
  * ```tsx
+ * import { Island } from "../components/island.tsx";
+ * import type { RunCharts } from "../data/run-charts.ts";
+ * import type { RunRow } from "../data/runs-list.ts";
+ * declare const run: RunRow;
+ * declare const position: number; // the log position the charts were read at
+ * declare const charts: RunCharts; // runCharts(analysis.conn, run.runId)
+ * const { runId, status, stepsDone, steps } = run;
  * <Island name="run-live" component={RunLive} props={{ runId, position, status, stepsDone, steps, charts }} />
  * ```
  */

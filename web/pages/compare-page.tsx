@@ -15,6 +15,10 @@ const pct = (x: number) => formatNumber(100 * x, 3);
  *
  * @example
  * ```tsx
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { type CompareQuery, compareRuns } from "../data/compare-data.ts";
+ * declare const analysis: Analysis;
+ * const q: CompareQuery = { runs: ["r1", "r2"], groupBy: "estimator", baseline: "grpo" };
  * <ComparePage query={q} data={await compareRuns(analysis, q.runs, q)} error={null} />
  * ```
  */

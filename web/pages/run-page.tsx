@@ -29,6 +29,16 @@ export interface RunPageProps {
  *
  * @example
  * ```tsx
+ * import type { EvalRow, PlacementCell, RunFacts } from "../data/run-details.ts";
+ * import type { RunRow } from "../data/runs-list.ts";
+ * import type { TrajectoryPage } from "../data/trajectory-page.ts";
+ * import type { RunLiveProps } from "../islands/run-live.tsx";
+ * declare const run: RunRow; // listRuns(db, runId)
+ * declare const facts: RunFacts; // runFacts(db, runId)
+ * declare const live: RunLiveProps; // what the live charts start from
+ * declare const evals: readonly EvalRow[]; // runEvals(db, runId)
+ * declare const cells: readonly PlacementCell[]; // recentPlacements(db, runId, 40)
+ * declare const page: TrajectoryPage; // trajectoryPage(db, runId, query)
  * <RunPage run={run} facts={facts} live={live} evals={evals} placements={cells} trajectories={page} />
  * ```
  */

@@ -32,7 +32,9 @@ export const resumeCommand = (runId: string) => `deno task train --resume ${runI
  *
  * @example
  * ```tsx
- * <EvalProtocolFacts protocol={facts.protocol} />
+ * import type { RunFacts } from "../data/run-details.ts";
+ * declare const facts: RunFacts; // of an evaluation run
+ * facts.protocol && <EvalProtocolFacts protocol={facts.protocol} />;
  * ```
  */
 export function EvalProtocolFacts({ protocol: p }: { protocol: EvalProtocol }) {
@@ -68,7 +70,12 @@ export function EvalProtocolFacts({ protocol: p }: { protocol: EvalProtocol }) {
  *
  * @example
  * ```tsx
- * <RunStateNotice run={run} facts={await runFacts(db, run.runId)} />
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { runFacts } from "../data/run-details.ts";
+ * import type { RunRow } from "../data/runs-list.ts";
+ * declare const analysis: Analysis;
+ * declare const run: RunRow;
+ * <RunStateNotice run={run} facts={await runFacts(analysis.db, run.runId)} />
  * ```
  */
 export function RunStateNotice({ run, facts }: { run: RunRow; facts: RunFacts }) {
@@ -115,6 +122,8 @@ export function RunStateNotice({ run, facts }: { run: RunRow; facts: RunFacts })
  *
  * @example
  * ```tsx
+ * import type { RunFacts } from "../data/run-details.ts";
+ * declare const facts: RunFacts;
  * <AttemptsTable attempts={facts.attempts} />
  * ```
  */
@@ -158,7 +167,10 @@ export function AttemptsTable({ attempts }: { attempts: readonly RunAttempt[] })
  *
  * @example
  * ```tsx
- * <EvalTable evals={await runEvals(db, runId)} />
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { runEvals } from "../data/run-details.ts";
+ * declare const analysis: Analysis;
+ * <EvalTable evals={await runEvals(analysis.db, "run-1")} />
  * ```
  */
 export function EvalTable({ evals }: { evals: readonly EvalRow[] }) {
@@ -209,7 +221,10 @@ function placementText(c: PlacementCell): string {
  *
  * @example
  * ```tsx
- * <PlacementTimeline cells={await recentPlacements(db, runId, 40)} />
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { recentPlacements } from "../data/run-details.ts";
+ * declare const analysis: Analysis;
+ * <PlacementTimeline cells={await recentPlacements(analysis.db, "run-1", 40)} />
  * ```
  */
 export function PlacementTimeline({ cells }: { cells: readonly PlacementCell[] }) {
@@ -291,7 +306,11 @@ const PHASE_NAMES: Record<TrajectoryPhase, string> = {
  *
  * @example
  * ```tsx
- * <TrajectoryBrowser runId="run-1" evaluation={false} page={await trajectoryPage(db, "run-1", q)} />
+ * import type { Analysis } from "../../analysis/mod.ts";
+ * import { type TrajectoryQuery, trajectoryPage } from "../data/trajectory-page.ts";
+ * declare const analysis: Analysis;
+ * declare const q: TrajectoryQuery; // phase, step, page and filter from the URL
+ * <TrajectoryBrowser runId="run-1" evaluation={false} page={await trajectoryPage(analysis.db, "run-1", q)} />
  * ```
  */
 export function TrajectoryBrowser(

@@ -76,6 +76,14 @@ export interface DashboardParts {
  *
  * @example
  * ```ts
+ * import { allowedHosts } from "../../events/http/mod.ts";
+ * import { openDashboardSource } from "./dashboard-source.ts";
+ * import { tableExports } from "./table-exports.ts";
+ * import { openUserSql, USER_SQL_LIMITS } from "./user-sql.ts";
+ * const source = await openDashboardSource(".polyrl/events.sqlite");
+ * const exports = await tableExports(source);
+ * const sql = await openUserSql(source, USER_SQL_LIMITS);
+ * const hosts = allowedHosts({ hostname: "127.0.0.1", port: 8000 });
  * const app = createApp({ source, exports, sql, hosts: () => hosts });
  * const res = await app.request("/runs/run-1");
  * Deno.serve({ hostname: "127.0.0.1", port: 8000 }, app.fetch);
