@@ -48,9 +48,18 @@ export interface DeviceState {
  * Creates an empty store on `runtime`.
  *
  * @example
+ * ```ts
+ * import { createDeviceState } from "./device-state.ts";
+ * import type { HostTensor } from "./host-tensor.ts";
+ * import type { Runtime, Session } from "./runtime.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const session: Session; // loaded with keepOnDevice: ["w.next"]
+ * declare const w0: HostTensor, x: HostTensor;
  * const state = createDeviceState(runtime);
  * state.write("w", w0);
  * const metrics = await state.run(session, { x }, [{ state: "w", output: "w.next" }]);
+ * ```
  */
 export function createDeviceState(runtime: Runtime): DeviceState {
   const tensors = new Map<string, DeviceTensor>();

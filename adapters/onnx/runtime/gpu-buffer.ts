@@ -34,7 +34,13 @@ export function paddedByteLength(tensor: Pick<HostTensor, "dtype" | "dims">): nu
  * Creates a storage buffer holding the tensor's values.
  *
  * @example
+ * ```ts
+ * import { writeGpuBuffer } from "./gpu-buffer.ts";
+ * import { hostTensor } from "./host-tensor.ts";
+ *
+ * declare const device: GPUDevice;
  * const buffer = writeGpuBuffer(device, hostTensor("float32", [2], [1, 2]));
+ * ```
  */
 export function writeGpuBuffer(device: GPUDevice, tensor: HostTensor): GPUBuffer {
   const size = paddedByteLength(tensor);
@@ -62,7 +68,16 @@ export interface GpuBufferRange {
  * N x 11 ms whatever their size.
  *
  * @example
- * const [a, b] = await readGpuBuffers(device, [{ buffer: x, byteLength: 8 }, { buffer: y, byteLength: 4 }]);
+ * ```ts
+ * import { readGpuBuffers } from "./gpu-buffer.ts";
+ *
+ * declare const device: GPUDevice;
+ * declare const x: GPUBuffer, y: GPUBuffer;
+ * const [a, b] = await readGpuBuffers(device, [
+ *   { buffer: x, byteLength: 8 },
+ *   { buffer: y, byteLength: 4 },
+ * ]);
+ * ```
  */
 export async function readGpuBuffers(
   device: GPUDevice,

@@ -41,7 +41,12 @@ function identityModel(dtype: HostDType, rank: number): Uint8Array {
  * Throws a RuntimeError naming the fix when onnxruntime-node is missing or Dawn finds no adapter.
  *
  * @example
+ * ```ts
+ * import { openNativeWebGpuRuntime } from "./native-webgpu-backend.ts";
+ * import { probeWebGpuAdapter } from "./webgpu-adapter.ts";
+ *
  * const runtime = await openNativeWebGpuRuntime(await probeWebGpuAdapter());
+ * ```
  */
 export async function openNativeWebGpuRuntime(
   probe: AdapterProbe,

@@ -7,7 +7,14 @@ import type { OrtModule, OrtTensor } from "./ort-runtime.ts";
  * the caller's array cannot change what was handed over.
  *
  * @example
+ * ```ts
+ * import { hostTensor } from "./host-tensor.ts";
+ * import { nodeTensor } from "./node-tensor.ts";
+ * import type { OrtModule } from "./ort-runtime.ts";
+ *
+ * declare const ort: OrtModule; // onnxruntime-node
  * const t = nodeTensor(ort, hostTensor("float16", [1], new Uint16Array([0x3c00])));
+ * ```
  */
 export function nodeTensor(ort: OrtModule, tensor: HostTensor): OrtTensor {
   const copy = new ort.Tensor(tensor.dtype, tensor.data.slice(), [...tensor.dims]);

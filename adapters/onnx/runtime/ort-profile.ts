@@ -31,7 +31,12 @@ export interface SessionProfile {
  * Calls `end` (a session's synchronous endProfiling) and returns the events ORT printed.
  *
  * @example
+ * ```ts
+ * import { captureProfile } from "./ort-profile.ts";
+ *
+ * declare const ortSession: { endProfiling(): void }; // an onnxruntime-web InferenceSession
  * const events = captureProfile(() => ortSession.endProfiling());
+ * ```
  */
 export function captureProfile(end: () => unknown): ProfileEvent[] {
   const printed: string[] = [];
@@ -70,8 +75,13 @@ export function captureProfile(end: () => unknown): ProfileEvent[] {
  * `profileFilePrefix: prefix` (the file is `<prefix>_<date and time>.json`).
  *
  * @example
+ * ```ts
+ * import { readProfileFile } from "./ort-profile.ts";
+ *
+ * declare const ortSession: { endProfiling(): void }; // made with profileFilePrefix "/tmp/profiles/0"
  * ortSession.endProfiling();
  * const events = readProfileFile("/tmp/profiles/0");
+ * ```
  */
 export function readProfileFile(prefix: string): ProfileEvent[] {
   const slash = prefix.lastIndexOf("/");
@@ -134,8 +144,16 @@ export interface RunProfile {
  * compilation).
  *
  * @example
- * const run = runProfile(profile);
- * console.log(run.gpuMicroseconds / run.runMicroseconds);
+ * ```ts
+ * import { runProfile } from "./ort-profile.ts";
+ * import type { Runtime } from "./runtime.ts";
+ *
+ * declare const runtime: Runtime; // opened with profiling on, its sessions run
+ * for (const profile of runtime.endProfiling()) {
+ *   const run = runProfile(profile);
+ *   console.log(run.gpuMicroseconds / run.runMicroseconds);
+ * }
+ * ```
  */
 export function runProfile(profile: SessionProfile): RunProfile {
   const runs = profile.events.filter((e) => e.cat === "Session" && e.name === "model_run");

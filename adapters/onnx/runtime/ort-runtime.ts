@@ -153,7 +153,19 @@ function feedMismatch(
  * Builds a Runtime from a backend spec.
  *
  * @example
+ * ```ts
+ * import type { HostTensor } from "./host-tensor.ts";
+ * import { nodeTensor } from "./node-tensor.ts";
+ * import { type OrtModule, ortRuntime } from "./ort-runtime.ts";
+ * import type { RuntimeInfo } from "./runtime.ts";
+ *
+ * declare const ort: OrtModule; // onnxruntime-node
+ * declare const info: RuntimeInfo; // backend, threads, adapter
+ * const sessionOptions = { executionProviders: ["cpu"] };
+ * const upload = (tensor: HostTensor) => nodeTensor(ort, tensor);
+ * const close = () => Promise.resolve();
  * const runtime = ortRuntime({ ort, info, sessionOptions, deviceLocation: "cpu", upload, close });
+ * ```
  */
 export function ortRuntime(spec: OrtBackendSpec): Runtime {
   const sessions = new Set<Session>();

@@ -20,8 +20,13 @@ const libraryDir = "usr/lib/x86_64-linux-gnu";
  * Throws when the folder is configured but does not hold what the script writes.
  *
  * @example
+ * ```ts
+ * import { softwareVulkanEnv } from "./software-vulkan.ts";
+ *
  * const env = softwareVulkanEnv();
- * if (env) new Deno.Command(Deno.execPath(), { args, env }).output();
+ * declare const args: string[]; // runs a script that opens the webgpu backend
+ * if (env) await new Deno.Command(Deno.execPath(), { args, env }).output();
+ * ```
  */
 export function softwareVulkanEnv(
   dir: string | undefined = Deno.env.get(softwareVulkanVariable),
