@@ -122,11 +122,22 @@ export interface BatchOptions {
  * A running decode batch.
  *
  * @example
+ * ```ts
+ * import type { SequenceOutcome } from "./continuous-batch.ts";
+ * import type { Generator } from "./generate.ts";
+ * import type { ParamFeeds } from "./weights.ts";
+ *
+ * declare const generator: Generator;
+ * declare const params: ParamFeeds; // the base's feeds, and an adapter's
+ * declare const prompt: readonly number[];
+ * declare const pick: (logits: Float32Array, index: number) => number; // keyed draws
+ * declare const report: (outcome: SequenceOutcome) => void;
  * const batch = generator.openBatch(params, { padTokenId: 0 });
  * const seq = batch.submit({ prompt, maxTokens: 32, temperature: 1, choose: (l, i) => pick(l, i) });
  * while (batch.running + batch.queued > 0) for (const done of await batch.step()) report(done);
  * const row = await seq.result; // tokens, logprobs, finishReason
  * await batch.close();
+ * ```
  */
 export interface ContinuousBatch {
   readonly kind: "continuous-batch";
@@ -644,7 +655,12 @@ function cacheRowCount(cache: DeviceCache): number {
  * group while it is at least three quarters of the group's longest (so no row is padded by more
  * than a third of its length); ties keep submission order. A function of the lengths alone.
  *
- * @example lengthBuckets([[1, 2, 3, 4], [1], [5, 6, 7]]) // [[0, 2], [1]]
+ * @example
+ * ```ts
+ * import { lengthBuckets } from "./continuous-batch.ts";
+ *
+ * lengthBuckets([[1, 2, 3, 4], [1], [5, 6, 7]]); // [[0, 2], [1]]
+ * ```
  */
 export function lengthBuckets(prompts: readonly (readonly number[])[]): number[][] {
   const order = prompts.map((_, i) => i).sort((a, b) =>
@@ -711,8 +727,13 @@ function cacheFeeds(
  * log softmax(logits / temperature)[token] in float64 (max-shifted log-sum-exp; the temperature
  * is the logprob one, > 0). Temperature 1 divides exactly: the untempered value, bit for bit.
  *
- * @example tokenLogprob(new Float32Array([0, 0]), 1, 1) // -Math.LN2
- * @example tokenLogprob(new Float32Array([0, 1]), 1, 0.5) // -log(1 + e^-2) ≈ -0.1269
+ * @example
+ * ```ts
+ * import { tokenLogprob } from "./continuous-batch.ts";
+ *
+ * tokenLogprob(new Float32Array([0, 0]), 1, 1); // -Math.LN2
+ * tokenLogprob(new Float32Array([0, 1]), 1, 0.5); // -log(1 + e^-2) ≈ -0.1269
+ * ```
  */
 export function tokenLogprob(
   logits: ArrayLike<number>,

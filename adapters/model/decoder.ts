@@ -110,10 +110,21 @@ export type DecoderMode = "full" | "prefill" | "decode" | "append";
  * Builds the decoder on the graph that owns `inputs.tokens`.
  *
  * @example
+ * ```ts
+ * import { Graph } from "../onnx/mod.ts";
+ * import { IO } from "../onnx/train-step/mod.ts";
+ * import { decoder } from "./decoder.ts";
+ * import { allParams, type DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
  * const g = new Graph("forward");
  * const tokens = g.input("tokens", "int32", ["batch", "seq"]);
  * const attentionMask = g.input("attention_mask", "float32", ["batch", "seq"]);
+ * const params = Object.fromEntries(
+ *   allParams(spec).map((p) => [p.name, g.input(IO.param(p.name), p.dtype ?? "float32", p.shape)]),
+ * );
  * const { logits } = decoder(spec, { params, tokens, attentionMask }, "full");
+ * ```
  */
 export function decoder(
   spec: DecoderSpec,

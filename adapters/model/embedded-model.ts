@@ -60,7 +60,16 @@ const SIZE_OVERRIDES: Readonly<Record<EmbeddedSize, Readonly<Record<string, unkn
 /** Where the committed, pretrained embedded model lives. */
 export const EMBEDDED_MODEL_DIR = new URL("./embedded/", import.meta.url);
 
-/** The parsed embedded config of a size. @example embeddedModelConfig().hiddenSize // 128 */
+/**
+ * The parsed embedded config of a size.
+ *
+ * @example
+ * ```ts
+ * import { embeddedModelConfig } from "./embedded-model.ts";
+ *
+ * embeddedModelConfig().hiddenSize; // 128
+ * ```
+ */
 export function embeddedModelConfig(size: EmbeddedSize = "base"): ModelConfig {
   return parseModelConfig(
     { ...EMBEDDED_MODEL_CONFIG_JSON, ...SIZE_OVERRIDES[size] },
@@ -71,7 +80,14 @@ export function embeddedModelConfig(size: EmbeddedSize = "base"): ModelConfig {
 /**
  * Fresh weights of the embedded model; the same `normal` draws give the same bytes.
  *
- * @example initEmbeddedModel((purpose, out, std) => fillNormal(randomStream({ seed: 1, purpose }), out, { std }))
+ * @example
+ * ```ts
+ * import { initEmbeddedModel } from "./embedded-model.ts";
+ * import type { NormalFill } from "./init.ts";
+ *
+ * declare const normal: NormalFill; // keyed N(0, std^2) draws (engine/random's fillNormal)
+ * const tensors = initEmbeddedModel(normal);
+ * ```
  */
 export function initEmbeddedModel(normal: NormalFill, size: EmbeddedSize = "base"): NamedTensor[] {
   return initBaseTensors(embeddedModelConfig(size), normal);
@@ -80,7 +96,14 @@ export function initEmbeddedModel(normal: NormalFill, size: EmbeddedSize = "base
 /**
  * Writes weights of the embedded architecture as an HF directory with the embedded tokenizer.
  *
- * @example await saveEmbeddedModel(dir, tensors);
+ * @example
+ * ```ts
+ * import type { NamedTensor } from "../hf/mod.ts";
+ * import { saveEmbeddedModel } from "./embedded-model.ts";
+ *
+ * declare const tensors: readonly NamedTensor[]; // e.g. initEmbeddedModel(normal), or trained ones
+ * await saveEmbeddedModel("/tmp/embedded-copy", tensors);
+ * ```
  */
 export async function saveEmbeddedModel(
   dir: string,
@@ -96,7 +119,13 @@ export async function saveEmbeddedModel(
 /**
  * Loads the committed embedded model (or the one in `dir`).
  *
- * @example const model = await loadEmbeddedModel();
+ * @example
+ * ```ts
+ * import { loadEmbeddedModel } from "./embedded-model.ts";
+ *
+ * const model = await loadEmbeddedModel();
+ * model.config.hiddenSize; // 128
+ * ```
  */
 export async function loadEmbeddedModel(
   dir: string = EMBEDDED_MODEL_DIR.pathname,

@@ -61,7 +61,12 @@ function sourceOf(sha256: string): string {
 /**
  * The committed embedded model a new run starts from.
  *
- * @example (await currentEmbeddedVersion()).source // "embedded sha256:..."
+ * @example
+ * ```ts
+ * import { currentEmbeddedVersion } from "./embedded-versions.ts";
+ *
+ * (await currentEmbeddedVersion()).source; // "embedded sha256:..."
+ * ```
  */
 export async function currentEmbeddedVersion(): Promise<EmbeddedVersion> {
   const dir = EMBEDDED_MODEL_DIR.pathname;
@@ -74,7 +79,12 @@ export async function currentEmbeddedVersion(): Promise<EmbeddedVersion> {
  * bare `"embedded"` of older runs is the first pretrained model. Throws an EmbeddedVersionError
  * naming the hashes and the fix when no committed directory holds those weights.
  *
- * @example await recordedEmbeddedVersion("embedded", "run-1") // embedded-v1/, source "embedded"
+ * @example
+ * ```ts
+ * import { recordedEmbeddedVersion } from "./embedded-versions.ts";
+ *
+ * await recordedEmbeddedVersion("embedded", "run-1"); // embedded-v1/, source "embedded"
+ * ```
  */
 export async function recordedEmbeddedVersion(
   source: string,

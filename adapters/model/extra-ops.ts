@@ -27,12 +27,34 @@ const unaryFloat = (type: string) =>
 const SIN = unaryFloat("Sin");
 const COS = unaryFloat("Cos");
 
-/** Elementwise sine (no gradient). @example sin(angles) */
+/**
+ * Elementwise sine (no gradient).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../onnx/mod.ts";
+ * import { sin } from "./extra-ops.ts";
+ *
+ * declare const angles: Value; // positions times RoPE's inverse frequencies
+ * const s = sin(angles);
+ * ```
+ */
 export function sin(x: Value): Value {
   return apply(SIN, [x]);
 }
 
-/** Elementwise cosine (no gradient). @example cos(angles) */
+/**
+ * Elementwise cosine (no gradient).
+ *
+ * @example
+ * ```ts
+ * import type { Value } from "../onnx/mod.ts";
+ * import { cos } from "./extra-ops.ts";
+ *
+ * declare const angles: Value; // positions times RoPE's inverse frequencies
+ * const c = cos(angles);
+ * ```
+ */
 export function cos(x: Value): Value {
   return apply(COS, [x]);
 }
@@ -44,7 +66,15 @@ const sliceTo = (shape: readonly Dim[]) =>
  * The first `like.shape[axis]` entries of the 1-D `table`, read at run time: a position range of
  * symbolic length without Range or CumSum (which WebGPU may run on the CPU).
  *
- * @example prefixLike(positionTable, tokens, 1) // float [seq]
+ * @example
+ * ```ts
+ * import type { Value } from "../onnx/mod.ts";
+ * import { prefixLike } from "./extra-ops.ts";
+ *
+ * declare const positionTable: Value; // float [maxPositions]: 0, 1, 2, ...
+ * declare const tokens: Value; // int32 [batch, seq]
+ * prefixLike(positionTable, tokens, 1); // float [seq]
+ * ```
  */
 export function prefixLike(table: Value, like: Value, axis: number): Value {
   if (table.shape.length !== 1) {
@@ -58,7 +88,14 @@ export function prefixLike(table: Value, like: Value, axis: number): Value {
 /**
  * The last entry of `axis` of `x`, keeping the axis with size 1 (no gradient).
  *
- * @example lastAlong(hidden, 1) // [batch, seq, d] -> [batch, 1, d]
+ * @example
+ * ```ts
+ * import type { Value } from "../onnx/mod.ts";
+ * import { lastAlong } from "./extra-ops.ts";
+ *
+ * declare const hidden: Value; // [batch, seq, d]
+ * lastAlong(hidden, 1); // [batch, 1, d]
+ * ```
  */
 export function lastAlong(x: Value, axis: number): Value {
   const g = x.graph;

@@ -104,8 +104,22 @@ export interface GeneratorOptions {
  * Builds and loads the prefill, decode and cache graphs of `spec`.
  *
  * @example
+ * ```ts
+ * import type { Runtime } from "../onnx/runtime/mod.ts";
+ * import { createGenerator, type TokenChooser } from "./generate.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import type { BaseWeights, ParamFeeds } from "./weights.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const spec: DecoderSpec;
+ * declare const base: BaseWeights; // uploadBase(runtime, spec, tensors)
+ * declare const adapter: ParamFeeds; // adapterHostFeeds(spec, lora), or {} for the base alone
+ * declare const prompts: number[][];
+ * declare const choose: TokenChooser;
  * const gen = await createGenerator(runtime, spec);
- * const rows = await gen.generate({ ...base.feeds, ...adapter }, { prompts, maxTokens: 32, choose });
+ * const params = { ...base.feeds, ...adapter };
+ * const rows = await gen.generate(params, { prompts, maxTokens: 32, temperature: 1, choose });
+ * ```
  */
 export async function createGenerator(
   runtime: Runtime,

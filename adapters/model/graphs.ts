@@ -54,7 +54,15 @@ export interface ModelGraph {
  * The policy the train-step builder calls: logits [batch, seq, vocab] from its params and tokens,
  * with LoRA dropout where the train step feeds masks (named by module, see `loraDropoutMasks`).
  *
- * @example buildTrainStep({ ...trainStepConfig(spec) }, "fused")
+ * @example
+ * ```ts
+ * import { buildTrainStep } from "../onnx/train-step/mod.ts";
+ * import { policyFn } from "./graphs.ts";
+ * import { allParams, type DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * buildTrainStep({ policy: policyFn(spec), params: allParams(spec), trainable: "all" }, "fused");
+ * ```
  */
 export function policyFn(spec: DecoderSpec): PolicyFn {
   return ({ params, tokens, attentionMask, dropoutMasks }) =>
@@ -67,7 +75,14 @@ export function policyFn(spec: DecoderSpec): PolicyFn {
  * LoRA has dropout > 0; none otherwise, so a dropout-free adapter's graphs carry no mask input.
  * Each module gets its own mask: PEFT builds one nn.Dropout per adapted layer.
  *
- * @example loraDropoutMasks(spec).map((m) => m.name) // ["model.layers.0.self_attn.q_proj", ...]
+ * @example
+ * ```ts
+ * import { loraDropoutMasks } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec; // with LoRA dropout > 0
+ * loraDropoutMasks(spec).map((m) => m.name); // ["model.layers.0.self_attn.q_proj", ...]
+ * ```
  */
 export function loraDropoutMasks(spec: DecoderSpec): DropoutMaskSpec[] {
   if (spec.lora === null || spec.lora.dropout === 0) return [];
@@ -80,7 +95,15 @@ export function loraDropoutMasks(spec: DecoderSpec): DropoutMaskSpec[] {
  * The structural part of a train-step config for `spec`: policy, every parameter, which train
  * (LoRA matrices with a frozen base, or all base parameters), and the LoRA dropout masks.
  *
- * @example buildTrainStep({ ...trainStepConfig(spec), kl: "k3" }, "fused")
+ * @example
+ * ```ts
+ * import { buildTrainStep } from "../onnx/train-step/mod.ts";
+ * import { trainStepConfig } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * buildTrainStep({ ...trainStepConfig(spec), kl: "k3" }, "fused");
+ * ```
  */
 export function trainStepConfig(
   spec: DecoderSpec,
@@ -115,7 +138,17 @@ function finish(g: Graph, keepOnDevice: readonly string[] = []): ModelGraph {
  * [batch, seq]: log softmax(logits / T) picked at the target, the numbers the train step's
  * objective recomputes (the same `temperedLogSoftmax`), without dropout.
  *
- * @example const g = buildLogprobGraph(spec); const s = await runtime.load(g.model);
+ * @example
+ * ```ts
+ * import type { Runtime } from "../onnx/runtime/mod.ts";
+ * import { buildLogprobGraph } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const spec: DecoderSpec;
+ * const g = buildLogprobGraph(spec);
+ * const s = await runtime.load(g.model);
+ * ```
  */
 export function buildLogprobGraph(spec: DecoderSpec): ModelGraph {
   const g = new Graph("logprobs");
@@ -179,7 +212,14 @@ export function buildDecodeGraph(spec: DecoderSpec): ModelGraph {
  * headDim], on the host: the caller writes them into its cache in place, so no run copies the
  * cache (the concatenation `buildDecodeGraph` outputs costs a copy of it per token).
  *
- * @example const g = buildAppendDecodeGraph(spec); // outputs logits, present_key:i, present_value:i
+ * @example
+ * ```ts
+ * import { buildAppendDecodeGraph } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * const g = buildAppendDecodeGraph(spec); // outputs logits, present_key:i, present_value:i
+ * ```
  */
 export function buildAppendDecodeGraph(spec: DecoderSpec): ModelGraph {
   return decodeGraph(spec, "append");
@@ -209,7 +249,14 @@ function decodeGraph(spec: DecoderSpec, mode: "decode" | "append"): ModelGraph {
  * a copy of cache row `cache_rows[r]`, on the device. Generation prefills each distinct prompt
  * once and copies its cache to every row that shares it.
  *
- * @example const g = buildCacheRowsGraph(spec); // inputs past_key:i, cache_rows; outputs present_key:i
+ * @example
+ * ```ts
+ * import { buildCacheRowsGraph } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * const g = buildCacheRowsGraph(spec); // inputs past_key:i, cache_rows; outputs present_key:i
+ * ```
  */
 export function buildCacheRowsGraph(spec: DecoderSpec): ModelGraph {
   const c = spec.config;
@@ -232,7 +279,14 @@ export function buildCacheRowsGraph(spec: DecoderSpec): ModelGraph {
  * do: the attention mask gives padding columns weight exactly 0) and leading columns that are
  * padding in every row are trimmed by starting the columns later.
  *
- * @example const g = buildCacheSpliceGraph(spec, { join: true }); // running rows, then newcomers
+ * @example
+ * ```ts
+ * import { buildCacheSpliceGraph } from "./graphs.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * const g = buildCacheSpliceGraph(spec, { join: true }); // running rows, then newcomers
+ * ```
  */
 export function buildCacheSpliceGraph(spec: DecoderSpec, options: { join: boolean }): ModelGraph {
   const c = spec.config;

@@ -25,10 +25,23 @@ export interface HostCacheRows {
  * One host cache.
  *
  * @example
- * const joined = HostKvCache.fromPrefill(spec, result.host);
- * const running = HostKvCache.splice(spec, [{ cache: joined, rows: [0, 0, 1] }], width, room);
- * await decode.run({ ...params, ...running.feeds(), ... });
+ * ```ts
+ * import type { HostTensor, Session } from "../onnx/runtime/mod.ts";
+ * import { HostKvCache } from "./host-kv-cache.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import type { ParamFeeds } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * declare const prefill: Session, decode: Session; // buildPrefillGraph, buildAppendDecodeGraph
+ * declare const params: ParamFeeds;
+ * declare const prompts: Record<string, HostTensor>; // tokens and attention mask of two prompts
+ * declare const next: Record<string, HostTensor>; // next tokens, mask over cache and them
+ * const prefilled = await prefill.run({ ...params, ...prompts });
+ * const joined = HostKvCache.fromPrefill(spec, prefilled.host);
+ * const running = HostKvCache.splice(spec, [{ cache: joined, rows: [0, 0, 1] }], joined.width, 32);
+ * const result = await decode.run({ ...params, ...running.feeds(), ...next });
  * running.append(result.host);
+ * ```
  */
 export class HostKvCache {
   /** Positions written so far (columns from 0). */

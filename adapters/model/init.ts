@@ -16,7 +16,15 @@ export type NormalFill = (purpose: string, out: Float32Array, std: number) => vo
  * HF's initialization of the family: linear and embedding weights N(0, std^2) (config
  * `initializer_range`, default 0.02), biases 0, RMSNorm weights 1.
  *
- * @example initBaseTensors(config, (purpose, out, std) => fillNormal(randomStream({ seed, purpose }), out, { std }))
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { initBaseTensors, type NormalFill } from "./init.ts";
+ *
+ * declare const config: ModelConfig;
+ * declare const normal: NormalFill; // keyed N(0, std^2) draws (engine/random's fillNormal)
+ * const tensors = initBaseTensors(config, normal);
+ * ```
  */
 export function initBaseTensors(config: ModelConfig, normal: NormalFill): NamedTensor[] {
   return baseParams(config).map((p) => initBaseTensor(config, p, normal));
@@ -26,7 +34,16 @@ export function initBaseTensors(config: ModelConfig, normal: NormalFill): NamedT
  * One base parameter of `initBaseTensors`, the same values (each parameter has its own keyed
  * draws): for building a model too large to hold twice, one tensor at a time.
  *
- * @example const t = initBaseTensor(config, baseParams(config)[0], fill);
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { initBaseTensor, type NormalFill } from "./init.ts";
+ * import { baseParams } from "./parameters.ts";
+ *
+ * declare const config: ModelConfig;
+ * declare const fill: NormalFill;
+ * const t = initBaseTensor(config, baseParams(config)[0], fill);
+ * ```
  */
 export function initBaseTensor(config: ModelConfig, p: ParamSpec, normal: NormalFill): NamedTensor {
   const range = config.raw.initializer_range;
@@ -41,7 +58,15 @@ export function initBaseTensor(config: ModelConfig, p: ParamSpec, normal: Normal
  * A fresh adapter for `spec` with PEFT's "gaussian" initialization: A ~ N(0, 1/r^2), B = 0, so
  * the adapted model starts equal to the base.
  *
- * @example const adapter = initLoraAdapter(spec, fill, "solver");
+ * @example
+ * ```ts
+ * import { initLoraAdapter, type NormalFill } from "./init.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec; // with LoRA
+ * declare const fill: NormalFill;
+ * const adapter = initLoraAdapter(spec, fill, "solver");
+ * ```
  */
 export function initLoraAdapter(spec: DecoderSpec, normal: NormalFill, name = ""): LoraAdapter {
   const lora = spec.lora;

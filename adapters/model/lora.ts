@@ -24,7 +24,12 @@ export interface LoraSpec {
 /**
  * Validates and freezes a LoRA spec.
  *
- * @example loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"], dropout: 0.05 })
+ * @example
+ * ```ts
+ * import { loraSpec } from "./lora.ts";
+ *
+ * loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"], dropout: 0.05 });
+ * ```
  */
 export function loraSpec(options: {
   rank: number;
@@ -74,7 +79,15 @@ export interface LoraTarget {
  * Every linear layer of the base that `spec` adapts, in parameter order. Throws when a target
  * suffix matches no linear layer (naming the ones that exist).
  *
- * @example loraTargets(config, spec).map((t) => t.module) // ["model.layers.0.self_attn.q_proj", ...]
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { loraSpec, loraTargets } from "./lora.ts";
+ *
+ * declare const config: ModelConfig;
+ * const spec = loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj"] });
+ * loraTargets(config, spec).map((t) => t.module); // ["model.layers.0.self_attn.q_proj", ...]
+ * ```
  */
 export function loraTargets(config: ModelConfig, spec: LoraSpec): LoraTarget[] {
   const linears = expectedTensors(config).filter((t) =>
@@ -108,7 +121,18 @@ export function loraParamName(module: string, which: "A" | "B"): string {
  * An adapter for `spec` in adapters/hf's PEFT form, its A [r, in] and B [out, r] values given per
  * target by `values`.
  *
- * @example loraAdapter(spec, (t) => ({ a: new Float32Array(r * t.inFeatures), b: ... }))
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { loraAdapter, loraSpec } from "./lora.ts";
+ *
+ * declare const config: ModelConfig;
+ * const spec = loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj"] });
+ * const zeros = loraAdapter(config, spec, (t) => ({
+ *   a: new Float32Array(spec.rank * t.inFeatures),
+ *   b: new Float32Array(t.outFeatures * spec.rank),
+ * }));
+ * ```
  */
 export function loraAdapter(
   config: ModelConfig,

@@ -4,15 +4,28 @@
  * policy, and the embedded base model.
  *
  * @example
- * import * as model from "./adapters/model/mod.ts";
- * const hf = await loadHfModel(dir);
- * const spec = model.decoderSpec(hf.config, model.loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"] }));
+ * ```ts
+ * import { type LoraAdapter, loadHfModel } from "../hf/mod.ts";
+ * import type { Runtime } from "../onnx/runtime/mod.ts";
+ * import { buildTrainStep } from "../onnx/train-step/mod.ts";
+ * import * as model from "./mod.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const adapter: LoraAdapter; // loadLoraAdapter(dir, hf.config)
+ * declare const request: model.GenerationRequest; // prompts, maxTokens, temperature, choose
+ * declare const prompt: number[];
+ * declare const choose: (logits: Float32Array, index: number) => number;
+ * const hf = await loadHfModel("/models/Qwen2.5-0.5B-Instruct");
+ * const lora = model.loraSpec({ rank: 8, alpha: 16, targetModules: ["q_proj", "v_proj"] });
+ * const spec = model.decoderSpec(hf.config, lora);
  * const base = model.uploadBase(runtime, spec, hf.tensors);
  * const gen = await model.createGenerator(runtime, spec);
- * const rows = await gen.generate({ ...base.feeds, ...model.adapterHostFeeds(spec, adapter) }, request);
+ * const params = { ...base.feeds, ...model.adapterHostFeeds(spec, adapter) };
+ * const rows = await gen.generate(params, request);
  * const batch = gen.openBatch(base.feeds, { stepping: "auto" }); // continuous batching (a server)
  * const row = await batch.submit({ prompt, maxTokens: 32, temperature: 1, choose }).result;
  * const step = buildTrainStep({ ...model.trainStepConfig(spec), kl: null }, "fused");
+ * ```
  */
 export { ModelError } from "./errors.ts";
 export {

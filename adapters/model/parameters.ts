@@ -29,8 +29,17 @@ export interface DecoderSpecOptions {
 }
 
 /**
- * @example decoderSpec(config, loraSpec({ rank: 4, alpha: 8, targetModules: ["q_proj"] }))
- * @example decoderSpec(config, lora, { baseDtype: "float16" }) // frozen base in half precision
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { loraSpec } from "./lora.ts";
+ * import { decoderSpec } from "./parameters.ts";
+ *
+ * declare const config: ModelConfig;
+ * const lora = loraSpec({ rank: 4, alpha: 8, targetModules: ["q_proj"] });
+ * decoderSpec(config, lora);
+ * decoderSpec(config, lora, { baseDtype: "float16" }); // frozen base in half precision
+ * ```
  */
 export function decoderSpec(
   config: ModelConfig,
@@ -54,7 +63,14 @@ export function decoderSpec(
 /**
  * The base model's parameters in HF order (a tied lm_head is not a parameter of its own).
  *
- * @example baseParams(config)[0] // { name: "model.embed_tokens.weight", shape: [V, d] }
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { baseParams } from "./parameters.ts";
+ *
+ * declare const config: ModelConfig;
+ * baseParams(config)[0]; // { name: "model.embed_tokens.weight", shape: [V, d] }
+ * ```
  */
 export function baseParams(config: ModelConfig): ParamSpec[] {
   return expectedTensors(config)
@@ -84,13 +100,29 @@ export function allParams(spec: DecoderSpec): ParamSpec[] {
  * The parameters that train: the LoRA matrices when the spec has LoRA (base frozen), else every
  * base parameter (full fine-tuning).
  *
- * @example trainableParams(spec).map((p) => p.name)
+ * @example
+ * ```ts
+ * import { type DecoderSpec, trainableParams } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec; // with LoRA on q_proj
+ * trainableParams(spec)[0].name; // "model.layers.0.self_attn.q_proj.lora_A.weight"
+ * ```
  */
 export function trainableParams(spec: DecoderSpec): ParamSpec[] {
   return spec.lora === null ? baseParams(spec.config) : loraParams(spec);
 }
 
-/** Element count of a list of parameters. @example paramCount(trainableParams(spec)) */
+/**
+ * Element count of a list of parameters.
+ *
+ * @example
+ * ```ts
+ * import { type DecoderSpec, paramCount, trainableParams } from "./parameters.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * paramCount(trainableParams(spec)); // what the run trains
+ * ```
+ */
 export function paramCount(params: readonly ParamSpec[]): number {
   return params.reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0);
 }

@@ -50,7 +50,12 @@ export interface SupervisedTrainer {
 /**
  * Right-pads examples into a policy batch (tokens shifted into targets; pad id 0, masked).
  *
- * @example supervisedBatch([{ tokens: [1, 2, 3], lossSpans: [[2, 3]] }]).lossMask // [0, 1]
+ * @example
+ * ```ts
+ * import { supervisedBatch } from "./supervised.ts";
+ *
+ * supervisedBatch([{ tokens: [1, 2, 3], lossSpans: [[2, 3]] }]).lossMask; // [0, 1]
+ * ```
  */
 export function supervisedBatch(examples: readonly SupervisedExample[]): PolicyBatch {
   const seq = Math.max(...examples.map((e) => e.tokens.length)) - 1;
@@ -93,8 +98,18 @@ export function supervisedBatch(examples: readonly SupervisedExample[]): PolicyB
  * frozen base), starting from `initial` (host tensors by HF name).
  *
  * @example
+ * ```ts
+ * import type { HostTensor, Runtime } from "../onnx/runtime/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { openSupervisedTrainer, type SupervisedExample } from "./supervised.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const spec: DecoderSpec;
+ * declare const initial: Record<string, HostTensor>; // by HF name
+ * declare const examples: readonly SupervisedExample[];
  * const trainer = await openSupervisedTrainer(runtime, spec, initial);
  * const m = await trainer.step(examples, { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1 });
+ * ```
  */
 export async function openSupervisedTrainer(
   runtime: Runtime,

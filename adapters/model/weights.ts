@@ -46,7 +46,16 @@ function checked(params: readonly ParamSpec[], tensors: ReadonlyMap<string, Name
  * A parameter's values as the host tensor its graph input takes: float32 as given, or float16
  * (rounded to nearest even) when the spec says so.
  *
- * @example runtime.upload(paramHostTensor({ name, shape, dtype: "float16" }, values))
+ * @example
+ * ```ts
+ * import type { Runtime } from "../onnx/runtime/mod.ts";
+ * import { paramHostTensor } from "./weights.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const values: Float32Array; // 64 x 128 values
+ * const name = "model.embed_tokens.weight";
+ * runtime.upload(paramHostTensor({ name, shape: [64, 128], dtype: "float16" }, values));
+ * ```
  */
 export function paramHostTensor(p: ParamSpec, values: Float32Array): HostTensor {
   return p.dtype === "float16"
@@ -63,7 +72,20 @@ function specBaseParams(spec: DecoderSpec): ParamSpec[] {
  * Host tensors of the base parameters, keyed by graph input name (float16, rounded to nearest
  * even, when the spec's base is).
  *
- * @example state.write(IO.param(name), baseHostFeeds(spec, model.tensors)[IO.param(name)])
+ * @example
+ * ```ts
+ * import type { HfModel } from "../hf/mod.ts";
+ * import type { DeviceState } from "../onnx/runtime/mod.ts";
+ * import { IO } from "../onnx/train-step/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { baseHostFeeds } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * declare const model: HfModel;
+ * declare const state: DeviceState;
+ * const name = "model.norm.weight";
+ * state.write(IO.param(name), baseHostFeeds(spec, model.tensors)[IO.param(name)]);
+ * ```
  */
 export function baseHostFeeds(
   spec: DecoderSpec,
@@ -78,7 +100,18 @@ export function baseHostFeeds(
  * Uploads a base once (e.g. `loadHfModel(dir).tensors`); every session and adapter feeds these.
  * A float16 spec uploads half-precision copies (half the device memory).
  *
- * @example const base = uploadBase(runtime, spec, model.tensors);
+ * @example
+ * ```ts
+ * import type { HfModel } from "../hf/mod.ts";
+ * import type { Runtime } from "../onnx/runtime/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { uploadBase } from "./weights.ts";
+ *
+ * declare const runtime: Runtime;
+ * declare const spec: DecoderSpec;
+ * declare const model: HfModel;
+ * const base = uploadBase(runtime, spec, model.tensors);
+ * ```
  */
 export function uploadBase(
   runtime: Runtime,
@@ -102,7 +135,20 @@ export function uploadBase(
  * Host tensors of an adapter's LoRA matrices, keyed by graph input name, checked against the
  * spec's targets and rank.
  *
- * @example session.run({ ...base.feeds, ...adapterHostFeeds(spec, adapter), ...batch })
+ * @example
+ * ```ts
+ * import type { LoraAdapter } from "../hf/mod.ts";
+ * import type { HostTensor, Session } from "../onnx/runtime/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { adapterHostFeeds, type BaseWeights } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * declare const session: Session; // e.g. buildLogprobGraph(spec), loaded
+ * declare const base: BaseWeights;
+ * declare const adapter: LoraAdapter;
+ * declare const batch: Record<string, HostTensor>; // tokens, targets, attention mask
+ * await session.run({ ...base.feeds, ...adapterHostFeeds(spec, adapter), ...batch });
+ * ```
  */
 export function adapterHostFeeds(
   spec: DecoderSpec,
@@ -135,7 +181,17 @@ function hostData(host: Readonly<Record<string, HostTensor>>, p: ParamSpec): Flo
  * Base parameters read back from the device (e.g. after full fine-tuning) as HF tensors, ready for
  * `saveHfModel`.
  *
- * @example await saveHfModel(dir, spec.config, baseTensorsFromHost(spec, trained));
+ * @example
+ * ```ts
+ * import { saveHfModel } from "../hf/mod.ts";
+ * import type { HostTensor } from "../onnx/runtime/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { baseTensorsFromHost } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec; // full fine-tuning
+ * declare const trained: Record<string, HostTensor>; // by IO.param(name), from runner.readParam
+ * await saveHfModel("/tmp/trained", spec.config, baseTensorsFromHost(spec, trained));
+ * ```
  */
 export function baseTensorsFromHost(
   spec: DecoderSpec,
@@ -147,7 +203,17 @@ export function baseTensorsFromHost(
 /**
  * A trained adapter read back from the device, as the PEFT adapter `saveLoraAdapter` writes.
  *
- * @example await saveLoraAdapter(dir, adapterFromHost(spec, trained, "Qwen/Qwen2.5-0.5B"));
+ * @example
+ * ```ts
+ * import { saveLoraAdapter } from "../hf/mod.ts";
+ * import type { HostTensor } from "../onnx/runtime/mod.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { adapterFromHost } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec; // with LoRA
+ * declare const trained: Record<string, HostTensor>; // by IO.param(name), from runner.readParam
+ * await saveLoraAdapter("/tmp/adapter", adapterFromHost(spec, trained, "Qwen/Qwen2.5-0.5B"));
+ * ```
  */
 export function adapterFromHost(
   spec: DecoderSpec,
@@ -166,7 +232,19 @@ export function adapterFromHost(
  * Feeds of a train-step runner's current parameters (trained ones from its device state, frozen
  * ones as bound), for generating with the policy as it trains.
  *
- * @example await generator.generate(runnerFeeds(spec, runner), request)
+ * @example
+ * ```ts
+ * import type { TrainStepRunner } from "../onnx/train-step/mod.ts";
+ * import type { GenerationRequest, Generator } from "./generate.ts";
+ * import type { DecoderSpec } from "./parameters.ts";
+ * import { runnerFeeds } from "./weights.ts";
+ *
+ * declare const spec: DecoderSpec;
+ * declare const generator: Generator; // createGenerator(runtime, spec)
+ * declare const runner: TrainStepRunner; // the policy's train step
+ * declare const request: GenerationRequest;
+ * await generator.generate(runnerFeeds(spec, runner), request);
+ * ```
  */
 export function runnerFeeds(spec: DecoderSpec, runner: TrainStepRunner): ParamFeeds {
   return Object.fromEntries(
