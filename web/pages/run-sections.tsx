@@ -310,7 +310,8 @@ const PHASE_NAMES: Record<TrajectoryPhase, string> = {
  * import { type TrajectoryQuery, trajectoryPage } from "../data/trajectory-page.ts";
  * declare const analysis: Analysis;
  * declare const q: TrajectoryQuery; // phase, step, page and filter from the URL
- * <TrajectoryBrowser runId="run-1" evaluation={false} page={await trajectoryPage(analysis.db, "run-1", q)} />
+ * const page = await trajectoryPage(analysis.db, "run-1", q);
+ * <TrajectoryBrowser runId="run-1" evaluation={false} page={page} />
  * ```
  */
 export function TrajectoryBrowser(

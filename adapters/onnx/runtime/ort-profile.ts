@@ -78,7 +78,7 @@ export function captureProfile(end: () => unknown): ProfileEvent[] {
  * ```ts
  * import { readProfileFile } from "./ort-profile.ts";
  *
- * declare const ortSession: { endProfiling(): void }; // made with profileFilePrefix "/tmp/profiles/0"
+ * declare const ortSession: { endProfiling(): void }; // profileFilePrefix "/tmp/profiles/0"
  * ortSession.endProfiling();
  * const events = readProfileFile("/tmp/profiles/0");
  * ```
