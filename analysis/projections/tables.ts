@@ -43,6 +43,10 @@ function sortedEntries<V>(record: Readonly<Record<string, V>>): [string, V][] {
 
 const RUN = "the run (its stream id)";
 
+/** An evaluation's step; a run of 0 steps records its one evaluation at step 0 too. */
+const EVALUATED_STEP =
+  "the step evaluated after (0 also in a run of 0 steps, which evaluates its initial team)";
+
 const runStarted = eventTable({
   name: "run_started",
   about: "One row per `run.started`: how the run was configured and where it ran. Query the " +
@@ -718,7 +722,7 @@ const evals = eventTable({
   rows: (e) => e.data.problems.map((p) => ({ e, p })),
 }).columns({
   run_id: { type: "VARCHAR", meaning: RUN, value: (r) => r.e.stream },
-  step: { type: "BIGINT", meaning: "the step evaluated after", value: (r) => r.e.data.step },
+  step: { type: "BIGINT", meaning: EVALUATED_STEP, value: (r) => r.e.data.step },
   benchmark: { type: "VARCHAR", meaning: "the benchmark", value: (r) => r.e.data.benchmark },
   problem_id: { type: "VARCHAR", meaning: "the problem", value: (r) => r.p.problemId },
   n: { type: "BIGINT", meaning: "samples", value: (r) => r.p.n },
@@ -737,7 +741,7 @@ const evalMetrics = eventTable({
   rows: (e) => sortedEntries(e.data.metrics).map(([metric, value]) => ({ e, metric, value })),
 }).columns({
   run_id: { type: "VARCHAR", meaning: RUN, value: (r) => r.e.stream },
-  step: { type: "BIGINT", meaning: "the step evaluated after", value: (r) => r.e.data.step },
+  step: { type: "BIGINT", meaning: EVALUATED_STEP, value: (r) => r.e.data.step },
   benchmark: { type: "VARCHAR", meaning: "the benchmark", value: (r) => r.e.data.benchmark },
   metric: { type: "VARCHAR", meaning: "`avg@k`, `pass@k`, ...", value: (r) => r.metric },
   value: { type: "DOUBLE", meaning: "its value", value: (r) => r.value },

@@ -4,7 +4,8 @@
  * `identical through step N` or the first divergent event, its differing fields and the likely
  * cause; an altered log is named as such with its first bad position. Exit 0 when identical (or,
  * on another backend than recorded, within tolerance) and the log intact, 1 on divergence, an
- * altered log, or a run with nothing to replay (an evaluation run, a 0-step run). Writes nothing.
+ * altered log, or a run with nothing to replay (an evaluation run, a run stopped before its first
+ * step or, with 0 steps, its evaluation of the initial team ended). Writes nothing.
  */
 import {
   defineCommand,

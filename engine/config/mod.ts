@@ -42,7 +42,7 @@ export {
   ROLLOUT_ENGINES,
 } from "./schema.ts";
 export { type NormalizedConfig, parseConfig } from "./normalize.ts";
-export { evaluatesAfter } from "./evaluation-schedule.ts";
+export { evaluatesAfter, evaluationSteps } from "./evaluation-schedule.ts";
 export { type WorkerGroup } from "./worker-groups.ts";
 export { configHash } from "./hash.ts";
 export { extendConfig, mergeConfig } from "./merge.ts";

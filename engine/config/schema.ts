@@ -300,7 +300,9 @@ export const experimentConfigSchema = z.strictObject({
   batch_size: int(1, MAX_BATCH_SIZE).default(4).describe(
     "prompts per step (batch_size * group_size is bounded too)",
   ),
-  steps: int(0, MAX_STEPS).default(10).describe("training steps (rollout, then updates)"),
+  steps: int(0, MAX_STEPS).default(10).describe(
+    "training steps (rollout, then updates); 0 only evaluates the initial team",
+  ),
   sampling: z.strictObject({
     temperature: z.number().min(0).lte(10).default(1).describe("sampling temperature; 0 is greedy"),
     top_p: probability.default(1).describe("nucleus sampling: the smallest top set of this mass"),
@@ -394,7 +396,8 @@ export const experimentConfigSchema = z.strictObject({
     ),
     n_samples: int(1, MAX_SAMPLES).default(16).describe("samples per problem (avg@k, pass@k)"),
     every_steps: int(0, MAX_STEPS).default(0).describe(
-      "evaluate every k steps; 0 evaluates only after the last step",
+      "evaluate every k steps; 0 evaluates only after the last step; a run of 0 steps " +
+        "evaluates its initial team once, at step 0",
     ),
   }).prefault({}).describe("evaluation during and after training"),
   checkpoint: z.strictObject({

@@ -46,8 +46,11 @@ export function formatReplayReport(r: ReplayReport): string[] {
   }
   if (r.changedModule) lines.push(changedModuleText(r.changedModule));
   lines.push(ROLLOUT_LINES[r.rollouts](r.rolloutBackend));
+  const range = r.steps === 0
+    ? "its evaluation of the initial team (a run of 0 steps; step 0 in the log)"
+    : `steps ${r.from}..${r.to}`;
   lines.push(
-    `replay of ${r.runId} on ${r.backend.current}, steps ${r.from}..${r.to}` +
+    `replay of ${r.runId} on ${r.backend.current}, ${range}` +
       (r.checkpointStep === null
         ? ""
         : ` (restored the checkpoint of step ${r.checkpointStep}, re-derived from step ${r.startedAt})`) +

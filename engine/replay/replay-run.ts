@@ -5,7 +5,8 @@
  * cpu run) low bits differ by design, so it runs to the end and reports numeric drift instead.
  * The log's integrity is checked first: an altered log is reported as such (with its first bad
  * position), never blamed on the engine. Evaluation runs and runs without a logged step are
- * refused: there is nothing to re-execute.
+ * refused: there is nothing to re-execute. A run of 0 steps replays its evaluation of the initial
+ * team, which carries step 0.
  */
 import type { EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
@@ -25,11 +26,12 @@ import { type ChangedModule, likelyCauses } from "./likely-cause.ts";
 import type { NumericDrift } from "./numeric-drift.ts";
 
 /**
- * The last step wholly in the log: every step of a completed run; for a killed one the last step
- * that was checkpointed or followed by the next step's start.
+ * The last step wholly in the log: every step of a completed run (step 0 of a completed run of 0
+ * steps: its evaluation of the initial team); for a killed one the last step that was
+ * checkpointed or followed by the next step's start.
  */
 function lastLoggedStep(events: readonly StoredEvent<NewEvent>[], steps: number): number {
-  if (events.some((e) => e.type === "run.completed")) return steps - 1;
+  if (events.some((e) => e.type === "run.completed")) return Math.max(steps - 1, 0);
   let last = -1;
   for (const e of events) {
     if (e.type === "step.started") last = Math.max(last, e.data.step - 1);
@@ -52,7 +54,10 @@ export class ReplayRangeError extends Error {
   override name = "ReplayRangeError";
 }
 
-/** The run has no step to re-execute: a 0-step run, or one killed before its first step ended. */
+/**
+ * The run has nothing to re-execute: it was killed before its first step ended, or (a run of 0
+ * steps) before its evaluation of the initial team did.
+ */
 export class NothingToReplayError extends Error {
   override name = "NothingToReplayError";
   constructor(readonly runId: string, reason: string) {
@@ -99,6 +104,8 @@ export interface ReplayReport {
   readonly code: { readonly recorded: string; readonly current: string };
   /** a custom workflow's module whose source differs from the recorded one; null otherwise */
   readonly changedModule: ChangedModule | null;
+  /** the run's configured steps; with 0 it only evaluated its initial team, at step 0 */
+  readonly steps: number;
   /** the step the loop started at (after the restored checkpoint), and the compared range */
   readonly startedAt: number;
   readonly checkpointStep: number | null;
@@ -142,8 +149,12 @@ export async function replayRun(
   const log = await readRunLog(store, runId);
   const { config } = log;
   const last = lastLoggedStep(log.events, config.steps);
-  if (config.steps === 0) {
-    throw new NothingToReplayError(runId, "has 0 steps (its config says steps: 0)");
+  if (last < 0 && config.steps === 0) {
+    throw new NothingToReplayError(
+      runId,
+      `has 0 steps and stopped before its evaluation of the initial team ended (deno task ` +
+        `train --resume ${runId} runs it)`,
+    );
   }
   if (last < 0) {
     throw new NothingToReplayError(
@@ -156,8 +167,11 @@ export async function replayRun(
   const to = options.to ?? last;
   if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= last)) {
     throw new ReplayRangeError(
-      `--from ${from} --to ${to}: run ${runId} has logged steps 0..${last} of ` +
-        `${config.steps}; need 0 <= from <= to <= ${last}`,
+      config.steps === 0
+        ? `--from ${from} --to ${to}: run ${runId} has 0 steps; its evaluation of the initial ` +
+          `team carries step 0, so need from = to = 0`
+        : `--from ${from} --to ${to}: run ${runId} has logged steps 0..${last} of ` +
+          `${config.steps}; need 0 <= from <= to <= ${last}`,
     );
   }
   const stored = await storeAlteration(store, runId, log.events);
@@ -205,7 +219,9 @@ export async function replayRun(
     end = Math.min(err.throughStep, to);
   }
   const startedAt = resume?.step ?? 0;
-  const result = sink.finish({ from: startedAt, to: end, end: to === config.steps - 1 });
+  // A run of 0 steps ends with its evaluation of the initial team, at step 0.
+  const lastStep = Math.max(config.steps - 1, 0);
+  const result = sink.finish({ from: startedAt, to: end, end: to === lastStep });
   const first = result.firstDivergence;
   const code = { recorded: log.started.data.codeVersion, current: await codeVersion() };
   const differences = runtimeDifferences(recorded, current);
@@ -242,6 +258,7 @@ export async function replayRun(
     runtimeDifferences: differences,
     code,
     changedModule,
+    steps: config.steps,
     startedAt,
     checkpointStep: resume?.checkpointStep ?? null,
     from,

@@ -3,9 +3,10 @@
  * concurrently; tokens keyed by their coordinates), score them (grades and rewards per prompt
  * group), estimate advantages over the step's groups (engine/advantages registry), update each
  * worker group on its agents' turns (Dr. MAS per-worker-group updates, PPO mini-batches),
- * evaluate, checkpoint. Everything that decides a result is sent to the run's event sink before
- * the next step starts: the store for a run, an idempotent store sink for a resumed one, a
- * comparer for a replay (one loop for all three).
+ * evaluate, checkpoint. A run of 0 steps evaluates its initial team instead, once, at step 0.
+ * Everything that decides a result is sent to the run's event sink before the next step starts:
+ * the store for a run, an idempotent store sink for a resumed one, a comparer for a replay (one
+ * loop for all three).
  */
 import { benchmarkIdentities } from "./benchmark-identity.ts";
 import {
@@ -19,7 +20,7 @@ import {
 import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import type { EmbeddedVersion } from "../../adapters/model/mod.ts";
 import { estimateStep, estimatorEntry, type GroupAdvantages } from "../advantages/mod.ts";
-import { evaluatesAfter, type NormalizedConfig } from "../config/mod.ts";
+import { evaluatesAfter, evaluationSteps, type NormalizedConfig } from "../config/mod.ts";
 import { randomStream, shuffle } from "../random/mod.ts";
 import {
   buildWorkflow,
@@ -60,7 +61,8 @@ import { type StepTurn, trainingTurns, updateWorkerGroup } from "./worker-group-
 
 /**
  * Progress of a run, for a terminal display or plain log lines. `step` is the step under way,
- * numbered from 0 as in the log; with stage `done` it has finished.
+ * numbered from 0 as in the log; with stage `done` it has finished. A run of 0 steps reports
+ * only its evaluation of the initial team, as step 0's `evaluation` then `done`.
  */
 export interface TrainProgress {
   readonly step: number;
@@ -76,7 +78,7 @@ export interface TrainPlan {
   readonly episodesPerStep: number;
   /** Episodes one evaluation rolls out: every benchmark problem times its samples. */
   readonly episodesPerEvaluation: number;
-  /** The steps after which the run evaluates, ascending. */
+  /** The steps the run's evaluations carry, ascending (engine/config's evaluationSteps). */
   readonly evaluationSteps: readonly number[];
 }
 
@@ -134,19 +136,29 @@ export class TrainingInterrupted extends Error {
   /**
    * `completed` steps finished (steps 0 to `completed` - 1), of `steps`; steps 0 to
    * `checkpointed` - 1 are covered by a checkpoint. Steps are named by their number in the log.
+   * A run of 0 steps stops before its evaluation of the initial team: `new TrainingInterrupted(0,
+   * 0, 0)`.
    */
   constructor(readonly completed: number, readonly steps: number, readonly checkpointed: number) {
-    const where = completed === 0
-      ? `stopped before step 0 finished (0 of ${steps} steps done)`
-      : `stopped after step ${completed - 1} (${completed} of ${steps} steps done)`;
-    const restart = checkpointed === completed
-      ? `; a resume continues at step ${completed}`
-      : checkpointed === 0
-      ? "; it has no checkpoint yet, so a resume starts again at step 0"
-      : `; its last checkpoint is step ${checkpointed - 1}'s, so a resume starts again at step ` +
-        `${checkpointed}`;
-    super(where + restart);
+    super(interruptedWhere(completed, steps, checkpointed));
   }
+}
+
+/** Where an interrupted run stopped and where a resume starts: TrainingInterrupted's message. */
+function interruptedWhere(completed: number, steps: number, checkpointed: number): string {
+  if (steps === 0) {
+    return "stopped before evaluating its initial team (a run of 0 steps); a resume evaluates it";
+  }
+  const where = completed === 0
+    ? `stopped before step 0 finished (0 of ${steps} steps done)`
+    : `stopped after step ${completed - 1} (${completed} of ${steps} steps done)`;
+  const restart = checkpointed === completed
+    ? `; a resume continues at step ${completed}`
+    : checkpointed === 0
+    ? "; it has no checkpoint yet, so a resume starts again at step 0"
+    : `; its last checkpoint is step ${checkpointed - 1}'s, so a resume starts again at step ` +
+      `${checkpointed}`;
+  return where + restart;
 }
 
 /** A resumed run's restored parameters do not hash to what its checkpoint event recorded. */
@@ -204,6 +216,16 @@ export async function runTraining(
     await served?.publish(step);
 
     let lastEval: Record<string, number> = { ...resume?.lastEval };
+    if (config.steps === 0) {
+      // The team's accuracy before training, measured as the config's evaluations measure it.
+      // Like the last step's final evaluation, an interrupt stops before it; a resume evaluates.
+      if (options.signal?.aborted) throw new TrainingInterrupted(0, 0, 0);
+      enter("evaluation");
+      const { events, metrics } = await evaluate(config, tasks, 0, rollout);
+      await append(events);
+      lastEval = metrics;
+      progress("done", lastEval);
+    }
     for (; step <= lastStep; step++) {
       if (options.signal?.aborted) throw new TrainingInterrupted(step, config.steps, checkpointed);
       enter("rollout");
@@ -329,8 +351,7 @@ function trainPlan(config: NormalizedConfig, tasks: TaskSource): TrainPlan {
   return {
     episodesPerStep: config.batch_size * config.group_size,
     episodesPerEvaluation: evaluationEpisodes(config, tasks),
-    evaluationSteps: Array.from({ length: config.steps }, (_, s) => s)
-      .filter((s) => evaluatesAfter(config, s)),
+    evaluationSteps: evaluationSteps(config),
   };
 }
 

@@ -8,7 +8,8 @@
  * Times are measured per stage: a step's training part (rollout, update, checkpoint) and its
  * evaluation apart. Start-up (loading the model, compiling graphs) comes before the first step
  * and is in neither. An evaluation not yet seen is estimated from the rollout's seconds per
- * episode times the evaluation's episodes.
+ * episode times the evaluation's episodes. A run of 0 steps only evaluates its initial team: no
+ * step is measured, and its evaluation's time left is unknown until it ends.
  */
 import { formatDuration, type ProgressEstimate, progressReporter } from "./progress.ts";
 import type { TrainProgress } from "./train-loop.ts";
@@ -47,7 +48,10 @@ export class TrainClock {
         break;
       case "done": {
         const evaluated = !Number.isNaN(this.#evaluationStarted);
-        this.#stepSeconds.push((evaluated ? this.#evaluationStarted : now) - this.#stepStarted);
+        // A run of 0 steps evaluates with no step before it.
+        if (p.steps > 0) {
+          this.#stepSeconds.push((evaluated ? this.#evaluationStarted : now) - this.#stepStarted);
+        }
         if (evaluated) this.#evaluationSeconds.push(now - this.#evaluationStarted);
         break;
       }
@@ -62,10 +66,11 @@ export class TrainClock {
       : mean(this.#rolloutPerEpisode) * p.plan.episodesPerEvaluation;
     const evaluating = p.stage === "evaluation";
     const finished = p.stage === "done" || evaluating;
-    // The training left: whole steps after this one, and what is left of this one's.
-    const stepsAfter = p.steps - p.step - 1;
+    // The training left: whole steps after this one, and what is left of this one's (none after
+    // the last, or in a run of 0 steps, even before a step's time is known).
+    const stepsAfter = Math.max(p.steps - p.step - 1, 0);
     const thisStep = finished ? 0 : Math.max(stepSeconds - (now - this.#stepStarted), 0);
-    const trainingLeft = stepsAfter * stepSeconds + thisStep;
+    const trainingLeft = (stepsAfter === 0 ? 0 : stepsAfter * stepSeconds) + thisStep;
     const evaluationsAhead =
       p.plan.evaluationSteps.filter((s) => s > p.step || (s === p.step && !finished)).length;
     const thisEvaluation = evaluating
@@ -106,6 +111,12 @@ export function trainProgress(label: string, isTerminal = Deno.stderr.isTerminal
   return {
     onProgress(p: TrainProgress): void {
       const estimate = clock.observe(p, performance.now() / 1000);
+      // A run of 0 steps has no step to count or name: only its evaluation of the initial team.
+      if (p.steps === 0) {
+        const stage = p.stage === "done" ? "initial team evaluated" : "evaluating the initial team";
+        reporter.update(0, 0, stage, p.metrics, estimate);
+        return;
+      }
       const done = p.stage === "done" ? p.step + 1 : p.step;
       reporter.update(done, p.steps, `step ${p.step} ${p.stage}`, p.metrics, estimate);
     },

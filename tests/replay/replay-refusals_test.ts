@@ -1,7 +1,8 @@
 /**
  * Runs replay cannot re-execute are refused clearly (exit 1): an evaluation run of `deno task
- * eval`, and a 0-step run; and `latest` of replay and `train --resume` is the latest training
- * run, never an evaluation recorded after it.
+ * eval`, and a 0-step run stopped before its evaluation of the initial team (a completed one
+ * replays: tests/trainer/zero-step-run_test.ts); and `latest` of replay and `train --resume` is
+ * the latest training run, never an evaluation recorded after it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { resolveModelSource, runEvaluation } from "../../engine/evaluation/mod.ts";
 import { NothingToReplayError, replayRun } from "../../engine/replay/mod.ts";
 import { latestRunId, readRunLog, RunLogError } from "../../engine/trainer/run-log/run-log.ts";
-import { runTraining } from "../../engine/trainer/train-loop.ts";
+import { runTraining, TrainingInterrupted } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";
 import { runCli } from "../support/run-cli.ts";
@@ -30,7 +31,18 @@ Deno.test("replay refuses eval and 0-step runs; latest is the latest training ru
     await Deno.writeTextFile(data, JSON.stringify({ id: "p1", problem: "2 + 3", answer: "5" }));
     {
       await using store = await openStore(path);
-      await runTraining(tinyConfig(model, path, 0), { store, runtime, runId: "zero" });
+      const interrupt = new AbortController();
+      interrupt.abort();
+      await assert.rejects(
+        () =>
+          runTraining(tinyConfig(model, path, 0), {
+            store,
+            runtime,
+            runId: "zero",
+            signal: interrupt.signal,
+          }),
+        TrainingInterrupted,
+      );
       await runTraining(tinyConfig(model, path, 1), { store, runtime, runId: "trained" });
       await runEvaluation({
         store,
@@ -60,18 +72,17 @@ Deno.test("replay refuses eval and 0-step runs; latest is the latest training ru
       assert.doesNotMatch(r.out, /NaN|undefined/);
     });
 
-    await t.step("a 0-step run has nothing to replay", async () => {
+    await t.step("a 0-step run stopped before its evaluation has nothing to replay", async () => {
       await using store = await openStore(path);
+      const refused =
+        /^run zero has 0 steps and stopped before its evaluation of the initial team ended \(deno task train --resume zero runs it\): nothing to replay$/;
       await assert.rejects(
         () => replayRun(store, "zero", { runtime }),
-        (e) => e instanceof NothingToReplayError && /^run zero has 0 steps/.test(e.message),
+        (e) => e instanceof NothingToReplayError && refused.test(e.message),
       );
       const r = await replay("zero");
       assert.equal(r.code, 1, r.out);
-      assert.match(
-        r.out,
-        /error: run zero has 0 steps \(its config says steps: 0\): nothing to replay/,
-      );
+      assert.match(r.out, /error: run zero has 0 steps and stopped before its evaluation/);
       assert.doesNotMatch(r.out, /NaN|undefined|-1/);
     });
 

@@ -72,6 +72,26 @@ Deno.test("train clock: a measured evaluation replaces the estimate from rollout
   });
 });
 
+Deno.test("train clock: a run of 0 steps, its evaluation of the initial team only", () => {
+  const clock = new TrainClock();
+  const initialTeam: TrainProgress = {
+    step: 0,
+    steps: 0,
+    stage: "evaluation",
+    plan: { ...plan, evaluationSteps: [0] },
+  };
+  // No step to measure: no training left, the evaluation's time unknown (no rollout seen yet).
+  const evaluating = clock.observe(initialTeam, 3);
+  assert.equal(evaluating.rate, 0);
+  assert.ok(Number.isNaN(evaluating.etaSeconds));
+  assert.equal(evaluating.etaDetail, "steps 0s + this evaluation ?");
+  // Its end: nothing left, and no step counted in the rate.
+  assert.deepEqual(clock.observe({ ...initialTeam, stage: "done" }, 10), {
+    rate: 0,
+    etaSeconds: 0,
+  });
+});
+
 Deno.test({
   name: "train's progress line: the step's number in the log, the final evaluation in the ETA",
   sanitizeResources: false,
