@@ -27,7 +27,17 @@ function freePortAbove(hostname: string, port: number): number {
  * Starts a server with `listen`; when its port is taken, throws `port N is in use; pass --port M`
  * with M free at the time of the check.
  *
- * @example const server = await listenOrSuggestPort("127.0.0.1", 8000, () => startServer(options));
+ * @example
+ * ```ts
+ * import { listenOrSuggestPort } from "./port-in-use.ts";
+ *
+ * declare const handler: Deno.ServeHandler;
+ * const server = await listenOrSuggestPort(
+ *   "127.0.0.1",
+ *   8000,
+ *   async () => Deno.serve({ hostname: "127.0.0.1", port: 8000 }, handler),
+ * );
+ * ```
  */
 export async function listenOrSuggestPort<T>(
   hostname: string,

@@ -64,7 +64,12 @@ function overLimit(path: string, size: string, maxBytes: number): FileReadError 
  * when nothing is there (callers tell the user which file was expected), FileReadError otherwise.
  * For files read in ranges (safetensors), which are then checked against their own header.
  *
- * @example const size = await regularFileSize("model.safetensors", { maxBytes: Infinity });
+ * @example
+ * ```ts
+ * import { regularFileSize } from "./regular-file.ts";
+ *
+ * const size = await regularFileSize("model.safetensors", { maxBytes: Infinity });
+ * ```
  */
 export async function regularFileSize(path: string, limits: ReadLimits): Promise<number> {
   let info: Deno.FileInfo;
@@ -88,7 +93,12 @@ export async function regularFileSize(path: string, limits: ReadLimits): Promise
  * The bytes of a regular file of at most `limits.maxBytes`; throws as regularFileSize, and
  * FileReadError if the file grows past the limit while it is read.
  *
- * @example const bytes = await readRegularFile("tasks.jsonl", { maxBytes: 256 * 1024 ** 2 });
+ * @example
+ * ```ts
+ * import { readRegularFile } from "./regular-file.ts";
+ *
+ * const bytes = await readRegularFile("tasks.jsonl", { maxBytes: 256 * 1024 ** 2 });
+ * ```
  */
 export async function readRegularFile(path: string, limits: ReadLimits): Promise<Uint8Array> {
   const size = await regularFileSize(path, limits);
@@ -113,7 +123,12 @@ export async function readRegularFile(path: string, limits: ReadLimits): Promise
 /**
  * The text (UTF-8) of a regular file of at most `limits.maxBytes`.
  *
- * @example const text = await readRegularTextFile("aime24.jsonl", { maxBytes: 256 * 1024 ** 2 });
+ * @example
+ * ```ts
+ * import { readRegularTextFile } from "./regular-file.ts";
+ *
+ * const text = await readRegularTextFile("aime24.jsonl", { maxBytes: 256 * 1024 ** 2 });
+ * ```
  */
 export async function readRegularTextFile(path: string, limits: ReadLimits): Promise<string> {
   return new TextDecoder().decode(await readRegularFile(path, limits));
@@ -124,7 +139,12 @@ export async function readRegularTextFile(path: string, limits: ReadLimits): Pro
  * input ("Unexpected token 'r', "root:x:0:0"... is not valid JSON"), which must not reach an
  * error a client reads. Null when V8 gave no place.
  *
- * @example jsonErrorPlace(new SyntaxError("... at position 8 (line 1 column 9)")) // { line: 1, column: 9 }
+ * @example
+ * ```ts
+ * import { jsonErrorPlace } from "./regular-file.ts";
+ *
+ * jsonErrorPlace(new SyntaxError("... at position 8 (line 1 column 9)")); // { line: 1, column: 9 }
+ * ```
  */
 export function jsonErrorPlace(err: unknown): { line: number; column: number } | null {
   const m = (err as Error).message?.match(/line (\d+) column (\d+)/);
@@ -135,7 +155,14 @@ export function jsonErrorPlace(err: unknown): { line: number; column: number } |
  * The parsed JSON of a regular file of at most `limits.maxBytes`. Invalid JSON is a FileReadError
  * naming the line and column where V8 says, never the text there.
  *
- * @example const config = await readJsonFile(join(dir, "adapter_config.json"), { maxBytes: 1 << 20 });
+ * @example
+ * ```ts
+ * import { join } from "node:path";
+ * import { readJsonFile } from "./regular-file.ts";
+ *
+ * declare const dir: string; // an adapter's folder
+ * const config = await readJsonFile(join(dir, "adapter_config.json"), { maxBytes: 1 << 20 });
+ * ```
  */
 export async function readJsonFile(path: string, limits: ReadLimits): Promise<unknown> {
   const text = await readRegularTextFile(path, limits);

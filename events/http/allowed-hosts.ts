@@ -16,7 +16,13 @@ export interface AllowedHosts {
 /**
  * What `--allow-host` takes: a host name or address, without scheme, port or path.
  *
- * @example HOST_NAME.test("lab.example.org") // true; HOST_NAME.test("http://x") // false
+ * @example
+ * ```ts
+ * import { HOST_NAME } from "./allowed-hosts.ts";
+ *
+ * HOST_NAME.test("lab.example.org"); // true
+ * HOST_NAME.test("http://x"); // false
+ * ```
  */
 export const HOST_NAME =
   /^(\[[0-9a-f:.]+\]|[0-9a-f]*:[0-9a-f:.]+|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/i;
