@@ -79,7 +79,14 @@ export function toLatexExpression(e: Expression, leading = true): string {
  * text has no parentheses. Text and value are unchanged; the evaluation order becomes the one
  * the text shows.
  *
- * @example toLatexExpression(readingOf(e)) === toLatexExpression(e) // always
+ * @example
+ * ```ts
+ * import { binary, leaf, readingOf, toLatexExpression } from "./expression.ts";
+ *
+ * const e = binary("+", leaf(1n), binary("-", leaf(2n), leaf(3n))); // 1 + (2 - 3)
+ * const read = readingOf(e); // (1 + 2) - 3, as "1 + 2 - 3" reads
+ * toLatexExpression(read) === toLatexExpression(e); // true, always ("1 + 2 - 3")
+ * ```
  */
 export function readingOf(e: Expression): Expression {
   if (e.kind === "leaf") return e;
@@ -97,7 +104,13 @@ export function readingOf(e: Expression): Expression {
  * are both numbers becomes its value. Null when `e` is a number, or when that value is not an
  * integer (leaves are integers, so working stops before the first fraction).
  *
- * @example toLatexExpression(reduceOnce(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n))))!) // "13 - (-16)"
+ * @example
+ * ```ts
+ * import { binary, leaf, reduceOnce, toLatexExpression } from "./expression.ts";
+ *
+ * const e = binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n)));
+ * toLatexExpression(reduceOnce(e)!); // "13 - (-16)"
+ * ```
  */
 export function reduceOnce(e: Expression): Expression | null {
   if (e.kind === "leaf") return null;
@@ -117,7 +130,12 @@ export function reduceOnce(e: Expression): Expression | null {
  * The intermediate expressions of a step-by-step evaluation in reading order (`readingOf`), in
  * LaTeX, ending with the value when every step stays an integer.
  *
- * @example workingSteps(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n)))) // ["13 - (-16)", "29"]
+ * @example
+ * ```ts
+ * import { binary, leaf, workingSteps } from "./expression.ts";
+ *
+ * workingSteps(binary("-", leaf(13n), binary("-", leaf(1n), leaf(17n)))); // ["13 - (-16)", "29"]
+ * ```
  */
 export function workingSteps(e: Expression): string[] {
   const steps: string[] = [];

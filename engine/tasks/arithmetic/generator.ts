@@ -135,7 +135,14 @@ export function splitOf(problem: string, validationShare = 0.1, testShare = 0.1)
 /**
  * The expression tree of a generated task, rebuilt from its id (seed, difficulty, candidate).
  *
- * @example workingSteps(taskExpression(task)) // ["13 - (-16)", "29"]
+ * @example
+ * ```ts
+ * import { workingSteps } from "./expression.ts";
+ * import { generateArithmeticTasks, taskExpression } from "./generator.ts";
+ *
+ * const [task] = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 1 });
+ * workingSteps(taskExpression(task)); // ["13 - (-16)", "29"]: the problem is $13 - (1 - 17)$
+ * ```
  */
 export function taskExpression(task: ArithmeticTask): Expression {
   const match = /^arithmetic\/s(\d+)\/d(\d+)\/c(\d+)$/.exec(task.id);

@@ -9,7 +9,12 @@ const PUNCTUATION = /[!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]/g;
 /**
  * The normalized form of an answer.
  *
- * @example normalizeAnswer("  The Kalo-Ren. ") // "kaloren"
+ * @example
+ * ```ts
+ * import { normalizeAnswer } from "./exact-match.ts";
+ *
+ * normalizeAnswer("  The Kalo-Ren. "); // "kaloren"
+ * ```
  */
 export function normalizeAnswer(text: string): string {
   return text.toLowerCase().replace(PUNCTUATION, "").replace(/\b(a|an|the)\b/g, " ").split(/\s+/)
@@ -19,7 +24,12 @@ export function normalizeAnswer(text: string): string {
 /**
  * Whether a predicted answer matches the gold one after normalization.
  *
- * @example exactMatch("Kalo", "kalo.") // true
+ * @example
+ * ```ts
+ * import { exactMatch } from "./exact-match.ts";
+ *
+ * exactMatch("Kalo", "kalo."); // true
+ * ```
  */
 export function exactMatch(gold: string, predicted: string): boolean {
   return normalizeAnswer(gold) === normalizeAnswer(predicted);
