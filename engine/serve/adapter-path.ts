@@ -12,7 +12,13 @@ import { ApiError } from "./api-error.ts";
  * The real path of `path` if it is a folder inside one of `roots`; an ApiError naming the
  * problem otherwise (403 outside the roots or with none, 404 when absent, 400 for a file).
  *
- * @example await allowedAdapterFolder("/srv/adapters/solver-v3", ["/srv/adapters"])
+ * @example
+ * ```ts
+ * import { allowedAdapterFolder } from "./adapter-path.ts";
+ *
+ * const folder = await allowedAdapterFolder("/srv/adapters/solver-v3", ["/srv/adapters"]);
+ * // its real path; an ApiError 403 for "/etc", 404 when solver-v3 is absent
+ * ```
  */
 export async function allowedAdapterFolder(
   path: string,

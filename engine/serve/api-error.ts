@@ -30,7 +30,17 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The JSON body. @example new ApiError(404, "no model x", "model").body() */
+  /**
+   * The JSON body.
+   *
+   * @example
+   * ```ts
+   * import { ApiError } from "./api-error.ts";
+   *
+   * new ApiError(404, "no model x", "model").body();
+   * // { error: { message: "no model x", type: "not_found_error", param: "model", code: null } }
+   * ```
+   */
   body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
     return {
       error: {

@@ -38,8 +38,16 @@ const errorResponse = (err: ApiError) =>
  * Builds the app over a served model and its scheduler.
  *
  * @example
+ * ```ts
+ * import type { AllowedHosts } from "../../events/http/mod.ts";
+ * import { serveApp } from "./app.ts";
+ * import type { ServeContext } from "./request-context.ts";
+ *
+ * declare const ctx: ServeContext; // the served model and its scheduler
+ * declare const hosts: AllowedHosts; // allowedHosts({ hostname, port }) once the port is known
  * const app = serveApp(ctx, { hosts: () => hosts, maxBodyBytes: 1 << 20, log: console.error });
  * Deno.serve({ port: 8000 }, (request, info) => app.fetch(request, info));
+ * ```
  */
 export function serveApp(ctx: ServeContext, options: AppOptions): Hono<ServeEnv> {
   const app = new Hono<ServeEnv>();

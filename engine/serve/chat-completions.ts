@@ -42,7 +42,17 @@ function logprobEntry(ctx: ServeContext, s: ScoredToken, top: boolean) {
 /**
  * Handles one chat completions request.
  *
- * @example app.post("/v1/chat/completions", (c) => chatCompletions(c, ctx));
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { chatCompletions } from "./chat-completions.ts";
+ * import type { ServeContext } from "./request-context.ts";
+ * import type { ServeEnv } from "./request-log.ts";
+ *
+ * declare const ctx: ServeContext;
+ * const app = new Hono<ServeEnv>();
+ * app.post("/v1/chat/completions", (c) => chatCompletions(c, ctx));
+ * ```
  */
 export async function chatCompletions(c: Context, ctx: ServeContext): Promise<Response> {
   const body = parseBody(chatRequest, await c.req.text());

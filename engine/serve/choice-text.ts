@@ -77,7 +77,18 @@ export class ChoiceText {
   /**
    * The text not yet handed out that is safe to send now; with `final`, all of it.
    *
-   * @example const piece = text.take(false); // "" while a stop string might be forming
+   * @example
+   * ```ts
+   * import type { HfTokenizer } from "../../adapters/hf/mod.ts";
+   * import { ChoiceText } from "./choice-text.ts";
+   *
+   * declare const tokenizer: HfTokenizer;
+   * declare const newline: number; // a token that spells "\n"
+   * const text = new ChoiceText(tokenizer, ["\n\n"], true);
+   * text.push(newline);
+   * text.take(false); // "": the "\n" may begin the stop string "\n\n"
+   * text.take(true); // "\n": at the end, all of it
+   * ```
    */
   take(final: boolean): string {
     let end = this.text.length;

@@ -96,7 +96,17 @@ function promptOffsets(ctx: ServeContext, ids: readonly number[]): number[] {
 /**
  * Handles one completions request.
  *
- * @example app.post("/v1/completions", (c) => completions(c, ctx));
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { completions } from "./completions.ts";
+ * import type { ServeContext } from "./request-context.ts";
+ * import type { ServeEnv } from "./request-log.ts";
+ *
+ * declare const ctx: ServeContext;
+ * const app = new Hono<ServeEnv>();
+ * app.post("/v1/completions", (c) => completions(c, ctx));
+ * ```
  */
 export async function completions(c: Context, ctx: ServeContext): Promise<Response> {
   const body = parseBody(completionRequest, await c.req.text());

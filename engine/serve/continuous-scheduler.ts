@@ -38,9 +38,28 @@ export interface ContinuousOptions {
 const STOP_STRING = Symbol("stop string");
 
 /**
+ * The scheduler over the weights `options.hold` gives, `maxRows` sequences per batch at most.
+ *
  * @example
+ * ```ts
+ * import { continuousScheduler } from "./continuous-scheduler.ts";
+ * import { choiceCoordinates, keyedChooser } from "./sampling.ts";
+ * import type { ServedModel } from "./served-model.ts";
+ *
+ * declare const served: ServedModel;
+ * declare const prompt: number[];
  * const scheduler = continuousScheduler({ hold: (w) => served.hold(w), maxRows: 64, padTokenId: 0 });
- * const end = await scheduler.run({ weights: "", prompt, maxTokens: 16, ... });
+ * const tokens: number[] = [];
+ * const end = await scheduler.run({
+ *   weights: "", // the base
+ *   prompt,
+ *   maxTokens: 16,
+ *   stopTokenIds: [],
+ *   choose: keyedChooser(choiceCoordinates(7, null, 0), { temperature: 1, topP: 1 }),
+ *   accept: (token) => tokens.push(token) < 0, // never asks to stop
+ * });
+ * // end: "length" once 16 tokens are in
+ * ```
  */
 export function continuousScheduler(options: ContinuousOptions): SequenceScheduler {
   const batches = new Map<string, ContinuousBatch>();

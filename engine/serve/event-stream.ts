@@ -16,7 +16,20 @@ export type SendChunk = (chunk: unknown) => void;
 /**
  * Streams the chunks `body` sends.
  *
- * @example return eventStream(c, abort, async (send) => { send({ choices: [] }); });
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { eventStream } from "./event-stream.ts";
+ * import { clientAbort } from "./request-context.ts";
+ * import type { ServeEnv } from "./request-log.ts";
+ *
+ * declare const pieces: AsyncIterable<string>; // a choice's text as it comes
+ * const app = new Hono<ServeEnv>();
+ * app.post("/v1/completions", (c) =>
+ *   eventStream(c, clientAbort(c), async (send) => {
+ *     for await (const text of pieces) send({ choices: [{ index: 0, text }] });
+ *   }));
+ * ```
  */
 export function eventStream(
   c: Context,

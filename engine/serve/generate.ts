@@ -27,7 +27,17 @@ const DEFAULT_MAX_NEW_TOKENS = 128;
 /**
  * Handles one `/generate` request.
  *
- * @example app.post("/generate", (c) => generate(c, ctx));
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { generate } from "./generate.ts";
+ * import type { ServeContext } from "./request-context.ts";
+ * import type { ServeEnv } from "./request-log.ts";
+ *
+ * declare const ctx: ServeContext;
+ * const app = new Hono<ServeEnv>();
+ * app.post("/generate", (c) => generate(c, ctx));
+ * ```
  */
 export async function generate(c: Context, ctx: ServeContext): Promise<Response> {
   const body = parseBody(generateRequest, await c.req.text());

@@ -57,7 +57,19 @@ export interface ChoiceResult {
 /**
  * Generates choice `index` (its keyed-draw coordinate) of `prompt`.
  *
- * @example const r = await runChoice(scheduler, tokenizer, ids, 0, settings);
+ * @example
+ * ```ts
+ * import type { HfTokenizer } from "../../adapters/hf/mod.ts";
+ * import { type ChoiceSettings, runChoice } from "./generation.ts";
+ * import type { SequenceScheduler } from "./scheduler.ts";
+ *
+ * declare const scheduler: SequenceScheduler;
+ * declare const tokenizer: HfTokenizer;
+ * declare const ids: number[]; // the prompt
+ * declare const settings: ChoiceSettings; // choiceSettings(ctx, body, maxTokens, signal, scoring)
+ * const r = await runChoice(scheduler, tokenizer, ids, 0, settings);
+ * console.log(r.text.text, r.finishReason); // "stop" or "length"
+ * ```
  */
 export async function runChoice(
   scheduler: SequenceScheduler,

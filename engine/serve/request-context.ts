@@ -31,7 +31,15 @@ export interface SamplingFields {
  * Refuses prompts whose ids are outside the vocabulary or that leave no room for `maxTokens`
  * in the context (vLLM's check: prompt + max_tokens <= max_model_len).
  *
- * @example checkPrompt(served, ids, 16, "prompt")
+ * @example
+ * ```ts
+ * import { checkPrompt } from "./request-context.ts";
+ * import type { ServedModel } from "./served-model.ts";
+ *
+ * declare const served: ServedModel;
+ * declare const ids: number[];
+ * checkPrompt(served, ids, 16, "prompt"); // an ApiError 400 of param "prompt" unless they fit
+ * ```
  */
 export function checkPrompt(
   model: ServedModel,
@@ -65,7 +73,15 @@ export function checkPrompt(
 /**
  * The settings of a request's choices.
  *
- * @example const settings = choiceSettings(ctx, body, 16, signal, { score: true, topLogprobs: 2 });
+ * @example
+ * ```ts
+ * import { choiceSettings, type ServeContext } from "./request-context.ts";
+ *
+ * declare const ctx: ServeContext;
+ * declare const signal: AbortSignal; // clientAbort(c).signal
+ * const body = { model: "embedded", temperature: 0.7, seed: 7, stop: "\n" };
+ * const settings = choiceSettings(ctx, body, 16, signal, { score: true, topLogprobs: 2 });
+ * ```
  */
 export function choiceSettings(
   ctx: ServeContext,
@@ -101,7 +117,14 @@ export function choiceSettings(
  * `request.signal` fires only then because deno.json opts in to `no-legacy-abort`: by default
  * (Deno 2.9) it also fires after every successful response, and Deno warns so on stderr.
  *
- * @example const abort = clientAbort(c); // abort.signal ends the request's sequences
+ * @example
+ * ```ts
+ * import type { Context } from "hono";
+ * import { clientAbort } from "./request-context.ts";
+ *
+ * declare const c: Context;
+ * const abort = clientAbort(c); // abort.signal ends the request's sequences
+ * ```
  */
 export function clientAbort(c: Context): AbortController {
   const abort = new AbortController();

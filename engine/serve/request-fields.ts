@@ -164,7 +164,15 @@ export type GenerateRequest = z.output<typeof generateRequest>;
 /**
  * Parses a JSON body against `schema`; a 400 naming the first bad field otherwise.
  *
- * @example const body = parseBody(completionRequest, await c.req.text());
+ * @example
+ * ```ts
+ * import type { Context } from "hono";
+ * import { completionRequest, parseBody } from "./request-fields.ts";
+ *
+ * declare const c: Context;
+ * const body = parseBody(completionRequest, await c.req.text());
+ * parseBody(completionRequest, '{"prompt": "1 + 1 ="}').prompt; // "1 + 1 ="
+ * ```
  */
 export function parseBody<S extends z.ZodType>(schema: S, text: string): z.output<S> {
   let json: unknown;

@@ -32,7 +32,14 @@ export interface ServeEnv {
 /**
  * Notes which model a request used and its token counts, for its log line.
  *
- * @example noteUsage(c, { model: "embedded", promptTokens: 12, completionTokens: 16 });
+ * @example
+ * ```ts
+ * import type { Context } from "hono";
+ * import { noteUsage } from "./request-log.ts";
+ *
+ * declare const c: Context;
+ * noteUsage(c, { model: "embedded", promptTokens: 12, completionTokens: 16 });
+ * ```
  */
 export function noteUsage(c: Context, usage: RequestUsage): void {
   c.set("usage", usage);
@@ -42,7 +49,16 @@ export function noteUsage(c: Context, usage: RequestUsage): void {
  * Notes that the answer is a stream, which ends when `end` resolves (true: its client left), so
  * that the log line waits for it.
  *
- * @example noteStreamEnd(c, ended.promise);
+ * @example
+ * ```ts
+ * import type { Context } from "hono";
+ * import { noteStreamEnd } from "./request-log.ts";
+ *
+ * declare const c: Context;
+ * const ended = Promise.withResolvers<boolean>();
+ * noteStreamEnd(c, ended.promise);
+ * ended.resolve(false); // after the last event: the line is written, without client_gone
+ * ```
  */
 export function noteStreamEnd(c: Context, end: Promise<boolean>): void {
   c.set("streamEnd", end);
@@ -83,7 +99,14 @@ function outcomeFields(
  * The middleware that writes each request's line with `write`; it goes first, so refused requests
  * are logged too.
  *
- * @example app.use(requestLog((line) => console.error(line)));
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { requestLog, type ServeEnv } from "./request-log.ts";
+ *
+ * const app = new Hono<ServeEnv>();
+ * app.use(requestLog((line) => console.error(line)));
+ * ```
  */
 export function requestLog(write: (line: string) => void): MiddlewareHandler<ServeEnv> {
   return async (c, next) => {

@@ -6,7 +6,15 @@ export const SERVE_DEVICES = ["cpu", "wasm", "webgpu", "webgpu-web"] as const;
 export type DeviceChoice = (typeof SERVE_DEVICES)[number];
 
 /**
- * @example const runtime = await openServeRuntime("cpu", 1);
+ * Opens the runtime of `device`, with `threads` intra-op threads on cpu.
+ *
+ * @example
+ * ```ts
+ * import { openServeRuntime } from "./runtime-choice.ts";
+ *
+ * const runtime = await openServeRuntime("cpu", 1);
+ * await runtime.close();
+ * ```
  */
 export async function openServeRuntime(device: DeviceChoice, threads: number): Promise<Runtime> {
   return await openRuntime(device, { threads });

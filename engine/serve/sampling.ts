@@ -33,7 +33,12 @@ export type DrawPlace = Omit<DrawCoordinates, "seed">;
  * `(seed, "serve:sample-token", sample = choice)`, or the request's `place` with its sample
  * advanced by `choice`.
  *
- * @example choiceCoordinates(42, null, 3) // { seed: 42, purpose: "serve:sample-token", sample: 3 }
+ * @example
+ * ```ts
+ * import { choiceCoordinates } from "./sampling.ts";
+ *
+ * choiceCoordinates(42, null, 3); // { seed: 42, purpose: "serve:sample-token", sample: 3 }
+ * ```
  */
 export function choiceCoordinates(
   seed: number,
@@ -48,7 +53,13 @@ export function choiceCoordinates(
  * The token chooser of a choice: temperature / top-p sampling over the keyed draws of
  * `coordinates`, draw index = token position.
  *
- * @example const choose = keyedChooser(choiceCoordinates(42, null, 0), { temperature: 0.7, topP: 0.95 });
+ * @example
+ * ```ts
+ * import { choiceCoordinates, keyedChooser } from "./sampling.ts";
+ *
+ * const choose = keyedChooser(choiceCoordinates(42, null, 0), { temperature: 0.7, topP: 0.95 });
+ * const token = choose(new Float32Array([0, 1, 2]), 0); // the first token of choice 0
+ * ```
  */
 export function keyedChooser(
   coordinates: DrawCoordinates,
@@ -61,7 +72,12 @@ export function keyedChooser(
 /**
  * `token`'s logprob under softmax(logits / T) and the `k` best tokens' (T = 0 scores at 1).
  *
- * @example scoreToken(new Float32Array([0, 1]), 1, 0, 1).logprob // log(e / (1 + e))
+ * @example
+ * ```ts
+ * import { scoreToken } from "./sampling.ts";
+ *
+ * scoreToken(new Float32Array([0, 1]), 1, 0, 1).logprob; // log(e / (1 + e)) = -0.3133
+ * ```
  */
 export function scoreToken(
   logits: ArrayLike<number>,
@@ -89,7 +105,12 @@ export function scoreToken(
 /**
  * A seed for a request that gave none: 53 random bits, so its draws are keyed like any other.
  *
- * @example randomSeed() // 6150926301232891
+ * @example
+ * ```ts
+ * import { randomSeed } from "./sampling.ts";
+ *
+ * randomSeed(); // 6150926301232891, a different one each call
+ * ```
  */
 export function randomSeed(): number {
   const words = crypto.getRandomValues(new Uint32Array(2));

@@ -39,10 +39,29 @@ export interface RunningServer {
 }
 
 /**
+ * Serves `options.model` until `close`; a taken port is Deno's AddrInUse, the model freed first.
+ *
  * @example
- * const server = await startServer({ model: "embedded", device: "cpu", threads: 1, hostname: "127.0.0.1",
- *   port: 0, allowHosts: [], loraDirs: [], maxLoras: 8, maxLoraRank: 64, maxBatch: 64, maxBodyBytes: 1 << 20,
- *   log: console.error });
+ * ```ts
+ * import { startServer } from "./serve.ts";
+ *
+ * const server = await startServer({
+ *   model: "embedded",
+ *   device: "cpu",
+ *   threads: 1,
+ *   hostname: "127.0.0.1",
+ *   port: 0,
+ *   allowHosts: [],
+ *   loraDirs: [],
+ *   maxLoras: 8,
+ *   maxLoraRank: 64,
+ *   maxBatch: 64,
+ *   maxBodyBytes: 1 << 20,
+ *   log: console.error,
+ * });
+ * console.log(server.url); // http://127.0.0.1:PORT
+ * await server.close();
+ * ```
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const runtime = await openServeRuntime(options.device, options.threads);

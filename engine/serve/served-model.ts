@@ -115,7 +115,15 @@ function specKey(spec: DecoderSpec): string {
 /**
  * Loads `model` ("embedded" or an HF directory) on `runtime` and compiles the base generator.
  *
- * @example const served = await openServedModel(runtime, "embedded", { loraDirs: [], maxLoras: 8, maxLoraRank: 64 });
+ * @example
+ * ```ts
+ * import { openServeRuntime } from "./runtime-choice.ts";
+ * import { openServedModel } from "./served-model.ts";
+ *
+ * const runtime = await openServeRuntime("cpu", 1);
+ * const limits = { loraDirs: [], maxLoras: 8, maxLoraRank: 64 };
+ * const served = await openServedModel(runtime, "embedded", limits);
+ * ```
  */
 export async function openServedModel(
   runtime: Runtime,
