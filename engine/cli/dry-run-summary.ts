@@ -17,7 +17,15 @@ function trainableText(trainable: Trainable): string {
 /**
  * The summary's lines.
  *
- * @example console.log(dryRunSummary(config, await taskSource(config)));
+ * @example
+ * ```ts
+ * import { loadConfig } from "../config/mod.ts";
+ * import { taskSource } from "../trainer/rollout/mod.ts";
+ * import { dryRunSummary } from "./dry-run-summary.ts";
+ *
+ * const config = await loadConfig({ preset: "smoke" });
+ * console.log(dryRunSummary(config, await taskSource(config)));
+ * ```
  */
 export function dryRunSummary(config: NormalizedConfig, tasks: TaskSource): string {
   const agents = config.agents.map((a) =>

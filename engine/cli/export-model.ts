@@ -8,10 +8,10 @@
  * (adapters/hf/merge-lora.ts), or the full weights of a group trained without an adapter.
  * Checkpoint blobs already hold PEFT's layout (`<module>.lora_A.weight` [r, in], `lora_B.weight`
  * [out, r]: adapters/model/parameters.ts), so the adapter is written without any transpose.
- * The adapter names its base without a path of this machine (see baseModelReference), and the
+ * The adapter names its base without a path of this machine (see base-model-reference.ts), and the
  * output says where the base weights are.
  */
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import {
@@ -36,6 +36,7 @@ import {
   runOfSpec,
 } from "../evaluation/mod.ts";
 import { modelDirectory } from "../trainer/rollout/mod.ts";
+import { baseModelReference } from "./base-model-reference.ts";
 
 const FORMATS = ["peft", "merged"] as const;
 
@@ -79,29 +80,6 @@ const cli = defineCommand({
     "deno task export-model RUN@4 --worker-group verifier --out verifier-hf --format merged",
   ],
 });
-
-/** A model directory as adapter_config.json names it: `name` and, from the Hub, `revision`. */
-interface BaseModelReference {
-  readonly name: string;
-  readonly revision: string | null;
-}
-
-/**
- * What an adapter's `base_model_name_or_path` says for the base in `modelDir`. PEFT's
- * AutoPeftModel hands it to transformers' `from_pretrained`, which takes a Hub repo id or a path
- * (peft src/peft/auto.py). A model in the Hugging Face Hub cache
- * (`.../models--ORG--NAME/snapshots/COMMIT`, repo ids never contain `--`) is its repo id at that
- * commit; any other directory, the embedded model included, is its path from the adapter folder,
- * which stays right when the clone moves and names nothing outside it.
- *
- * @example baseModelReference("/h/models--Qwen--Qwen2.5-0.5B/snapshots/abc", "/o/a");
- * // { name: "Qwen/Qwen2.5-0.5B", revision: "abc" }
- */
-function baseModelReference(modelDir: string, adapterDir: string): BaseModelReference {
-  const cached = modelDir.match(/\/models--([^/]+)\/snapshots\/([^/]+)$/);
-  if (cached) return { name: cached[1].replaceAll("--", "/"), revision: cached[2] };
-  return { name: relative(adapterDir, modelDir), revision: null };
-}
 
 async function checkOut(dir: string): Promise<void> {
   let info: Deno.FileInfo;

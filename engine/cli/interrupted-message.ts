@@ -4,9 +4,14 @@
  * continues and the command that does it, ready to paste.
  *
  * @example
+ * ```ts
+ * import { TrainingInterrupted } from "../trainer/train-loop.ts";
+ * import { interruptedMessage } from "./interrupted-message.ts";
+ *
  * interruptedMessage(new TrainingInterrupted(3, 5, 3), "smoke-1", "runs.sqlite");
  * // "run smoke-1 stopped after step 2 (3 of 5 steps done); a resume continues at step 3:
  * //  deno task train --resume smoke-1 --store runs.sqlite"
+ * ```
  */
 import type { TrainingInterrupted } from "../trainer/train-loop.ts";
 

@@ -12,12 +12,7 @@
  */
 import { join, relative } from "node:path";
 import { defineCommand, runCommand, UsageError } from "../../events/cli/mod.ts";
-import {
-  EMBEDDED_TOKENIZER_DIR,
-  type HfTokenizer,
-  loadTokenizer,
-  type NamedTensor,
-} from "../../adapters/hf/mod.ts";
+import { EMBEDDED_TOKENIZER_DIR, type HfTokenizer, loadTokenizer } from "../../adapters/hf/mod.ts";
 import {
   baseTensorsFromHost,
   createGenerator,
@@ -27,7 +22,6 @@ import {
   embeddedModelConfig,
   type EmbeddedSize,
   initEmbeddedModel,
-  loadEmbeddedModel,
   openSupervisedTrainer,
   paramCount,
   saveEmbeddedModel,
@@ -63,6 +57,7 @@ import { gradeAnswer } from "../tasks/math/mod.ts";
 import { isCorrectAnswer } from "../trainer/group-rewards.ts";
 import { progressReporter } from "../trainer/progress.ts";
 import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/actions.ts";
+import { checkpointWeights } from "./checkpoint-weights.ts";
 
 const USAGE =
   "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
@@ -172,29 +167,6 @@ function positiveInt(name: string, value: unknown): number {
     throw new UsageError(`--${name} must be a positive integer, got ${value}`);
   }
   return n;
-}
-
-/**
- * The weights of checkpoint `dir`, in the order and shapes of `fresh` (the size's parameters).
- *
- * @example await checkpointWeights("adapters/model/embedded", initEmbeddedModel(normal), "base")
- */
-async function checkpointWeights(
-  dir: string,
-  fresh: readonly NamedTensor[],
-  size: EmbeddedSize,
-): Promise<NamedTensor[]> {
-  const model = await loadEmbeddedModel(dir);
-  return fresh.map((p) => {
-    const t = model.tensors.get(p.name);
-    if (t === undefined || t.shape.join("x") !== p.shape.join("x")) {
-      throw new UsageError(
-        `--init ${dir}: tensor ${p.name} is ${t ? t.shape.join("x") : "missing"}, the ${size} ` +
-          `model's is ${p.shape.join("x")}; give a checkpoint of --size ${size}`,
-      );
-    }
-    return t;
-  });
 }
 
 /** The log lines of the checkpoint a run continues from (none when it has no log). */

@@ -5,7 +5,12 @@ import type { OutputFormat } from "../../events/cli/mod.ts";
  * Prints `run id: <id>` on stdout under the table format, where it is the first line (README);
  * on stderr under json and csv, so that stdout holds only the parseable result.
  *
- * @example printRunId("smoke-20260101T000000-abc123", format);
+ * @example
+ * ```ts
+ * import { printRunId } from "./run-id-line.ts";
+ *
+ * printRunId("smoke-20260101T000000-abc123", "json"); // "run id: smoke-..." on stderr
+ * ```
  */
 export function printRunId(runId: string, format: OutputFormat): void {
   const line = `run id: ${runId}`;
