@@ -72,7 +72,17 @@ export interface WorkerOptions {
  * Plays episodes until `signal` aborts.
  *
  * @example
- * await runWorker({ storeUrl, store, concurrency: 4, signal: controller.signal });
+ * ```ts
+ * import { runWorker } from "./rollout-worker.ts";
+ *
+ * const controller = new AbortController();
+ * Deno.addSignalListener("SIGINT", () => controller.abort());
+ * await runWorker({
+ *   storeUrl: "postgres://polyrl@db.lab/runs",
+ *   concurrency: 4,
+ *   signal: controller.signal,
+ * });
+ * ```
  */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const me = `${Deno.hostname()}:${Deno.pid}`;

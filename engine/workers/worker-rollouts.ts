@@ -42,8 +42,20 @@ export class PlayedEpisodeMismatch extends Error {
  * short by the run's interrupt: it ends at the step boundary.
  *
  * @example
- * const workers = await workerRollouts(config, workflow, pool.groups, runId, weights);
- * const groups = await workers.rollout("rollout", step, questions, config.group_size);
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import type { GroupPolicy, StepWeights } from "../trainer/rollout/mod.ts";
+ * import type { Question, Workflow } from "../workflows/mod.ts";
+ * import { workerRollouts } from "./worker-rollouts.ts";
+ *
+ * declare const config: NormalizedConfig; // its store a postgres:// URL
+ * declare const workflow: Workflow;
+ * declare const groups: ReadonlyMap<string, GroupPolicy>; // each worker group's policy
+ * declare const weights: StepWeights;
+ * declare const questions: readonly Question[];
+ * await using workers = await workerRollouts(config, workflow, groups, "smoke-1", weights);
+ * const rollouts = await workers.rollout("rollout", 0, questions, config.group_size);
+ * ```
  */
 export async function workerRollouts(
   config: Pick<NormalizedConfig, "store" | "sampling" | "agent_to_wg">,
