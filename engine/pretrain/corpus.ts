@@ -128,7 +128,15 @@ export function wrongAnswer(
  * A task's step-by-step solution ending in `\boxed{answer}`; with a wrong `answer`, the steps
  * are right up to the last, which gives the wrong value.
  *
- * @example solutionText(task) // "$13 - (-16) = 29$. \\boxed{29}"
+ * @example
+ * ```ts
+ * import { generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
+ * import { solutionText } from "./corpus.ts";
+ *
+ * const [task] = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 1 });
+ * solutionText(task); // "$13 - (-16) = 29$. \\boxed{29}" (the problem: $13 - (1 - 17)$)
+ * solutionText(task, "30"); // "$13 - (-16) = 30$. \\boxed{30}"
+ * ```
  */
 export function solutionText(task: ArithmeticTask, answer = task.answer): string {
   return `${working(task, answer)}. \\boxed{${answer}}`;
@@ -307,7 +315,17 @@ function searchItem(
  * consecutive calls walk the corpus without gaps.
  *
  * @example
+ * ```ts
+ * import type { HfTokenizer } from "../../adapters/hf/mod.ts";
+ * import { generateArithmeticTasks } from "../tasks/arithmetic/mod.ts";
+ * import { MIXTURES, packRows } from "./corpus.ts";
+ *
+ * declare const tokenizer: HfTokenizer; // the embedded model's
+ * const tasks = generateArithmeticTasks({ seed: 7, difficulty: 1, split: "train", count: 1000 });
+ * const source = { seed: 7, tokenizer, tasks, mixture: MIXTURES.arithmetic };
  * const { rows, next } = packRows(source, 0, 16, 512); // the first step's batch
+ * const second = packRows(source, next, 16, 512); // the next step's, from the item after
+ * ```
  */
 export function packRows(
   source: CorpusSource,

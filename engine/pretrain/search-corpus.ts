@@ -102,7 +102,14 @@ function factChain(world: SearchWorld, task: SearchTask): { doc: string; query: 
  * starting from `initial` evidence, up to the state where nothing is missing (at most one query
  * per fact). Evidence grows as the workflow grows it: new documents appended, repeats dropped.
  *
- * @example episodeStates(playground, task, [])[0].query // "Talo Venn"
+ * @example
+ * ```ts
+ * import { episodeStates, heldOutSearchTasks } from "./search-corpus.ts";
+ *
+ * const { playground, tasks } = heldOutSearchTasks("validation");
+ * episodeStates(playground, tasks[0], []).map((s) => s.query);
+ * // ["Kazufen Miando", "Torzu", null]: the person, their city, then the answer
+ * ```
  */
 export function episodeStates(
   playground: SearchPlayground,
@@ -220,7 +227,17 @@ function freshNames(draw: (min: number, max: number) => number): () => string {
  * lookups are built on; on the search turns alone 150 steps did not form it (the replies named
  * people of their own).
  *
- * @example copyDrillText(draw) // { prompt: "copy: Kalo Mizu Tordo\n", reply: "Kalo Mizu Tordo\n" }
+ * @example
+ * ```ts
+ * import { randomStream, uniformInt } from "../random/mod.ts";
+ * import { copyDrillText } from "./search-corpus.ts";
+ *
+ * const stream = randomStream({ seed: 7, purpose: "pretrain-corpus", sample: 0 });
+ * let draws = 0;
+ * const draw = (min: number, max: number) => uniformInt(stream, draws++, min, max);
+ * copyDrillText(draw);
+ * // { prompt: "copy: Milo Lolo Sabri\n", reply: "Milo Lolo Sabri\n", chat: false }
+ * ```
  */
 export function copyDrillText(
   draw: (min: number, max: number) => number,
@@ -239,7 +256,19 @@ export function copyDrillText(
  * The evidence holds the chain's facts found so far beside distractors as BM25 retrieves them:
  * people sharing the asked person's first or last name, and other cities' countries.
  *
- * @example lookupDrillText(draw).reply // "Kalo Mizu was born in Tordo. query: Tordo\n"
+ * @example
+ * ```ts
+ * import { randomStream, uniformInt } from "../random/mod.ts";
+ * import { lookupDrillText } from "./search-corpus.ts";
+ *
+ * const stream = randomStream({ seed: 7, purpose: "pretrain-corpus", sample: 0 });
+ * let draws = 0;
+ * const draw = (min: number, max: number) => uniformInt(stream, draws++, min, max);
+ * const { prompt, reply } = lookupDrillText(draw);
+ * // prompt: "Question: In which country was Milo Lolo born?\n\nEvidence:\n[1] Renvel Saka was born
+ * // in Loan.\n[2] Milo Brivelbri was born in Mifenvel.\n[3] Milo Savelka was born in Sabri.\n"
+ * // reply: "query: Milo Lolo\n" (no fact of the chain in the evidence yet)
+ * ```
  */
 export function lookupDrillText(
   draw: (min: number, max: number) => number,
