@@ -71,7 +71,14 @@ function gelu(x: Value): Value {
 /**
  * The decoder as a PolicyFn: logits [batch, seq, vocab].
  *
- * @example buildTrainStep({ policy: decoderPolicy(sizes), params: decoderParams(sizes) }, "fused")
+ * @example
+ * ```ts
+ * import { buildTrainStep } from "../../adapters/onnx/train-step/mod.ts";
+ * import { decoderParams, decoderPolicy, type DecoderSizes } from "./onnx-bench-model.ts";
+ *
+ * const sizes: DecoderSizes = { vocab: 96, dim: 32, heads: 2, layers: 2 };
+ * buildTrainStep({ policy: decoderPolicy(sizes), params: decoderParams(sizes) }, "fused");
+ * ```
  */
 export function decoderPolicy(s: DecoderSizes): PolicyFn {
   const dh = s.dim / s.heads;

@@ -48,7 +48,13 @@ export function parsePeerReport(text: string): PeerFigures {
  * Runs the peer script with Debian's python3 (the one python3-torch installs into), prints its
  * report and each ratio ours / PyTorch.
  *
- * @example await comparePeer(PEER_SCRIPT, 2, ours);
+ * @example
+ * ```ts
+ * import { comparePeer, PEER_SCRIPT, type PeerFigures } from "./torch-peer.ts";
+ *
+ * declare const ours: PeerFigures; // this project's figures at 2 threads
+ * await comparePeer(PEER_SCRIPT, 2, ours);
+ * ```
  */
 export async function comparePeer(script: string, threads: number, ours: PeerFigures) {
   const out = await new Deno.Command("/usr/bin/python3", {

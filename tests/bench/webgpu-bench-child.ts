@@ -74,7 +74,12 @@ async function step(runner: TrainStepRunner, batch: PolicyBatch) {
 /**
  * Measures `shape` on `backend`.
  *
- * @example const figures = await measure("webgpu", "tiny");
+ * @example
+ * ```ts
+ * import { measure } from "./webgpu-bench-child.ts";
+ *
+ * const figures = await measure("webgpu", "tiny");
+ * ```
  */
 export async function measure(backend: BackendName, name: string): Promise<WebGpuFigures> {
   const shape = shapes[name]();

@@ -52,7 +52,14 @@ export function trainedRunConfig(): Record<string, unknown> {
  * Trains run `runId` into `storePath` (config written into `dir`) and returns the final
  * parameter hash the run printed per worker group.
  *
- * @example const hashes = await trainRun(tmp, join(tmp, "events.sqlite"), "exp");
+ * @example
+ * ```ts
+ * import { join } from "node:path";
+ * import { trainRun } from "./trained-run.ts";
+ *
+ * const tmp = await Deno.makeTempDir();
+ * const hashes = await trainRun(tmp, join(tmp, "events.sqlite"), "exp"); // by worker group
+ * ```
  */
 export async function trainRun(
   dir: string,

@@ -12,7 +12,15 @@ import type { NamedTensor } from "../../adapters/hf/tensor.ts";
 
 /**
  * Logits for every position of `tokens` ([T][vocab]).
- * @example const logits = referenceForward(model.config, model.tensors, [1, 2, 3]);
+ *
+ * @example
+ * ```ts
+ * import { referenceForward } from "./reference-forward.ts";
+ * import { writeTinyCheckpoint } from "./tiny-checkpoint.ts";
+ *
+ * const model = await writeTinyCheckpoint(await Deno.makeTempDir());
+ * const logits = referenceForward(model.config, model.tensors, [1, 2, 3]); // [3][272]
+ * ```
  */
 export function referenceForward(
   c: ModelConfig,
@@ -83,7 +91,16 @@ function add(a: Float64Array, b: Float64Array): Float64Array {
 /**
  * Per head: optional RMSNorm over head_dim, then rotate-half RoPE at `position` (dimension i turns
  * with i + d/2, not with its neighbour).
- * @example headwise(Float64Array.of(1, 0, 0, 0), config, 1, null) // [cos 1, 0, sin 1, 0]
+ *
+ * @example
+ * ```ts
+ * import { parseModelConfig } from "../../adapters/hf/model-config.ts";
+ * import { headwise } from "./reference-forward.ts";
+ * import { tinyConfigJson } from "./tiny-checkpoint.ts";
+ *
+ * const config = parseModelConfig(tinyConfigJson("Qwen2ForCausalLM")); // head_dim 4
+ * headwise(Float64Array.of(1, 0, 0, 0), config, 1, null); // [cos 1, 0, sin 1, 0]
+ * ```
  */
 export function headwise(
   x: Float64Array,

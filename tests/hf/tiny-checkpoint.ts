@@ -75,7 +75,14 @@ export function tinyConfigJson(architecture: Architecture): Record<string, unkno
 
 /**
  * Writes the fixture into `dir` (which must exist).
- * @example const ckpt = await writeTinyCheckpoint(await Deno.makeTempDir());
+ *
+ * @example
+ * ```ts
+ * import { writeTinyCheckpoint } from "./tiny-checkpoint.ts";
+ *
+ * const ckpt = await writeTinyCheckpoint(await Deno.makeTempDir());
+ * ckpt.config.numLayers; // 2
+ * ```
  */
 export async function writeTinyCheckpoint(
   dir: string,

@@ -107,7 +107,14 @@ function headNorm(x: Float64Array, w: ArrayLike<number>, c: ModelConfig): Float6
  * Logits [n][vocab] of one unpadded sequence; `branch` adds an unmerged LoRA (leave the adapter
  * out of `weights` then).
  *
- * @example referenceLogits(config, tensors, [1, 2, 3])[2][0]
+ * @example
+ * ```ts
+ * import { loadEmbeddedModel } from "../../adapters/model/mod.ts";
+ * import { referenceLogits } from "./reference.ts";
+ *
+ * const model = await loadEmbeddedModel();
+ * referenceLogits(model.config, model.tensors, [1, 2, 3])[2][0]; // position 2's logit of token 0
+ * ```
  */
 export function referenceLogits(
   c: ModelConfig,

@@ -21,7 +21,13 @@ export interface GenerationTrace {
 /**
  * Generates 6 tokens for three prompts on a fresh runtime of `backend`.
  *
- * @example const cpu = await traceGeneration("cpu");
+ * @example
+ * ```ts
+ * import { traceGeneration } from "./native-webgpu-generate.ts";
+ *
+ * const cpu = await traceGeneration("cpu");
+ * const gpu = await traceGeneration("webgpu"); // the same tokens, each logit within 1e-4
+ * ```
  */
 export async function traceGeneration(backend: BackendName): Promise<GenerationTrace> {
   const model = await tinyModel("Qwen3ForCausalLM");

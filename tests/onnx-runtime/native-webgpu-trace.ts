@@ -100,7 +100,13 @@ export const traceCases: Readonly<Record<string, () => TraceCase>> = {
 /**
  * Runs a case's steps on a fresh runtime of `backend` and collects its numbers.
  *
- * @example const cpu = await traceTrainSteps("cpu", "tiny");
+ * @example
+ * ```ts
+ * import { traceTrainSteps } from "./native-webgpu-trace.ts";
+ *
+ * const cpu = await traceTrainSteps("cpu", "tiny");
+ * const gpu = await traceTrainSteps("webgpu", "tiny"); // compared with cpu's
+ * ```
  */
 export async function traceTrainSteps(backend: BackendName, name: string): Promise<Trace> {
   const make = traceCases[name];

@@ -29,7 +29,18 @@ export function testName(base: string, skip: string | null): string {
 /**
  * Opens a runtime, runs `body`, and closes the runtime even when `body` throws.
  *
- * @example await withRuntime("cpu", async (rt) => { ... });
+ * @example
+ * ```ts
+ * import type { HostTensor } from "../../adapters/onnx/runtime/mod.ts";
+ * import { withRuntime } from "./backends.ts";
+ *
+ * declare const model: Uint8Array; // a serialized ONNX ModelProto
+ * declare const feeds: Record<string, HostTensor>; // every input of the model
+ * const outputs = await withRuntime("cpu", async (rt) => {
+ *   const session = await rt.load(model);
+ *   return (await session.run(feeds)).host;
+ * });
+ * ```
  */
 export async function withRuntime<T>(
   backend: BackendName,

@@ -18,7 +18,18 @@ export function zeroGradientSums(graph: TrainStepGraph): Record<string, HostTens
 /**
  * Each trainable parameter's gradient, by name: its row-major slice of its group's sum.
  *
- * @example const grads = gradientsFromSums(graph, (await session.run(feeds)).host, shapes);
+ * @example
+ * ```ts
+ * import type { HostTensor, Session } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { TrainStepGraph } from "../../adapters/onnx/train-step/mod.ts";
+ * import { gradientsFromSums } from "./gradient-sums.ts";
+ *
+ * declare const graph: TrainStepGraph; // buildTrainStep(config, "accumulate")
+ * declare const session: Session; // runtime.load(graph.model)
+ * declare const feeds: Record<string, HostTensor>; // params, batch, zero gradient sums
+ * declare const shapes: Record<string, readonly number[]>; // each trainable parameter's
+ * const grads = gradientsFromSums(graph, (await session.run(feeds)).host, shapes);
+ * ```
  */
 export function gradientsFromSums(
   graph: TrainStepGraph,

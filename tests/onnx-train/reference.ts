@@ -116,7 +116,27 @@ export function logSoftmax(row: readonly number[]): number[] {
  * softmax(logits / temperature) as the rollout sampled it.
  *
  * @example
- * const r = policyObjective(logits, batch, { clipLow: 0.2, clipHigh: 0.28, ... });
+ * ```ts
+ * import { policyObjective } from "./reference.ts";
+ *
+ * const logits = [[[0, 1], [2, 0]]]; // one row, two positions, vocabulary 2
+ * const batch = {
+ *   targets: [[1, 0]], // logprobs -0.3133 and -0.1269 now
+ *   lossMask: [[1, 1]],
+ *   advantages: [[1, -1]],
+ *   oldLogprobs: [[-0.5, -0.1269]], // ratios 1.205 and 1.000
+ * };
+ * const r = policyObjective(logits, batch, {
+ *   clipLow: 0.2,
+ *   clipHigh: 0.28,
+ *   klCoef: 0,
+ *   kl: null,
+ *   agg: "token-mean",
+ *   aggConstant: 1,
+ *   temperature: 1,
+ * });
+ * r.loss; // -0.1027 = -(1.205 * 1 + 1.000 * -1) / 2, no ratio clipped
+ * ```
  */
 export function policyObjective(
   logits: readonly (readonly (readonly number[])[])[],

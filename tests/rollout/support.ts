@@ -120,7 +120,15 @@ export interface CompletionProxy extends AsyncDisposable {
  * `rewrite` change each `/v1/completions` choice before it goes back (a server with other
  * numerics or other tokens than `deno task serve`).
  *
- * @example await using proxy = completionProxy(server.url, (choice) => choice.token_ids.reverse());
+ * @example
+ * ```ts
+ * import { startServe } from "../serve/server-process.ts";
+ * import { completionProxy } from "./support.ts";
+ *
+ * await using server = await startServe("--model", "embedded");
+ * await using proxy = completionProxy(server.url, (choice) => choice.token_ids.reverse());
+ * // a run whose rollout.endpoints is [proxy.url] gets each choice's tokens reversed
+ * ```
  */
 export function completionProxy(
   target: string,

@@ -39,7 +39,21 @@ export interface InProcessBatch {
 /**
  * Generates `batch` in this process on the embedded model.
  *
- * @example const [row] = await inProcess({ prompts: [ids], samples: [0], seed: 7, maxTokens: 8, temperature: 1, topP: 1 });
+ * @example
+ * ```ts
+ * import { inProcess } from "./in-process.ts";
+ *
+ * declare const ids: number[]; // the prompt's token ids
+ * const [row] = await inProcess({
+ *   prompts: [ids],
+ *   samples: [0],
+ *   seed: 7,
+ *   maxTokens: 8,
+ *   temperature: 1,
+ *   topP: 1,
+ * });
+ * row.tokens; // the token ids `deno task serve` answers with for seed 7 and n 1
+ * ```
  */
 export async function inProcess(batch: InProcessBatch): Promise<GeneratedRow[]> {
   const model = await loadEmbeddedModel();

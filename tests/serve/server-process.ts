@@ -22,7 +22,13 @@ export interface ServerProcess {
 /**
  * Starts `deno run -A engine/cli/serve.ts --port 0 ...args`.
  *
- * @example await using server = await startServe("--model", "embedded");
+ * @example
+ * ```ts
+ * import { startServe } from "./server-process.ts";
+ *
+ * await using server = await startServe("--model", "embedded");
+ * const health = await server.get("/health"); // 200, stopped when `server` goes out of scope
+ * ```
  */
 export async function startServe(...args: string[]): Promise<ServerProcess & AsyncDisposable> {
   const child = new Deno.Command(Deno.execPath(), {
@@ -89,7 +95,12 @@ export async function startServe(...args: string[]): Promise<ServerProcess & Asy
  * The data lines of a server-sent-events body, each event checked to be exactly one `data:` line
  * followed by a blank line.
  *
- * @example const events = sseEvents(await res.text()); events.at(-1) // "[DONE]"
+ * @example
+ * ```ts
+ * import { sseEvents } from "./server-process.ts";
+ *
+ * sseEvents('data: {"choices":[]}\n\ndata: [DONE]\n\n'); // ['{"choices":[]}', "[DONE]"]
+ * ```
  */
 export function sseEvents(text: string): string[] {
   if (!text.endsWith("\n\n")) {

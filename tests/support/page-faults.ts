@@ -3,9 +3,14 @@
  * mapped anew costs, which the load of a shared machine does not move as it moves time.
  *
  * @example
+ * ```ts
+ * import { minorPageFaults } from "./page-faults.ts";
+ *
+ * declare function step(): Promise<void>; // what is measured
  * const before = minorPageFaults();
  * await step();
  * console.log(`${minorPageFaults() - before} page faults`);
+ * ```
  */
 export function minorPageFaults(): number {
   // The command name (field 2) is in parentheses and may hold spaces: count from after it.

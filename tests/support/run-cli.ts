@@ -12,7 +12,13 @@ export interface CliResult {
 /**
  * `deno run -A SCRIPT ARGS...` in the repository root, colours off.
  *
- * @example const r = await runCli("engine/cli/replay.ts", "latest"); r.code; // 0
+ * @example
+ * ```ts
+ * import { runCli } from "./run-cli.ts";
+ *
+ * const r = await runCli("engine/cli/replay.ts", "latest");
+ * r.code; // 0 when the latest run of the default store replays bit-identically
+ * ```
  */
 export async function runCli(script: string, ...args: string[]): Promise<CliResult> {
   const out = await new Deno.Command(Deno.execPath(), {
