@@ -10,7 +10,14 @@ import type { NormalizedConfig } from "./normalize.ts";
  * after the last. A run of 0 steps has no such step; its evaluation is in
  * {@link evaluationSteps}.
  *
- * @example evaluatesAfter(config, config.steps - 1) // true
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "./normalize.ts";
+ * import { evaluatesAfter } from "./evaluation-schedule.ts";
+ *
+ * declare const config: NormalizedConfig; // a run of at least one step
+ * evaluatesAfter(config, config.steps - 1); // true: a run always evaluates after its last step
+ * ```
  */
 export function evaluatesAfter(config: NormalizedConfig, step: number): boolean {
   const every = config.evaluation.every_steps;
@@ -21,7 +28,14 @@ export function evaluatesAfter(config: NormalizedConfig, step: number): boolean 
  * The steps the run's evaluations carry, ascending, one per evaluation: those it evaluates after
  * (`evaluatesAfter`), or for a run of 0 steps its one evaluation of the initial team, at step 0.
  *
- * @example evaluationSteps(config).length // the evaluations a full run of `config` makes
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "./normalize.ts";
+ * import { evaluationSteps } from "./evaluation-schedule.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * evaluationSteps(config).length; // the evaluations a full run of `config` makes
+ * ```
  */
 export function evaluationSteps(config: NormalizedConfig): number[] {
   if (config.steps === 0) return [0];
