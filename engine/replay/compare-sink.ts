@@ -108,6 +108,15 @@ const stepOf = (data: unknown): number | null => {
  * A comparing sink over a run's logged events.
  *
  * @example
+ * ```ts
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { RunLog } from "../trainer/run-log/mod.ts";
+ * import { runTraining } from "../trainer/train-loop.ts";
+ * import { compareSink, ReplayStopped } from "./compare-sink.ts";
+ *
+ * declare const log: RunLog; // readRunLog(store, runId)
+ * declare const runtime: Runtime;
+ * const runId = log.runId;
  * const sink = compareSink({
  *   runId,
  *   logged: log.events,
@@ -120,6 +129,7 @@ const stepOf = (data: unknown): number | null => {
  *   if (!(e instanceof ReplayStopped)) throw e;
  * });
  * sink.finish({ from: 0, to: 3, end: true }).firstDivergence;
+ * ```
  */
 export function compareSink(options: CompareOptions) {
   const { runId, logged, mode, generation } = options;

@@ -49,8 +49,12 @@ function diffTyped(path: string, a: TypedArray, b: TypedArray, out: FieldDiffere
  * The paths at which `recorded` and `replayed` differ, depth first, at most `limit` of them.
  *
  * @example
+ * ```ts
+ * import { fieldDiff } from "./field-diff.ts";
+ *
  * fieldDiff({ losses: { total: 1 } }, { losses: { total: 1.5 } });
  * // [{ kind: "field-difference", path: "losses.total", recorded: "1", replayed: "1.5" }]
+ * ```
  */
 export function fieldDiff(
   recorded: unknown,

@@ -27,7 +27,13 @@ const ROLLOUT_LINES: Record<ReplayReport["rollouts"], (backend: string) => strin
  * or on its own line when every compared event matched), and in tolerance mode the drift table.
  *
  * @example
+ * ```ts
+ * import { formatReplayReport } from "./format-report.ts";
+ * import type { ReplayReport } from "./replay-run.ts";
+ *
+ * declare const report: ReplayReport; // what replayRun returned
  * console.log(formatReplayReport(report).join("\n"));
+ * ```
  */
 export function formatReplayReport(r: ReplayReport): string[] {
   const lines: string[] = [];

@@ -31,8 +31,12 @@ export interface ChangedModule {
  * One line naming the changed module.
  *
  * @example
+ * ```ts
+ * import { changedModuleText } from "./likely-cause.ts";
+ *
  * changedModuleText({ path: "/x/flow.ts", recorded: "ab..", current: "cd.." });
  * // "workflow module /x/flow.ts changed since the run: recorded sha256 ab.., now cd.."
+ * ```
  */
 export function changedModuleText(m: ChangedModule): string {
   return m.recorded === null
@@ -53,9 +57,18 @@ const LABEL: Readonly<Record<string, string>> = {
  * Likely causes of a divergence, most likely first.
  *
  * @example
- * likelyCauses({ runId, alteration: null, runtime: diffs, recordedCode: "abc",
- *   currentCode: "abc" });
+ * ```ts
+ * import { likelyCauses } from "./likely-cause.ts";
+ *
+ * likelyCauses({
+ *   runId: "run-1",
+ *   alteration: null,
+ *   runtime: [{ field: "executionProvider", recorded: "cpu", current: "wasm" }],
+ *   recordedCode: "abc",
+ *   currentCode: "abc",
+ * });
  * // ["different execution provider: recorded cpu, now wasm"]
+ * ```
  */
 export function likelyCauses(evidence: CauseEvidence): string[] {
   const { runId, alteration, runtime, recordedCode, currentCode, changedModule } = evidence;

@@ -30,8 +30,16 @@ export interface LogAlteration {
  * the store can tell.
  *
  * @example
+ * ```ts
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { readRunLog } from "../trainer/run-log/mod.ts";
+ * import { alterationText, storeAlteration } from "./log-alteration.ts";
+ *
+ * declare const store: EventStore;
+ * const log = await readRunLog(store, "run-1");
  * const altered = await storeAlteration(store, "run-1", log.events);
  * if (altered) console.log(alterationText(altered, "run-1"));
+ * ```
  */
 export async function storeAlteration(
   store: EventStore,
@@ -74,7 +82,16 @@ export async function storeAlteration(
  * code and runtime are the recorded ones.
  *
  * @example
- * const altered = replayAlteration(sink.finish(range), log.events, true);
+ * ```ts
+ * import type { RunLog } from "../trainer/run-log/mod.ts";
+ * import { compareSink } from "./compare-sink.ts";
+ * import { replayAlteration } from "./log-alteration.ts";
+ *
+ * declare const log: RunLog; // the recorded run, replayed through `sink`
+ * declare const sink: ReturnType<typeof compareSink>;
+ * // true: the replay ran the recorded code on the recorded runtime
+ * const altered = replayAlteration(sink.finish({ from: 0, to: 3, end: true }), log.events, true);
+ * ```
  */
 export function replayAlteration(
   result: Comparison,
@@ -116,8 +133,13 @@ const positions = (a: number, b: number) =>
  * `the log was altered (<problem> at position P, event #V of RUN: <reason>)`.
  *
  * @example
+ * ```ts
+ * import { alterationText, type LogAlteration } from "./log-alteration.ts";
+ *
+ * declare const altered: LogAlteration; // a hash-mismatch at position 66, the stream's 3rd event
  * alterationText(altered, "run-1");
  * // "the log was altered (hash-mismatch at position 66, event #3 of run-1: stored hash ...)"
+ * ```
  */
 export function alterationText(a: LogAlteration, runId: string): string {
   const at = [

@@ -4,8 +4,16 @@
  * altered log named as such.
  *
  * @example
- * import { replayRun } from "./engine/replay/mod.ts";
+ * ```ts
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { formatReplayReport, replayRun } from "./mod.ts";
+ *
+ * declare const store: EventStore;
+ * declare const runtime: Runtime;
  * const report = await replayRun(store, "run-1", { runtime, from: 2 });
+ * console.log(formatReplayReport(report).join("\n"));
+ * ```
  *
  * @module
  */

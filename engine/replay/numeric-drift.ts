@@ -45,9 +45,17 @@ type Data<T extends NewEvent["type"]> = Extract<NewEvent, { type: T }>["data"];
  * Accumulates drift over pairs of logged and regenerated events.
  *
  * @example
+ * ```ts
+ * import type { NewEvent } from "../../events/mod.ts";
+ * import { numericDrift } from "./numeric-drift.ts";
+ *
+ * declare const id: string; // the event id the two share
+ * declare const logged: NewEvent; // an event of the log
+ * declare const regenerated: NewEvent; // its twin from the replay
  * const drift = numericDrift({ rtol: 1e-3, atol: 1e-4 });
  * drift.add(id, logged, regenerated);
  * drift.report().logprobs.maxAbs;
+ * ```
  */
 export function numericDrift(tolerance: { rtol: number; atol: number }) {
   const { rtol, atol } = tolerance;

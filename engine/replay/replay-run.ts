@@ -138,8 +138,16 @@ export interface ReplayReport {
  * Replays `runId` from `store` on `options.runtime`; writes nothing to the store.
  *
  * @example
+ * ```ts
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { replayRun } from "./replay-run.ts";
+ *
+ * declare const store: EventStore;
+ * declare const runtime: Runtime; // the run's recorded execution provider
  * const report = await replayRun(store, "run-1", { runtime });
  * report.ok; // true: identical through the last step
+ * ```
  */
 export async function replayRun(
   store: EventStore,
