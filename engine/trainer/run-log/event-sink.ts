@@ -53,8 +53,15 @@ export interface EventSink {
  * under a logged id fails with EventIdConflictError.
  *
  * @example
+ * ```ts
+ * import type { EventStore, NewEvent } from "../../../events/mod.ts";
+ * import { storeSink } from "./event-sink.ts";
+ *
+ * declare const store: EventStore;
+ * declare const data: Extract<NewEvent, { type: "run.started" }>["data"];
  * const sink = storeSink(store, "run-1", { fresh: true });
  * await sink.append([{ type: "run.started", data }]);
+ * ```
  */
 export function storeSink(
   store: EventStore,

@@ -11,7 +11,16 @@ import type { NewEvent, StoredEvent } from "../../../events/mod.ts";
  * it stopped before recording its initial weights: it then starts from the committed model).
  * Throws an EmbeddedVersionError naming the fix when those weights are no longer committed.
  *
- * @example const embedded = await recordedEmbedded(log.events, log.runId);
+ * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * import { recordedEmbedded } from "./recorded-embedded.ts";
+ * import { readRunLog } from "./run-log.ts";
+ *
+ * declare const store: EventStore;
+ * const log = await readRunLog(store, "run-1");
+ * const embedded = await recordedEmbedded(log.events, log.runId); // undefined: no "embedded" policy
+ * ```
  */
 export async function recordedEmbedded(
   events: readonly StoredEvent<NewEvent>[],

@@ -33,8 +33,16 @@ export class ResumeStateError extends Error {
  * newest checkpoint of a step below `before` that covers every trainable worker group.
  *
  * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * import { resumeState } from "./resume-state.ts";
+ * import { readRunLog } from "./run-log.ts";
+ *
+ * declare const store: EventStore;
+ * const log = await readRunLog(store, "run-1");
  * const state = await resumeState(log.events, store.blobs, { before: 3 });
  * state.step; // 3 when step 2 was checkpointed, else earlier
+ * ```
  */
 export async function resumeState(
   events: readonly StoredEvent<NewEvent>[],

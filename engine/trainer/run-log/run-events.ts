@@ -17,7 +17,18 @@ export function trajectoryId(phase: Phase, step: number, prompt: number, sample:
  * The `turn.generated` events of an episode and its `trajectory.completed`.
  *
  * @example
+ * ```ts
+ * import type { NewEvent } from "../../../events/mod.ts";
+ * import type { Episode, Question } from "../../workflows/mod.ts";
+ * import type { TurnRecord } from "../rollout/mod.ts";
+ * import { episodeEvents } from "./run-events.ts";
+ *
+ * declare const question: Question;
+ * declare const episode: Episode<TurnRecord>; // its turns and answer, which was correct
+ * const events: NewEvent[] = [];
+ * const [prompt, sample] = [0, 1]; // the group's first prompt, its second sample
  * events.push(...episodeEvents("rollout", 0, prompt, sample, question, episode, true));
+ * ```
  */
 export function episodeEvents(
   phase: Phase,

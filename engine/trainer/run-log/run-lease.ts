@@ -18,8 +18,19 @@ export interface HeldLease {
  * Takes the lease on `runId` in `store` for this process and renews it until released.
  *
  * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * import { holdRunLease } from "./run-lease.ts";
+ *
+ * declare const store: EventStore;
+ * declare function train(): Promise<void>; // the run's steps
  * const lease = await holdRunLease(store, "smoke-1");
- * try { await train(); } finally { await lease.release(); }
+ * try {
+ *   await train();
+ * } finally {
+ *   await lease.release();
+ * }
+ * ```
  */
 export async function holdRunLease(
   store: EventStore,
