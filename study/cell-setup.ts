@@ -22,6 +22,11 @@ export interface CellSetup {
    * the report stated them (v1).
    */
   readonly updates?: string;
+  /**
+   * The reward's components and the invalid-action penalty; absent from a study.json written
+   * before the report stated them (v1, v2).
+   */
+  readonly rewards?: string;
 }
 
 function distinct(values: readonly string[]): string[] {
@@ -54,8 +59,16 @@ function tasksText(t: NormalizedConfig["tasks"]): string {
     case "synthetic-math":
       return `synthetic math, difficulty ${t.difficulty}; ${t.splits.train} train, ` +
         `${t.splits.validation} validation, ${t.splits.test} test problems`;
-    case "synthetic-search":
-      return `synthetic search, ${t.documents} documents, ${t.max_hops} hops`;
+    case "synthetic-search": {
+      // "2 hops" is at most 2 (one- and two-hop questions); a minimum is stated when it is set.
+      const min = t.min_hops ?? 1;
+      const hops = min === 1
+        ? `${t.max_hops} hops`
+        : min === t.max_hops
+        ? `${t.max_hops} hops only`
+        : `${min} to ${t.max_hops} hops`;
+      return `synthetic search, ${t.documents} documents, ${hops}`;
+    }
     case "math-files":
       return `math files (${t.train})`;
   }
@@ -67,13 +80,20 @@ function count(n: number, one: string, many: string): string {
 
 function updatesText(config: NormalizedConfig): string {
   const { mini_batches, epochs } = config.updates;
-  const { clip_eps_low, clip_eps_high, kl_coef, aggregation } = config.loss;
+  const { clip_eps_low, clip_eps_high, kl_coef, aggregation, entropy_coeff } = config.loss;
   const clip = clip_eps_low === clip_eps_high
     ? `clip ${clip_eps_low}`
     : `clip ${clip_eps_low}/${clip_eps_high}`;
   return `${count(mini_batches, "mini-batch", "mini-batches")} × ` +
     `${count(epochs, "epoch", "epochs")}; ` +
-    `${clip}, KL ${kl_coef}, ${aggregation}`;
+    `${clip}, KL ${kl_coef}, ${aggregation}` +
+    // Stated only where it is on, so that earlier studies' lines (entropy 0) read the same.
+    (entropy_coeff > 0 ? `, entropy ${entropy_coeff}` : "");
+}
+
+function rewardsText(r: NormalizedConfig["rewards"]): string {
+  const weights = Object.entries(r.weights).map(([k, w]) => `${w} × ${k}`).join(" + ");
+  return `${weights}; invalid-action penalty ${r.invalid_action_penalty}`;
 }
 
 /**
@@ -106,5 +126,6 @@ export function cellSetup(config: NormalizedConfig): CellSetup {
     evaluation: `${config.evaluation.benchmarks.join(", ")} × ${config.evaluation.n_samples} ` +
       `samples per problem`,
     updates: updatesText(config),
+    rewards: rewardsText(config.rewards),
   };
 }

@@ -5,6 +5,14 @@
  * the paper's effect, and the seeds per cell that effect needs. Exact power from the noncentral t
  * (analysis/stats/t-test-power.ts).
  *
+ * Paired design. Where the two cells' runs pair by seed (study/pairing.ts), the paired t-test is
+ * planned too: it is the one-sample t-test of the per-seed differences (noncentral t with n - 1
+ * degrees of freedom, noncentrality δ / (sd_d / √n)), sd_d the standard deviation of the earlier
+ * runs' per-seed differences over the seeds both cells ran. Its detectable difference, power at
+ * the paper's effect and seeds needed stand beside Welch's. A resized evaluation rescales sd_d as
+ * it rescales each side's spread, the correlation r of the two cells' per-seed values held:
+ * sd_d' = sd_d · h(s₁', s₂') / h(s₁, s₂), h(x, y) = √(x² + y² − 2rxy).
+ *
  * Validation size. A run's avg@k is the mean over P validation problems, drawn afresh from its
  * seed, of each problem's share of correct samples among k. Its variance over seeds is
  * σ²_train + v/P, where σ²_train is what training itself varies (held fixed: it does not shrink
@@ -16,7 +24,13 @@
  * the most training noise) is the `mde` and whose other end is `mdeLow`. Other metrics are taken
  * at their observed spread; the number of training steps is not modelled.
  */
-import { oneSampleMde, oneSamplePower, oneSampleSeeds, welchMde } from "../analysis/mod.ts";
+import {
+  oneSampleMde,
+  oneSamplePower,
+  oneSampleSeeds,
+  pairedFromSamples,
+  welchMde,
+} from "../analysis/mod.ts";
 import { welchPower, welchSeeds } from "../analysis/mod.ts";
 import type { ClaimMetric, Expectation, PaperEffect } from "./grid-schema.ts";
 
@@ -30,6 +44,8 @@ export interface EvaluationSize {
 export interface PowerSide {
   readonly cell: string;
   readonly values: readonly number[];
+  /** The seed of each value; null or absent where unknown (no paired power then). */
+  readonly seeds?: readonly number[] | null;
   readonly observed: EvaluationSize;
   readonly planned: EvaluationSize;
 }
@@ -46,6 +62,11 @@ export interface PowerInput {
   readonly seeds: number;
   readonly alpha: number;
   readonly power: number;
+  /**
+   * The design is paired (study/pairing.ts): the planned test is also the paired t-test on the
+   * per-seed differences, whose spread is taken from the values of the seeds both sides ran.
+   */
+  readonly paired?: boolean;
 }
 
 /** The planned per-seed standard deviation of one side (a range when the evaluation is resized). */
@@ -60,6 +81,29 @@ export interface SideSpread {
   readonly sdLow: number;
   readonly observed: EvaluationSize;
   readonly planned: EvaluationSize;
+}
+
+/** The power of the paired t-test of a claim, from the earlier runs' per-seed differences. */
+export interface PairedPower {
+  /** Seeds both cells ran in the earlier runs: the differences the spread is taken from. */
+  readonly pairs: number;
+  /** Pearson's r of the two cells' per-seed values; null when either has no spread. */
+  readonly correlation: number | null;
+  /** Standard deviation of the earlier per-seed differences (null: fewer than 2 pairs). */
+  readonly observedSd: number | null;
+  /** Planned standard deviation of the differences, conservative end. */
+  readonly sd: number | null;
+  /** The same at the other end of the resized evaluation's range; `sd` when nothing is resized. */
+  readonly sdLow: number | null;
+  /** Minimum detectable |difference| of the paired test at the planned seeds (conservative). */
+  readonly mde: number | null;
+  readonly mdeLow: number | null;
+  /** Power of the paired test at the paper's effect (conservative spread). */
+  readonly powerAtPaper: number | null;
+  /** Seeds (pairs) that detect the paper's effect with the paired test; null: none or too many. */
+  readonly seedsNeeded: number | null;
+  /** Why a figure is missing, or what to know when reading it; null when nothing. */
+  readonly note: string | null;
 }
 
 /** The power analysis of one claim. */
@@ -80,6 +124,11 @@ export interface ClaimPower {
   readonly seedsNeeded: number | null;
   /** Why a figure is missing, or what to know when reading it; null when nothing. */
   readonly note: string | null;
+  /**
+   * The paired test's power where the design is paired; null for one-cell claims, unpaired
+   * designs and earlier values without seeds (absent in study.json files written before).
+   */
+  readonly paired?: PairedPower | null;
 }
 
 /** Seeds-needed searches stop here: beyond it the answer is "not with this design". */
@@ -164,6 +213,92 @@ function empty(input: PowerInput, note: string, spread: readonly SideSpread[] = 
     powerAtPaper: null,
     seedsNeeded: null,
     note,
+    paired: pairedNothing(input, null),
+  };
+}
+
+/** The paired power of a paired design whose figures cannot be computed (null when unpaired). */
+function pairedNothing(input: PowerInput, note: string | null): PairedPower | null {
+  const [x, y] = [input.cell, input.reference];
+  if (input.paired !== true || y === null || !x.seeds || !y.seeds) return null;
+  const common = x.seeds.filter((s) => y.seeds!.includes(s)).length;
+  return {
+    pairs: common,
+    correlation: null,
+    observedSd: null,
+    sd: null,
+    sdLow: null,
+    mde: null,
+    mdeLow: null,
+    powerAtPaper: null,
+    seedsNeeded: null,
+    note,
+  };
+}
+
+/** The standard deviation of a two-cell difference at side spreads x, y and correlation r. */
+function differenceSd(x: number, y: number, r: number): number {
+  return Math.sqrt(Math.max(0, x * x + y * y - 2 * r * x * y));
+}
+
+/** The paired test's power from the values of the seeds both sides ran; null when not paired. */
+function pairedPower(
+  input: PowerInput,
+  a: SideSpread,
+  b: SideSpread,
+  effect: number | null,
+): PairedPower | null {
+  const [x, y] = [input.cell, input.reference];
+  if (input.paired !== true || y === null || !x.seeds || !y.seeds) return null;
+  const ys = new Map(y.seeds.map((s, i) => [s, y.values[i]]));
+  const seeds = x.seeds.filter((s) => ys.has(s));
+  const nothing = (note: string, more: Partial<PairedPower> = {}): PairedPower => ({
+    ...pairedNothing(input, note)!,
+    ...more,
+  });
+  if (seeds.length < 2) {
+    return nothing(`${seeds.length} seed(s) ran in both cells; a paired spread needs 2`);
+  }
+  const xv = seeds.map((s) => x.values[x.seeds!.indexOf(s)]);
+  const t = pairedFromSamples(xv, seeds.map((s) => ys.get(s)!));
+  const observedSd = t.se * Math.sqrt(t.n);
+  const r = t.correlation ?? 0;
+  const resized = [a, b].some((s) => s.sd !== s.observedSd || s.sdLow !== s.observedSd);
+  const h0 = differenceSd(a.observedSd, b.observedSd, r);
+  const planned = (pick: (s: SideSpread) => number) => {
+    if (!resized) return observedSd;
+    const h1 = differenceSd(pick(a), pick(b), r);
+    return h0 === 0 ? h1 : observedSd * (h1 / h0);
+  };
+  const [sdA, sdB] = [planned((s) => s.sd), planned((s) => s.sdLow)];
+  const [sd, sdLow] = [Math.max(sdA, sdB), Math.min(sdA, sdB)];
+  const known = { correlation: t.correlation, observedSd, sd, sdLow };
+  if (sd === 0) {
+    return nothing(
+      "every seed gave the same difference, so the power of the paired test is undefined",
+      known,
+    );
+  }
+  const { seeds: n, alpha, power } = input;
+  const size = Math.abs(effect ?? NaN);
+  const seedsNeeded = effect === null ? null : oneSampleSeeds(size, sd, alpha, power, SEED_CAP);
+  const notes = [
+    ...(seeds.length < Math.max(x.values.length, y.values.length)
+      ? [`differences over the ${seeds.length} seeds both cells ran`]
+      : []),
+    ...(resized ? [`the correlation held at the earlier runs' r = ${r.toFixed(2)}`] : []),
+    ...(effect !== null && seedsNeeded === null
+      ? [`the paper's effect needs more than ${SEED_CAP} seeds`]
+      : []),
+  ];
+  return {
+    pairs: seeds.length,
+    ...known,
+    mde: oneSampleMde(sd, n, alpha, power),
+    mdeLow: sdLow === 0 ? 0 : oneSampleMde(sdLow, n, alpha, power),
+    powerAtPaper: effect === null ? null : oneSamplePower(size / sd, n, alpha),
+    seedsNeeded,
+    note: notes.length ? notes.join("; ") : null,
   };
 }
 
@@ -249,5 +384,6 @@ export function claimPower(input: PowerInput): ClaimPower {
     powerAtPaper,
     seedsNeeded,
     note: notes.length ? notes.join("; ") : null,
+    paired: b === undefined ? null : pairedPower(input, a, b, effect),
   };
 }

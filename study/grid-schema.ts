@@ -91,6 +91,14 @@ const cell = z.strictObject({
   title: text,
   /** Experiment config file, relative to the grid file. */
   config: text,
+  /**
+   * The cell whose start run gives this cell's accuracy before training: that cell's config run
+   * for 0 steps (seed 0), which evaluates its initial team once. A cell names itself to run its
+   * own; cells whose initial teams are the same (same tasks, workflow, agents' prompts and models,
+   * sampling and evaluation; they may differ in estimator, loss, rewards, weight sharing) name one
+   * cell and share its run. Without it the cell has no start run.
+   */
+  start: id.optional(),
 });
 
 /** The whole grid file. */

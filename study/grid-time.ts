@@ -39,7 +39,10 @@ export interface CellEstimate {
   readonly run: number;
 }
 
-/** The grid's estimate: every cell's seeds, one replay per cell, `jobs` runs at a time. */
+/**
+ * The grid's estimate: every cell's seeds, one replay per cell, its start runs, `jobs` runs at a
+ * time.
+ */
 export interface GridEstimate {
   readonly cells: readonly CellEstimate[];
   readonly seeds: number;
@@ -48,7 +51,12 @@ export interface GridEstimate {
   readonly training: number;
   /** Seconds of one replay per cell (a replay re-executes its run). */
   readonly replays: number;
-  /** (training + replays) / jobs: the wall time if the jobs keep every core busy to the end. */
+  /** Seconds of the start runs (0 steps: start-up and one evaluation each). */
+  readonly starts: number;
+  /**
+   * (training + replays + starts) / jobs: the wall time if the jobs keep every core busy to the
+   * end.
+   */
   readonly wall: number;
 }
 
@@ -136,7 +144,20 @@ export function cellEstimate(
 }
 
 /**
- * The grid's total: `seeds` runs and one replay per cell, `jobs` at a time.
+ * A start run of a measured cell's config (0 steps): its fixed time and one evaluation.
+ *
+ * @example
+ * startRunSeconds(estimate.measured); // seconds
+ */
+export function startRunSeconds(measured: RunTiming): number {
+  const evaluation = measured.evaluations.length > 0 ? mean(measured.evaluations) : 0;
+  return measured.fixed + evaluation;
+}
+
+/**
+ * The grid's total: `seeds` runs and one replay per cell, and one start run per entry of
+ * `starts` (the estimate of the cell whose config it runs, or of a cell sharing it), `jobs` at a
+ * time.
  *
  * @example
  * gridEstimate(cells, 5, 2).wall / 3600; // hours
@@ -145,15 +166,18 @@ export function gridEstimate(
   cells: readonly CellEstimate[],
   seeds: number,
   jobs: number,
+  starts: readonly CellEstimate[] = [],
 ): GridEstimate {
   const replays = cells.reduce((s, c) => s + c.run, 0);
   const training = seeds * replays;
+  const startSeconds = starts.reduce((s, c) => s + startRunSeconds(c.measured), 0);
   return Object.freeze({
     cells: Object.freeze([...cells]),
     seeds,
     jobs,
     training,
     replays,
-    wall: (training + replays) / jobs,
+    starts: startSeconds,
+    wall: (training + replays + startSeconds) / jobs,
   });
 }

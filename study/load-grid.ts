@@ -12,6 +12,7 @@ import {
   loadConfig,
   type NormalizedConfig,
 } from "../engine/config/mod.ts";
+import { differingLeaves, leafPaths } from "./config-leaves.ts";
 import { GridError } from "./grid-error.ts";
 import {
   AGENT_METRICS,
@@ -33,6 +34,13 @@ export interface GridCell extends Omit<GridCellSpec, "config"> {
   /** Absolute path of the cell's experiment config. */
   readonly configPath: string;
   readonly config: NormalizedConfig;
+  /** The preset the config file `extends`; null when it extends none. */
+  readonly preset: string | null;
+  /**
+   * The config keys the file itself sets (dotted paths of its leaves, array items by index,
+   * without `extends` and `name`): everything else is the preset's.
+   */
+  readonly ownKeys: readonly string[];
 }
 
 /** A validated grid. */
@@ -63,6 +71,84 @@ async function readJson(file: string): Promise<unknown> {
       allowed: `JSON text (${(e as Error).message})`,
     }]);
   }
+}
+
+/**
+ * What a start run's one evaluation of the initial team depends on: the tasks (and so the
+ * benchmark's problems), the workflow, each agent's id, role, prompt and model, sampling, and
+ * what is evaluated. Estimator, loss, rewards, updates, optimizer and weight sharing are not in
+ * it: before the first update every LoRA adapter is zero, so each agent is its base model.
+ *
+ * @example
+ * ```ts
+ * import { loadConfig } from "../engine/config/mod.ts";
+ * const a = startIdentity(await loadConfig({ preset: "refine-grpo" }));
+ * const b = startIdentity(await loadConfig({ preset: "refine-drmas" }));
+ * JSON.stringify(a) === JSON.stringify(b); // true: only the estimator differs
+ * ```
+ */
+export function startIdentity(config: NormalizedConfig): Record<string, unknown> {
+  return {
+    tasks: config.tasks,
+    workflow: config.workflow,
+    agents: config.agents.map((a) => ({
+      id: a.id,
+      role: a.role,
+      prompt: a.prompt,
+      model: a.model,
+    })),
+    sampling: config.sampling,
+    evaluation: {
+      benchmarks: config.evaluation.benchmarks,
+      n_samples: config.evaluation.n_samples,
+    },
+  };
+}
+
+/**
+ * Issues of the cells' `start`: an unknown cell, a cell that does not run its own start run, or
+ * one whose initial team or evaluation differs from the cell's.
+ */
+function startIssues(grid: GridFile, cells: ReadonlyMap<string, GridCell>): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const specs = new Map(grid.cells.map((c) => [c.id, c]));
+  grid.cells.forEach((cell, i) => {
+    if (cell.start === undefined || cell.start === cell.id) return;
+    const key = `cells[${i}].start`;
+    const owner = specs.get(cell.start);
+    if (owner === undefined) {
+      issues.push({
+        key,
+        value: cell.start,
+        allowed: `a cell id (${grid.cells.map((c) => c.id).join(", ")})`,
+      });
+      return;
+    }
+    if (owner.start !== owner.id) {
+      issues.push({
+        key,
+        value: cell.start,
+        allowed: `a cell that runs its own start run (${owner.id} ${
+          owner.start === undefined ? "has no start" : `shares ${owner.start}'s`
+        }; name the cell whose run it shares, or give ${owner.id} "start": "${owner.id}")`,
+      });
+      return;
+    }
+    const [mine, theirs] = [cells.get(cell.id)?.config, cells.get(owner.id)?.config];
+    if (mine === undefined || theirs === undefined) return;
+    const differ = differingLeaves(startIdentity(mine), startIdentity(theirs));
+    if (differ.length > 0) {
+      const shown = differ.length > 6 ? [...differ.slice(0, 6), "..."] : differ;
+      issues.push({
+        key,
+        value: cell.start,
+        allowed: `a cell whose start run evaluates this cell's initial team on its benchmark ` +
+          `(${owner.id}'s config differs from ${cell.id}'s in ${shown.join(", ")}); name ` +
+          `"${cell.id}" to run its own`,
+      });
+    }
+  });
+  return issues;
 }
 
 function duplicates(ids: readonly string[]): Set<string> {
@@ -147,6 +233,7 @@ function crossIssues(grid: GridFile, cells: ReadonlyMap<string, GridCell>): Conf
   for (const d of duplicates(grid.comparisons.map((c) => c.id))) {
     issues.push({ key: "comparisons", value: d, allowed: "unique comparison ids" });
   }
+  issues.push(...startIssues(grid, cells));
   grid.comparisons.forEach((comparison, i) => {
     const key = `comparisons[${i}]`;
     if (!cells.has(comparison.baseline)) {
@@ -209,14 +296,21 @@ export async function loadGrid(file: string): Promise<Grid> {
     const configPath = resolve(dirname(path), cell.config);
     try {
       const config = await loadConfig({ file: configPath });
+      // loadConfig read the same file as a JSON object.
+      const { extends: preset, name: _name, ...own } = JSON.parse(
+        await Deno.readTextFile(configPath),
+      );
       cells.set(
         cell.id,
         Object.freeze({
           id: cell.id,
           title: cell.title,
+          ...(cell.start === undefined ? {} : { start: cell.start }),
           configFile: cell.config,
           configPath,
           config,
+          preset: typeof preset === "string" ? preset : null,
+          ownKeys: leafPaths(own),
         }),
       );
     } catch (err) {

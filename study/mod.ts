@@ -27,11 +27,25 @@ export {
 } from "./grid-schema.ts";
 export { type Grid, type GridCell, loadGrid, selectCells } from "./load-grid.ts";
 export { MissingModelError, missingModels } from "./model-check.ts";
-export { type PlannedRun, planRuns, runIdFor } from "./plan-runs.ts";
+export {
+  type PlannedRun,
+  type PlannedStart,
+  planRuns,
+  planStarts,
+  runIdFor,
+  startRunIdFor,
+} from "./plan-runs.ts";
 export { runStudy, type StudyOptions, type StudyOutcome } from "./run-study.ts";
 export { StudyError } from "./study-error.ts";
 export { type StudyResults, studyResults } from "./study-results.ts";
-export { type ClaimPower, claimPower, type PowerInput, SEED_CAP } from "./claim-power.ts";
+export {
+  type ClaimPower,
+  claimPower,
+  type PairedPower,
+  type PowerInput,
+  SEED_CAP,
+} from "./claim-power.ts";
+export { type Pairing, pairingOf } from "./pairing.ts";
 export { planPower, type PowerPlan, type PowerRow } from "./plan-power.ts";
 export { MissingResultsError, readStudyResults, withPower } from "./read-study-results.ts";
 export { renderStudy } from "./render-study.ts";

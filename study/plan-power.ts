@@ -2,12 +2,15 @@
  * The power analysis of a grid before it runs (`deno task study power`): every claim of the
  * grid, with the per-seed spread of an earlier study's results (study.json) for its cells, at the
  * grid's seeds and evaluation sizes (or the ones asked for), so that seeds, validation sizes and
- * samples can be chosen before the results exist.
+ * samples can be chosen before the results exist. Where the earlier runs of a claim's two cells
+ * pair by seed (study/pairing.ts), the paired test's power is planned beside Welch's, from the
+ * spread of their per-seed differences.
  */
 import { type ClaimPower, claimPower, type EvaluationSize } from "./claim-power.ts";
 import { evaluationSize } from "./evaluation-size.ts";
 import { ONE_CELL_EXPECTATIONS } from "./grid-schema.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
+import { pairingOf, sampleSeeds } from "./pairing.ts";
 import {
   type CellResult,
   claimAgents,
@@ -56,6 +59,7 @@ function missing(seeds: number, grid: Grid, note: string): ClaimPower {
     powerAtPaper: null,
     seedsNeeded: null,
     note,
+    paired: null,
   };
 }
 
@@ -95,12 +99,24 @@ export function planPower(grid: Grid, earlier: StudyResults, plan: PowerPlan = {
       const sides = ids.map((id) => results.get(id)!);
       const agents = claimAgents(claim, sides);
       return agents.map((agent) => {
-        const side = (c: CellResult) => ({
-          cell: c.id,
-          values: claimSamples(c, claim.metric, agent).samples,
-          observed: observedSize(c),
-          planned: plannedSize(gridCells.get(c.id)!, plan),
-        });
+        const side = (c: CellResult) => {
+          const values = claimSamples(c, claim.metric, agent).samples;
+          const multiple = earlier.spikeMultiple ?? grid.spike_multiple;
+          return {
+            cell: c.id,
+            values,
+            seeds: sampleSeeds(c, claim.metric, agent, values, multiple),
+            observed: observedSize(c),
+            planned: plannedSize(gridCells.get(c.id)!, plan),
+          };
+        };
+        const [a, b] = sides.map(side);
+        const paired = b !== undefined &&
+          pairingOf(
+            claim.metric,
+            { cell: sides[0], values: a.values, seeds: a.seeds },
+            { cell: sides[1], values: b.values, seeds: b.seeds },
+          ).paired;
         return {
           ...base,
           agent,
@@ -108,8 +124,9 @@ export function planPower(grid: Grid, earlier: StudyResults, plan: PowerPlan = {
             metric: claim.metric,
             expect: claim.expect,
             paperEffect: claim.paper_effect ?? null,
-            cell: side(sides[0]),
-            reference: sides[1] === undefined ? null : side(sides[1]),
+            cell: a,
+            reference: b ?? null,
+            paired,
             seeds,
             alpha: grid.alpha,
             power: grid.power,

@@ -2,14 +2,24 @@
  * Reads a study's results back from its study.json, for the power analysis of a grid before it
  * runs and for re-rendering a committed report. Files written before a field existed are
  * completed: a cell's evaluated problems from its setup text, each claim's power from its
- * per-seed values and the grid's paper effects.
+ * per-seed values and the grid's paper effects, each two-cell claim's pairing by seed and paired
+ * test from its per-seed values, and its verdict by the current rule (the paired test's where the
+ * design is paired).
  */
 import { dirname, relative, resolve } from "node:path";
 import { z } from "zod";
+import { SPIKE_MULTIPLE } from "../analysis/mod.ts";
 import type { Grid } from "./load-grid.ts";
-import { previousStudy } from "./previous-study.ts";
+import type { DifferenceTest, Verdict, VerdictTest } from "./claims.ts";
+import { type PreviousStudy, previousStudy } from "./previous-study.ts";
 import { StudyError } from "./study-error.ts";
-import { type CellResult, powerOfClaim, type StudyResults } from "./study-results.ts";
+import {
+  type CellResult,
+  type ClaimResult,
+  powerOfClaim,
+  type StudyResults,
+  withClaimTests,
+} from "./study-results.ts";
 
 /** The results file cannot be read (absent, a folder, no permission): the invocation must change. */
 export class MissingResultsError extends StudyError {
@@ -103,20 +113,88 @@ export async function readStudyResults(file: string): Promise<StudyResults> {
   const data = json as StudyResults;
   // JSON has no NaN: an undefined test statistic (no spread on either side) was written as null.
   const nan = (x: number | null) => x ?? NaN;
-  const comparisons = data.comparisons.map((c) => ({
-    ...c,
-    claims: c.claims.map((claim) =>
-      claim.test === null ? claim : {
-        ...claim,
-        test: { ...claim.test, t: nan(claim.test.t), df: nan(claim.test.df), p: nan(claim.test.p) },
-      }
-    ),
-  }));
+  const numbers = <T extends { t: number; df: number; p: number }>(test: T | null) =>
+    test === null ? null : { ...test, t: nan(test.t), df: nan(test.df), p: nan(test.p) };
   const cells: CellResult[] = data.cells.map((c) => ({
     ...c,
     problems: c.problems ?? problemsFromSetup(c.setup),
+    // Written before start runs, benchmark hashes and presets were reported (v1, v2).
+    start: c.start ?? null,
+    benchmarks: c.benchmarks ?? [],
+    follows: c.follows ?? null,
+    config: c.config ?? null,
   }));
-  return { ...data, cells, comparisons, previous: data.previous ?? null };
+  const byId = new Map(cells.map((c) => [c.id, c]));
+  const comparisons = data.comparisons.map((c) => ({
+    ...c,
+    claims: c.claims.map((claim): ClaimResult => {
+      const read = {
+        ...claim,
+        test: numbers(claim.test),
+        sameBenchmark: claim.sameBenchmark ?? null,
+      };
+      // Written before claims were paired: pair and test them now from the per-seed values.
+      if (read.decidedBy === undefined) {
+        return withClaimTests(read, byId, data.alpha, data.spikeMultiple ?? SPIKE_MULTIPLE);
+      }
+      return { ...read, paired: numbers(read.paired ?? null) };
+    }),
+  }));
+  return { ...data, cells, comparisons, previous: completedPrevious(data.previous ?? null) };
+}
+
+/** An earlier study's comparison as a file stores it, with the fields added since completed. */
+function completedPrevious(p: PreviousStudy | null): PreviousStudy | null {
+  if (p === null) return null;
+  return {
+    ...p,
+    seeds: p.seeds ?? null,
+    setupChanges: p.setupChanges ?? [],
+    claims: p.claims.map((c) => ({
+      ...c,
+      causes: c.causes ?? [],
+      setupChanges: c.setupChanges ?? [],
+      notRerun: c.notRerun ?? [],
+    })),
+  };
+}
+
+/**
+ * A study's results with each claim's verdict and Welch test as its file states them:
+ * readStudyResults decides the claims of a file written before paired tests anew (the paired
+ * test's verdict where the design is paired), while a comparison with that study must start from
+ * the verdicts it published (Welch's).
+ *
+ * @example
+ * ```ts
+ * const v2 = await readPublishedResults("docs/study/v2/study.json");
+ * v2.comparisons[0].claims[0].decidedBy; // "welch"
+ * ```
+ */
+export async function readPublishedResults(file: string): Promise<StudyResults> {
+  const r = await readStudyResults(file);
+  const raw = JSON.parse(await Deno.readTextFile(file)) as {
+    comparisons: {
+      claims: { verdict: Verdict; decidedBy?: VerdictTest; test: DifferenceTest | null }[];
+    }[];
+  };
+  const nan = (x: number | null) => x ?? NaN;
+  return {
+    ...r,
+    comparisons: r.comparisons.map((c, i) => ({
+      ...c,
+      claims: c.claims.map((claim, j) => {
+        const published = raw.comparisons[i].claims[j];
+        const test = published.test;
+        return {
+          ...claim,
+          verdict: published.verdict,
+          test: test && { ...test, t: nan(test.t), df: nan(test.df), p: nan(test.p) },
+          decidedBy: published.decidedBy ?? (claim.against === null ? "one-sample" : "welch"),
+        };
+      }),
+    })),
+  };
 }
 
 /** The study.json of the grid's earlier study (`previous`), absolute; null when it names none. */
@@ -125,8 +203,9 @@ export function previousResultsFile(grid: Pick<Grid, "file" | "previous">): stri
 }
 
 /**
- * The results with the grid's earlier study (`previous`) read and compared, claim by claim; the
- * results unchanged when the grid names none.
+ * The results with the grid's earlier study (`previous`) read and compared, claim by claim (its
+ * verdicts as it published them); the results unchanged when the grid names none. Results read
+ * from that very file (`from`, re-rendering the earlier study) keep the comparison they hold.
  *
  * @example
  * ```ts
@@ -136,10 +215,15 @@ export function previousResultsFile(grid: Pick<Grid, "file" | "previous">): stri
  * const r = await withPreviousStudy(results, grid); // r.previous?.claims.filter((c) => c.changed)
  * ```
  */
-export async function withPreviousStudy(r: StudyResults, grid: Grid): Promise<StudyResults> {
+export async function withPreviousStudy(
+  r: StudyResults,
+  grid: Grid,
+  from?: string,
+): Promise<StudyResults> {
   const file = previousResultsFile(grid);
   if (file === null) return { ...r, previous: null };
-  const earlier = await readStudyResults(file);
+  if (from !== undefined && resolve(from) === file) return r;
+  const earlier = await readPublishedResults(file);
   return { ...r, previous: previousStudy(r, earlier, relative(Deno.cwd(), file), grid) };
 }
 

@@ -14,13 +14,22 @@ import {
   pValue,
   signedPoints,
 } from "../analysis/mod.ts";
-import { SEED_CAP } from "./claim-power.ts";
+import { type ClaimPower, type PairedPower, SEED_CAP } from "./claim-power.ts";
 import { type DifferenceTest, welchTest } from "./claims.ts";
 import { formatDuration } from "./format-duration.ts";
 import type { ClaimMetric } from "./grid-schema.ts";
 import type { SampleStat } from "./sample-stat.ts";
 import type { ChartFile } from "./study-charts.ts";
-import type { ClaimChange, ClaimOutcome, PreviousStudy } from "./previous-study.ts";
+import { benchmarkText, SHORT_HASH } from "./cell-benchmarks.ts";
+import { followsText } from "./cell-follows.ts";
+import type { Pairing } from "./pairing.ts";
+import type {
+  ChangeCause,
+  ClaimChange,
+  ClaimOutcome,
+  PreviousStudy,
+  SetupChange,
+} from "./previous-study.ts";
 import type {
   CellResult,
   ClaimIdentity,
@@ -90,66 +99,197 @@ function verdictText(c: Pick<ClaimResult, "verdict">): string {
 function studyNumber(c: ClaimResult): string {
   const rate = RATES.includes(c.metric);
   if (c.verdict === "pending") return "runs pending";
-  const values = c.reference === null
+  return c.reference === null
     ? `${stat(c.value, rate)} vs 1`
     : `${stat(c.value, rate)} vs ${stat(c.reference, rate)}`;
-  return `${values}; difference ${testText(c.test, rate)}`;
+}
+
+/** The claims table's Welch column (the one-sample test against 1 for a one-cell claim). */
+function welchText(c: ClaimResult): string {
+  if (c.verdict === "pending") return "–";
+  const text = testText(c.test, RATES.includes(c.metric));
+  return c.against === null ? `one-sample: ${text}` : text;
+}
+
+/** `seed 3 only in a; seeds 1, 2 only in b`. */
+function unmatchedText(p: Pairing): string {
+  return p.unmatched.map((u) =>
+    `seed${u.seeds.length > 1 ? "s" : ""} ${u.seeds.join(", ")} only in ${u.cell}`
+  ).join("; ");
+}
+
+/** The claims table's paired column: difference, CI, p and r over the seeds both cells ran. */
+function pairedText(c: ClaimResult): string {
+  if (c.against === null) return "–";
+  if (c.verdict === "pending") return "runs pending";
+  const p = c.pairing ?? null;
+  if (p === null) return "n/a";
+  if (!p.paired) return `not paired: ${p.reason}`;
+  if (!c.paired) return "n/a";
+  const r = c.paired.correlation === null
+    ? "r undefined (no spread)"
+    : `r = ${c.paired.correlation.toFixed(2)}`;
+  const subset = p.unmatched.length === 0
+    ? ""
+    : `; on the ${p.seeds.length} common seeds (${unmatchedText(p)})`;
+  return `${testText(c.paired, RATES.includes(c.metric))}, ${r}${subset}`;
+}
+
+const TEST_NAMES = { paired: "paired t", welch: "Welch", "one-sample": "one-sample t" } as const;
+
+function decidedByText(c: ClaimResult): string {
+  if (c.verdict === "pending") return "–";
+  return TEST_NAMES[c.decidedBy ?? (c.against === null ? "one-sample" : "welch")];
 }
 
 function claimsTable(results: StudyResults, claims: readonly ClaimResult[]): string {
   const k = (cell: string) => results.cells.find((c) => c.id === cell)!.k;
   return markdownTable(
-    ["claim", "paper", "this study", "verdict", `power (${results.seeds} seeds)`],
+    [
+      "claim",
+      "paper",
+      "this study",
+      "difference, Welch",
+      "difference, paired by seed",
+      "verdict",
+      "verdict from",
+      `power (${results.seeds} seeds)`,
+    ],
     claims.map((c) => [
       claimText(c, k(c.cell)),
       c.paper,
       studyNumber(c),
+      welchText(c),
+      pairedText(c),
       verdictText(c),
+      decidedByText(c),
       powerText(c),
     ]),
   );
 }
 
-/** One study's verdict of a claim, with its difference and p. */
+/** One study's verdict of a claim, with its difference and p (and the test, where paired). */
 function outcomeText(o: ClaimOutcome | null, c: ClaimChange): string {
   if (o === null) return "not in this grid";
   if (o.diff === null) return o.verdict;
-  const p = o.p === null ? "" : `, p = ${pValue(o.p)}`;
+  const p = o.p === null ? "" : `, p = ${pValue(o.p)}${o.decidedBy === "paired" ? " paired" : ""}`;
   return `${verdictText(o)} (${difference(c.metric, o.diff, true)}${p}; k = ${o.k})`;
 }
 
-/** The earlier study's claims beside this one's: what moved, and why. */
+/** How the changes table names a cause. */
+const CAUSE_NAMES: Readonly<Record<ChangeCause, string>> = {
+  "paired-test": "paired test",
+  benchmark: "benchmark",
+  difficulty: "difficulty",
+  preset: "preset",
+  "cell-config": "cell config",
+};
+
+/** Why a claim's verdict moved: its causes with their setup changes, then the grid's note. */
+function whyText(c: ClaimChange, changes: readonly SetupChange[]): string {
+  const mine = changes.filter((s) => c.setupChanges.includes(s.id));
+  const causes = c.causes.map((cause) => {
+    if (cause === "paired-test") return `paired test (Welch: ${c.after?.welchVerdict})`;
+    const ids = mine.filter((s) => s.cause === cause).map((s) => s.id);
+    return `${CAUSE_NAMES[cause]} (${ids.join(", ")})`;
+  });
+  const found = causes.length > 0
+    ? causes.join("; ")
+    : c.setup === undefined
+    ? "no change of its cells' setups found"
+    : null;
+  // A file written before causes were named (v2's comparison with v1) lists its setup lines.
+  const lines = c.setup !== undefined && c.setup.length > 0 ? `setup: ${c.setup.join("; ")}` : null;
+  const sentence = (x: string) => /[.!?]$/.test(x) ? x : `${x}.`;
+  return [found, c.note, lines].filter((x) => x !== null).map(sentence).join(" ") || "–";
+}
+
+/**
+ * The earlier study's claims beside this one's: the setup changes once each, the verdicts that
+ * moved and why, and the claims this study does not rerun.
+ */
 function previousSection(p: PreviousStudy, folder: string): string[] {
   const earlier = p.claims.filter((c) => c.before !== null);
   const added = p.claims.filter((c) => c.before === null);
-  const changed = earlier.filter((c) => c.changed);
+  const notRerun = earlier.filter((c) => c.notRerun.length > 0);
+  const dropped = earlier.filter((c) => c.after === null && c.notRerun.length === 0);
+  const rerun = earlier.filter((c) => c.after !== null);
+  const moved = rerun.filter((c) => c.changed);
+  const changes = p.setupChanges ?? [];
   const link = relative(resolve(folder), resolve(p.file));
+  const k = (c: ClaimChange) => c.after?.k ?? c.before!.k;
   return [
     `## Changes from ${p.title}`,
     "",
     `Every claim of ${p.title} ([${link}](${link})) beside its verdict in this study: ` +
-    `${changed.length} of ${earlier.length} verdicts changed; ${added.length} claims are new ` +
-    `in this study. Changed for every cell:`,
+    `${moved.length} of the ${rerun.length} claims rerun here moved; ${notRerun.length} are not ` +
+    `rerun (a cell is not in this grid)` +
+    (dropped.length > 0 ? `, ${dropped.length} are no longer made` : "") +
+    `; ${added.length} claims are new in this study. Changed for every cell:`,
     "",
     ...p.changes.map((c) => `- ${c}`),
+    ...(p.seeds ? [`- Seeds per cell: ${p.seeds.before} → ${p.seeds.after}.`] : []),
     "",
-    markdownTable(
-      [
-        "claim",
-        p.title,
-        "this study",
-        "changed",
-        "why: the grid's note, then the setup differences",
-      ],
-      earlier.map((c) => [
-        claimText(c, c.after?.k ?? c.before!.k),
-        outcomeText(c.before, c),
-        outcomeText(c.after, c),
-        c.changed ? "**yes**" : "no",
-        [c.note, c.setup.length > 0 ? `setup: ${c.setup.join("; ")}` : null]
-          .filter((part) => part !== null).join(" ") || "–",
-      ]),
-    ),
+    ...(changes.length === 0 ? [] : [
+      `What changed in the setups of the cells both studies ran, each change once with the ` +
+      `cells it applies to (the reasons below refer to them by id). Causes: **benchmark**, ` +
+      `what the runs were evaluated on (the problems' SHA-256, the split sizes, the ` +
+      `evaluation); **difficulty**, the tasks; **preset**, a setting the cell's config leaves ` +
+      `to its preset; **cell config**, a setting the cell's own file sets.`,
+      "",
+      markdownTable(
+        ["id", "cause", "what", p.title, "this study", "cells"],
+        changes.map((s) => [
+          s.id,
+          CAUSE_NAMES[s.cause],
+          s.key,
+          s.before,
+          s.after,
+          s.cells.join(", "),
+        ]),
+      ),
+      "",
+    ]),
+    moved.length === 0
+      ? `No verdict of a claim rerun here moved.`
+      : `Verdicts that moved, and why: **paired test** where this study's verdict is the ` +
+        `paired test's and Welch's test on the same runs gives another (Welch's verdict in ` +
+        `brackets); the setup changes of the claim's cells where Welch's verdict moved too; ` +
+        `then the grid's note.`,
+    "",
+    ...(moved.length === 0 ? [] : [
+      markdownTable(
+        ["claim", p.title, "this study", "why"],
+        moved.map((c) => [
+          claimText(c, k(c)),
+          outcomeText(c.before, c),
+          outcomeText(c.after, c),
+          whyText(c, changes),
+        ]),
+      ),
+      "",
+    ]),
+    ...(notRerun.length === 0 ? [] : [
+      `Not rerun in this study (their cells are not in this grid): ${p.title}'s verdicts stand ` +
+      `as ${p.title} stated them.`,
+      "",
+      markdownTable(
+        ["claim", p.title, "not in this grid"],
+        notRerun.map((c) => [
+          claimText(c, k(c)),
+          outcomeText(c.before, c),
+          c.notRerun.join(", "),
+        ]),
+      ),
+      "",
+    ]),
+    ...(dropped.length === 0 ? [] : [
+      `No longer claimed by this grid: ${
+        dropped.map((c) => `${claimText(c, k(c))} (${c.before!.verdict})`).join("; ")
+      }.`,
+      "",
+    ]),
+    `${rerun.length - moved.length} verdicts of claims rerun here did not move.`,
     "",
   ];
 }
@@ -160,15 +300,51 @@ function difference(metric: ClaimMetric, x: number, signed: boolean): string {
   return (signed && x >= 0 ? "+" : "") + figure(x);
 }
 
-/** The claims table's power cell: what the seeds detect, and the paper's effect against it. */
-function powerText(c: ClaimResult): string {
-  const p = c.power;
+/** One test's power: what the seeds detect, and the paper's effect against it. */
+function testPowerText(
+  c: ClaimResult,
+  p: Pick<ClaimPower, "mde" | "powerAtPaper" | "seedsNeeded" | "note">,
+): string {
   if (p.mde === null) return `n/a (${p.note})`;
   const mde = `detects ±${difference(c.metric, p.mde, false)}`;
-  if (p.paperEffect === null) return mde;
+  const effect = c.power.paperEffect;
+  if (effect === null) return mde;
   const seeds = p.seedsNeeded === null ? `> ${SEED_CAP}` : String(p.seedsNeeded);
-  return `${mde}; paper ${difference(c.metric, p.paperEffect, true)}: power ` +
+  return `${mde}; paper ${difference(c.metric, effect, true)}: power ` +
     `${percent(p.powerAtPaper!)}, ${seeds} seeds needed`;
+}
+
+/**
+ * The claims table's power cell: Welch's test's power, and the paired test's where the design is
+ * paired, the test that gives the verdict first.
+ */
+function powerText(c: ClaimResult): string {
+  const welch = testPowerText(c, c.power);
+  const paired = c.power.paired ?? null;
+  // A paired design without figures for a reason Welch's states already (no spread).
+  if (paired === null || (paired.mde === null && paired.note === null)) return welch;
+  const both = [`paired: ${testPowerText(c, paired)}`, `Welch: ${welch}`];
+  return (c.decidedBy === "paired" ? both : both.reverse()).join("; ");
+}
+
+/** The paired columns of the power table: sd of the differences (r), MDE, power, seeds. */
+function pairedPowerCells(c: ClaimResult, p: PairedPower | null): string[] {
+  if (c.against === null) return ["–", "", "", ""];
+  if (p === null) return [c.pairing?.paired === false ? "not paired" : "n/a", "", "", ""];
+  if (p.sd === null || p.mde === null) {
+    return [p.note === null ? "n/a" : `n/a (${p.note})`, "", "", ""];
+  }
+  const r = p.correlation === null ? "" : ` (r = ${p.correlation.toFixed(2)})`;
+  return [
+    `${difference(c.metric, p.sd, false)}${r}`,
+    difference(c.metric, p.mde, false),
+    p.powerAtPaper === null ? "n/a" : percent(p.powerAtPaper),
+    c.power.paperEffect === null
+      ? "n/a"
+      : p.seedsNeeded === null
+      ? `> ${SEED_CAP}`
+      : String(p.seedsNeeded),
+  ];
 }
 
 function percent(x: number): string {
@@ -191,7 +367,9 @@ function powerSection(r: StudyResults, claims: readonly ClaimResult[]): string[]
         : p.seedsNeeded === null
         ? `> ${SEED_CAP}`
         : String(p.seedsNeeded),
-      p.note ?? "",
+      ...pairedPowerCells(c, p.paired ?? null),
+      [p.note, p.paired && p.paired.mde !== null ? p.paired.note : null]
+        .filter((x) => x !== null).join("; "),
     ];
   });
   return [
@@ -203,18 +381,27 @@ function powerSection(r: StudyResults, claims: readonly ClaimResult[]): string[]
     `standard deviations below; the power at the paper's effect (relative effects taken of the ` +
     `reference cell's mean); and the seeds per cell that effect needs. Power is exact, from the ` +
     `noncentral t distribution with the Welch–Satterthwaite degrees of freedom of these ` +
-    `spreads. An inconclusive verdict where the detectable difference exceeds the paper's ` +
-    `effect says the study was too small to tell, not that the effect is absent. Plan a grid ` +
-    `with \`deno task study power\` before running it.`,
+    `spreads. Where the design is paired the paired t-test's power stands beside it: the ` +
+    `one-sample t-test of the per-seed differences (noncentral t with n − 1 degrees of ` +
+    `freedom), from the standard deviation of the differences over the seeds both cells ran ` +
+    `(r: the correlation of the two cells' per-seed values; the higher, the smaller the ` +
+    `differences' spread and the fewer seeds the paired test needs). An inconclusive verdict ` +
+    `where the detectable difference exceeds the paper's effect says the study was too small to ` +
+    `tell, not that the effect is absent. Plan a grid with \`deno task study power\` before ` +
+    `running it.`,
     "",
     markdownTable(
       [
         "claim",
         "per-seed sd",
-        "detectable difference",
+        "detectable difference (Welch)",
         "paper's effect",
-        "power at it",
-        "seeds needed",
+        "power at it (Welch)",
+        "seeds needed (Welch)",
+        "sd of per-seed differences",
+        "detectable difference (paired)",
+        "power at it (paired)",
+        "seeds needed (paired)",
         "note",
       ],
       rows,
@@ -226,6 +413,108 @@ function powerSection(r: StudyResults, claims: readonly ClaimResult[]): string[]
 /** A Markdown link to a file (a path from the working directory) from the page in `folder`. */
 function fileLink(path: string, folder: string): string {
   return `[${path}](${relative(resolve(folder), resolve(path))})`;
+}
+
+/** The methods sentences on the tests: Welch's, the paired test and when it gives the verdict. */
+function testsMethods(r: StudyResults): string {
+  const pairings = r.comparisons.flatMap((c) => c.claims).map((c) => c.pairing ?? null);
+  const byTasks = pairings.some((p) => p?.basis === "same-tasks");
+  return `Differences between cells are tested over per-run values two ways, each with the 95% ` +
+    `CI of the difference: Welch's two-sided t-test, and, where the design is paired, the ` +
+    `paired t-test on the per-seed differences (scipy's ttest_rel), with r the correlation of ` +
+    `the two cells' per-seed values. The design is paired when both cells ran the same seeds: ` +
+    `the runs of a seed share its training problems and their order and every keyed random ` +
+    `stream, which is the whole design for gradient norms and multipliers; accuracy and the ` +
+    `critic rate also need each seed's runs evaluated on the same problems, as the SHA-256 of ` +
+    `every benchmark that a run records when it starts shows. ` +
+    (byTasks
+      ? `Runs without those hashes (recorded before runs stated them) pair on the cells' ` +
+        `tasks: the same generated tasks give a seed's runs the same problems in every cell ` +
+        `(each seed drew its own validation problems, shared by the cells of that seed), so ` +
+        `pairing by seed holds for them too. `
+      : "") +
+    `Seeds only one cell completed are left out of the paired test, and the table names them. ` +
+    `Where the design is paired the verdict is the paired test's (Welch's where it is ` +
+    `undefined, every per-seed difference 0), and the table says which test gave it; the ` +
+    `Lemma 4.2 multiplier is tested against 1 with a one-sample t-test.`;
+}
+
+/** A rate in points, or what stands in for it. */
+function pointsOr(x: number | null, missing: string): string {
+  return x === null ? missing : points(x);
+}
+
+/**
+ * Each cell's reference preset, benchmark and start and end accuracy (empty for a study.json
+ * from before they were reported), then the references in full, once per preset.
+ */
+function startTable(r: StudyResults): string[] {
+  if (r.cells.every((c) => c.follows === null && c.start === null && c.benchmarks.length === 0)) {
+    return [];
+  }
+  const otherProblems = r.cells.some((c) => c.start?.sameBenchmark === false);
+  const rows = r.cells.map((c) => {
+    const s = c.start;
+    const mark = s?.sameBenchmark === false ? " †" : "";
+    const startValue = (x: number | null | undefined) =>
+      s === null ? "–" : s.complete ? `${pointsOr(x ?? null, "n/a")}${mark}` : "pending";
+    return [
+      c.id,
+      c.follows === null ? "not recorded" : followsText(c.follows),
+      benchmarkText(c.benchmarks),
+      s === null ? "none" : s.cell === c.id ? `own (${s.runId})` : `${s.cell}'s`,
+      String(c.k),
+      startValue(s?.avg),
+      pointsOr(c.accuracy.avg.mean, "n/a"),
+      startValue(s?.pass),
+      pointsOr(c.accuracy.pass.mean, "n/a"),
+    ];
+  });
+  const references = [
+    ...new Map(
+      r.cells.flatMap((c) =>
+        c.follows?.preset && c.follows.reference
+          ? [[c.follows.preset, c.follows.reference] as const]
+          : []
+      ),
+    ),
+  ];
+  return [
+    `Each cell's reference, benchmark and accuracy before and after training. **follows**: the ` +
+    `preset its config extends and the reference that preset follows (in full below). ` +
+    `**benchmark**: what its runs were evaluated on, the first ${SHORT_HASH} hex digits of the ` +
+    `SHA-256 of the problems (in full in study.json); one hash means every seed was evaluated ` +
+    `on the same problems. **start**: the initial team evaluated once (its config run for 0 ` +
+    `steps, seed 0), in the start run of the cell named; cells whose initial teams are the same ` +
+    `(they differ only in estimator, loss, rewards or weight sharing, and every LoRA adapter is ` +
+    `zero before the first update) share one. **end**: the mean over seeds after training (the ` +
+    `accuracy table has its SEM and CI).`,
+    "",
+    markdownTable(
+      [
+        "cell",
+        "follows",
+        "benchmark",
+        "start run",
+        "k",
+        "start avg@k",
+        "end avg@k",
+        "start pass@k",
+        "end pass@k",
+      ],
+      rows,
+    ),
+    "",
+    ...(otherProblems
+      ? ["† The start run was evaluated on other problems than the cell's runs.", ""]
+      : []),
+    ...(references.length === 0 ? [] : [
+      "References of the presets:",
+      "",
+      ...references.map(([preset, reference]) => `- \`${preset}\`: ${reference}`),
+      "",
+    ]),
+  ];
 }
 
 function setupSection(r: StudyResults, folder: string): string[] {
@@ -241,6 +530,8 @@ function setupSection(r: StudyResults, folder: string): string[] {
   ]);
   // A study.json from before the report stated the update scheme (v1) renders as it was.
   const withUpdates = r.cells.some((c) => c.setup.updates !== undefined);
+  // And one from before it stated the rewards (v1, v2).
+  const withRewards = r.cells.some((c) => c.setup.rewards !== undefined);
   const sizes = r.cells.map((c) => [
     c.id,
     c.setup.batch,
@@ -250,6 +541,7 @@ function setupSection(r: StudyResults, folder: string): string[] {
     c.setup.lr,
     count(c.trainableParameters),
     c.setup.evaluation,
+    ...(withRewards ? [c.setup.rewards ?? "not recorded"] : []),
   ]);
   const tasks = [...new Set(r.cells.map((c) => c.setup.tasks))];
   return [
@@ -275,17 +567,18 @@ function setupSection(r: StudyResults, folder: string): string[] {
         "lr",
         "trainable params",
         "evaluation",
+        ...(withRewards ? ["rewards"] : []),
       ],
       sizes,
     ),
     "",
+    ...startTable(r),
     `Accuracy is measured once, after the last training step, on the held-out validation ` +
     `problems: avg@k is the mean share of correct samples per problem, pass@k the share of ` +
     `problems with a correct sample (k samples per problem). A cell's value is the mean over its ` +
     `runs (seeds) ± the standard error of the mean, with the 95% confidence interval of the mean ` +
-    `(Student's t, n − 1 degrees of freedom) in brackets. Differences between cells are Welch's ` +
-    `two-sided t-tests over per-run values, with the 95% CI of the difference; the Lemma 4.2 ` +
-    `multiplier is tested against 1 with a one-sample t-test. A verdict is **agrees** when the ` +
+    `(Student's t, n − 1 degrees of freedom) in brackets. ${testsMethods(r)} A verdict is ` +
+    `**agrees** when the ` +
     `difference is significant at α = ${r.alpha} in the paper's direction, **disagrees** when ` +
     `it is significant the other way, inconclusive otherwise (a "not lower" claim agrees unless ` +
     `the cell is significantly lower). Gradient norms are each agent's part of its worker ` +
@@ -501,14 +794,13 @@ function timeSection(r: StudyResults): string[] {
   return [
     "## Wall time, software and hardware",
     "",
-    t.runs === 0
-      ? "No run has completed yet."
-      : `${t.runs} runs, logged from ${t.firstStart} to ${t.lastEnd}: ` +
-        `${formatDuration(t.spanSeconds)} of wall time, ${
-          formatDuration(t.summedSeconds)
-        } summed ` +
-        `over runs (runs proceed side by side, one thread each), plus ` +
-        `${formatDuration(t.replaySeconds)} for the replay spot-checks.`,
+    t.runs === 0 ? "No run has completed yet." : `${t.runs} runs` +
+      (t.startRuns ? ` and ${t.startRuns} start run${t.startRuns === 1 ? "" : "s"}` : "") +
+      `, logged from ${t.firstStart} to ${t.lastEnd}: ` +
+      `${formatDuration(t.spanSeconds)} of wall time, ${formatDuration(t.summedSeconds)} summed ` +
+      `over runs (runs proceed side by side, one thread each)` +
+      (t.startRuns ? ` and ${formatDuration(t.startSeconds ?? 0)} over start runs` : "") +
+      `, plus ${formatDuration(t.replaySeconds)} for the replay spot-checks.`,
     "",
     markdownTable(
       ["cell", "runs", "per run (mean ± SEM)", "summed"],

@@ -30,6 +30,7 @@ function spotCheckRuns(
 ): PlannedRun[] {
   const chosen = new Map<string, PlannedRun>();
   for (const run of plan) {
+    if (run.kind === "start") continue;
     const current = chosen.get(run.cell.id);
     if (complete.has(run.runId) && (!current || run.seed < current.seed)) {
       chosen.set(run.cell.id, run);

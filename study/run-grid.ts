@@ -1,12 +1,13 @@
 /**
  * Trains the study's runs: each planned run not yet complete in the store is started (or, when a
  * killed study left it half done, resumed) as a `deno task train` child process, at most `jobs`
- * at a time, with a progress line when each starts and ends and the child's own step lines.
+ * at a time, with a progress line when each starts and ends and the child's own step lines. Start
+ * runs (0 steps) go the same way: `--steps 0` evaluates the initial team once.
  */
 import { openStore } from "../events/mod.ts";
 import { runScript } from "./child-task.ts";
 import { formatDuration } from "./format-duration.ts";
-import type { PlannedRun } from "./plan-runs.ts";
+import { type PlannedRun, runLabel } from "./plan-runs.ts";
 import { runStates } from "./run-state.ts";
 import { runPool } from "./task-pool.ts";
 
@@ -80,13 +81,18 @@ export async function trainGrid(
   const durations: number[] = [];
   const outcomes = await runPool(todo, options.jobs, async (run, i): Promise<RunOutcome> => {
     const resume = states.get(run.runId)?.kind === "incomplete";
-    const tag = `[${i + 1}/${todo.length}] ${run.cell.id} seed ${run.seed}`;
+    const tag = `[${i + 1}/${todo.length}] ${runLabel(run)}`;
     options.log(`${tag}: ${resume ? "resuming" : "training"} run ${run.runId}`);
     const t0 = performance.now();
     const child = await runScript(
       TRAIN,
       resume ? ["--resume", run.runId, "--store", options.store] : trainArgs(run, options.store),
-      { onLine: (line) => options.log(`  [${run.cell.id} s${run.seed}] ${line}`) },
+      {
+        onLine: (line) =>
+          options.log(
+            `  [${run.cell.id} ${run.kind === "start" ? "start" : `s${run.seed}`}] ${line}`,
+          ),
+      },
     );
     const seconds = (performance.now() - t0) / 1000;
     durations.push(seconds);

@@ -1,13 +1,14 @@
 /**
  * A whole study: validate the grid, check that every model it needs exists (before anything
- * runs), train the selected cells' runs into one store (resuming where an earlier study stopped),
- * replay one run per cell, then write the report of the whole grid from the store. With
- * `reportOnly` only the last step runs.
+ * runs), run the start runs the selected cells declare (their initial teams evaluated once), then
+ * train the selected cells' runs into one store (resuming where an earlier study stopped), replay
+ * one run per cell, then write the report of the whole grid from the store. With `reportOnly`
+ * only the last step runs.
  */
 import { join } from "node:path";
 import { loadGrid, selectCells } from "./load-grid.ts";
 import { MissingModelError, missingModels } from "./model-check.ts";
-import { planRuns } from "./plan-runs.ts";
+import { planRuns, planStarts, startsOf } from "./plan-runs.ts";
 import { replaySpotChecks } from "./replay-check.ts";
 import { readReplayRecords, type ReplayRecord, writeReplayRecords } from "./replay-records.ts";
 import { type RunOutcome, trainGrid } from "./run-grid.ts";
@@ -33,6 +34,7 @@ export interface StudyOptions {
 
 /** What a study did. */
 export interface StudyOutcome {
+  /** The start runs, then the training runs. */
   readonly runs: readonly RunOutcome[];
   readonly replays: readonly ReplayRecord[];
   /** Null when the study was interrupted before its report. */
@@ -63,6 +65,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     device: options.device,
     store: options.store,
   });
+  const starts = await planStarts(grid.cells, { device: options.device, store: options.store });
   let runs: RunOutcome[] = [];
   let replays: ReplayRecord[] = [];
   if (!options.reportOnly) {
@@ -70,7 +73,11 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
     if (missing.length > 0) throw new MissingModelError(missing);
     const chosen = plan.filter((r) => selected.includes(r.cell));
     const common = { store: options.store, jobs: options.jobs, signal: options.signal };
-    runs = await trainGrid(chosen, { ...common, log: options.log });
+    // Start runs first: one evaluation each, so every cell's starting accuracy is in early.
+    runs = await trainGrid([...startsOf(starts, selected), ...chosen], {
+      ...common,
+      log: options.log,
+    });
     if (options.signal?.aborted) {
       options.log("study: interrupted; run the same command again to resume");
       return {
@@ -94,6 +101,7 @@ export async function runStudy(options: StudyOptions): Promise<StudyOutcome> {
   const { results, files } = await writeStudyReport({
     grid,
     plan,
+    starts,
     store: options.store,
     out: options.out,
     seeds,

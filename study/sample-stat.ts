@@ -12,6 +12,11 @@ export interface SampleStat {
   readonly ci: readonly [number, number] | null;
   /** The per-run values, in run order. */
   readonly samples: readonly number[];
+  /**
+   * The seed of each sample, where a claim pairs its cells by seed (study/pairing.ts); absent in
+   * a cell's own figures and in study.json files written before claims were paired.
+   */
+  readonly seeds?: readonly number[];
 }
 
 /**

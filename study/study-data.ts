@@ -2,7 +2,8 @@
  * What the study report needs of its runs, read from the analysis projections of the store (the
  * event log, projected): the report module's run summaries (accuracy as avg@k and as pass@k,
  * critic effects, cost), each agent's gradient norm and Lemma 4.2 multiplier per step, and each
- * run's recorded config, runtime and wall-clock span. Only runs that completed are read.
+ * run's recorded config, runtime, evaluated benchmarks and wall-clock span. Only runs that
+ * completed are read.
  */
 import { type Kysely, sql } from "kysely";
 import { type AnalysisDb, loadRunSummaries, type RunSummary } from "../analysis/mod.ts";
@@ -13,6 +14,13 @@ export interface AgentSeries {
   readonly agent: string;
   readonly steps: readonly number[];
   readonly values: readonly number[];
+}
+
+/** One evaluated benchmark of a run, by content, as `run.started` recorded it. */
+export interface RunBenchmark {
+  readonly problems: number;
+  /** SHA-256 of the benchmark's problems (id, problem, answer, in order, canonical JSON). */
+  readonly sha256: string;
 }
 
 /** One completed run of the study. */
@@ -26,6 +34,11 @@ export interface StudyRun {
   readonly runtime: Readonly<Record<string, unknown>>;
   /** The code version (git commit) `run.started` recorded. */
   readonly codeVersion: string;
+  /**
+   * Each evaluated benchmark by the name its evaluations carry (the run_benchmarks projection);
+   * empty for a run recorded before runs recorded them.
+   */
+  readonly benchmarks: Readonly<Record<string, RunBenchmark>>;
   /** The report module's summaries with avg@k and with pass@k as accuracy. */
   readonly avg: RunSummary;
   readonly pass: RunSummary;
@@ -107,6 +120,9 @@ export async function loadStudyRuns(
     db,
   );
   const meta = new Map(started.rows.map((r) => [r.run_id, r]));
+  const benchmarks = await db.selectFrom("run_benchmarks")
+    .select(["run_id", "benchmark", "problems", "sha256"])
+    .where("run_id", "in", ids).orderBy("run_id").orderBy("benchmark").execute();
   const norms = await db.selectFrom("grad_steps")
     .select(["run_id", "step", sql<string>`agent_grad_norms_json`.as("agent_grad_norms_json")])
     .where("run_id", "in", ids).orderBy("run_id").orderBy("step").orderBy("wg").orderBy("update")
@@ -130,6 +146,12 @@ export async function loadStudyRuns(
       config: JSON.parse(m.config_json),
       runtime: JSON.parse(m.runtime_json),
       codeVersion: m.code_version,
+      benchmarks: Object.fromEntries(
+        benchmarks.filter((b) => b.run_id === run.runId).map((b) => [
+          b.benchmark,
+          { problems: b.problems, sha256: b.sha256 },
+        ]),
+      ),
       avg: avg[i],
       pass: pass[i],
       gradNorms: series(

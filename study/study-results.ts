@@ -10,13 +10,20 @@ import { AVERAGE, buildReport, type Report, type RunSummary } from "../analysis/
 import type { StreamHead } from "../events/mod.ts";
 import type { NormalizedConfig } from "../engine/config/mod.ts";
 import { agentStability } from "./agent-stability.ts";
+import { type CellBenchmark, cellBenchmarks, sameBenchmark } from "./cell-benchmarks.ts";
+import { type CellFollows, cellFollows } from "./cell-follows.ts";
 import { type CellSetup, cellSetup } from "./cell-setup.ts";
+import { type CellStart, cellStart } from "./cell-start.ts";
 import { type ClaimPower, claimPower, type EvaluationSize } from "./claim-power.ts";
 import {
   type DifferenceTest,
   oneSampleTest,
+  type PairedTest,
+  pairedTest,
   type Verdict,
   verdictOf,
+  type VerdictTest,
+  verdictTest,
   welchTest,
 } from "./claims.ts";
 import {
@@ -31,11 +38,19 @@ import {
 } from "./grid-schema.ts";
 import type { Hardware } from "./hardware.ts";
 import type { Grid, GridCell } from "./load-grid.ts";
-import type { PlannedRun } from "./plan-runs.ts";
+import {
+  type Pairing,
+  pairingOf,
+  type PairSide,
+  sampleSeeds,
+  valuesAt,
+  withSeeds,
+} from "./pairing.ts";
+import type { PlannedRun, PlannedStart } from "./plan-runs.ts";
 import type { PreviousStudy } from "./previous-study.ts";
 import type { ReplayRecord } from "./replay-records.ts";
 import { type SampleStat, sampleStat } from "./sample-stat.ts";
-import type { AgentSeries, StudyRun } from "./study-data.ts";
+import type { AgentSeries, RunBenchmark, StudyRun } from "./study-data.ts";
 import { evaluationSize } from "./evaluation-size.ts";
 
 /** The config key under which runs are grouped by cell for the report module. */
@@ -88,6 +103,13 @@ export interface CellResult {
     readonly avg: number;
     readonly pass: number;
     readonly seconds: number;
+    /**
+     * SHA-256 of each benchmark's problems the run was evaluated on, by benchmark name, as its
+     * `run.started` recorded it (the `run_benchmarks` projection): what tells a claim's accuracy
+     * runs were evaluated on the same problems (study/pairing.ts). Absent for runs recorded before
+     * it and in study.json files written before it (pairing then rests on the cells' tasks).
+     */
+    readonly benchmarks?: Readonly<Record<string, RunBenchmark>>;
   }[];
   /** Planned runs not complete in the store. */
   readonly pending: readonly string[];
@@ -102,6 +124,17 @@ export interface CellResult {
   readonly turnsPerTrajectory: number | null;
   readonly trainableParameters: number | null;
   readonly seconds: SampleStat;
+  /** Its accuracy before training (the start run it declares or shares); null without one. */
+  readonly start: CellStart | null;
+  /** What its runs were evaluated on, by SHA-256 of the problems; empty where not recorded. */
+  readonly benchmarks: readonly CellBenchmark[];
+  /** The preset its config extends and that preset's reference; null in older study.json. */
+  readonly follows: CellFollows | null;
+  /**
+   * The config its runs recorded (its first run's, else the planned one), without the run's
+   * `seed` and `store`: what a later study diffs key by key. Null in older study.json files.
+   */
+  readonly config: Readonly<Record<string, unknown>> | null;
 }
 
 /** Which claim a row is about: the cells, the agent (for agent metrics) and the expectation. */
@@ -117,9 +150,23 @@ export interface ClaimIdentity {
 
 /** One claim (per agent for agent metrics), tested. */
 export interface ClaimResult extends ClaimIdentity {
+  /** The cell's per-run values (with their seeds where known). */
   readonly value: SampleStat | null;
   readonly reference: SampleStat | null;
+  /** Welch's test of the two cells (a one-sample test against 1 for a one-cell claim). */
   readonly test: DifferenceTest | null;
+  /** How the two cells' runs pair by seed; null for a one-cell claim. */
+  readonly pairing: Pairing | null;
+  /** The paired t-test over the pairing's seeds; null when the design is not paired. */
+  readonly paired: PairedTest | null;
+  /** The test the verdict is taken from. */
+  readonly decidedBy: VerdictTest;
+  /**
+   * Whether every run of both cells was evaluated on the same problems (one benchmark SHA-256
+   * per benchmark, the same in both cells: cell-benchmarks.ts `sameBenchmark`); null for a
+   * one-cell claim or where a cell's runs recorded none (older study.json files included).
+   */
+  readonly sameBenchmark: boolean | null;
   readonly verdict: Verdict;
   /** The power of the claim's test at the study's seeds, from its own per-seed spread. */
   readonly power: ClaimPower;
@@ -146,9 +193,13 @@ export interface ReplayResult {
 
 /** Wall time, from the runs' logged start and completion times. */
 export interface TimeResult {
+  /** Training runs, and their seconds summed. */
   readonly runs: number;
   readonly summedSeconds: number;
-  /** From the first run's start to the last run's completion. */
+  /** Start runs (0 steps), and their seconds summed; absent in older study.json files. */
+  readonly startRuns?: number;
+  readonly startSeconds?: number;
+  /** From the first run's start to the last run's completion (start runs included). */
   readonly spanSeconds: number;
   readonly firstStart: string | null;
   readonly lastEnd: string | null;
@@ -194,6 +245,10 @@ export interface ResultInputs {
   readonly plan: readonly PlannedRun[];
   /** The completed runs among them, as read from the store. */
   readonly runs: readonly StudyRun[];
+  /** The grid's start runs (planStarts); none by default. */
+  readonly starts?: readonly PlannedStart[];
+  /** The completed start runs, as read from the store. */
+  readonly startRuns?: readonly StudyRun[];
   readonly replays: readonly ReplayRecord[];
   /** The store's stream heads, to tell current replay records from stale ones. */
   readonly heads: ReadonlyMap<string, StreamHead>;
@@ -270,8 +325,11 @@ function cellResult(
   runs: readonly StudyRun[],
   reports: { readonly avg: Report | null; readonly pass: Report | null },
   spikeMultiple: number,
+  starts: { readonly plan: readonly PlannedStart[]; readonly runs: readonly StudyRun[] },
 ): CellResult {
   const config = (runs[0]?.config ?? planned[0].config) as unknown as NormalizedConfig;
+  const benchmarks = cellBenchmarks(runs);
+  const { seed: _seed, store: _store, ...recorded } = config;
   const cost = reports.avg?.cost.find((c) => c.group === cell.id);
   const accuracy = {
     avg: accuracyStat(reports.avg, cell.id),
@@ -289,6 +347,7 @@ function cellResult(
       avg: accuracy.avg.samples[i],
       pass: accuracy.pass.samples[i],
       seconds: r.seconds,
+      benchmarks: r.benchmarks,
     })),
     pending: planned.filter((p) => !runs.some((r) => r.runId === p.runId)).map((p) => p.runId),
     k: config.evaluation.n_samples,
@@ -304,6 +363,10 @@ function cellResult(
     turnsPerTrajectory: cost?.turnsPerTrajectory ?? null,
     trainableParameters: cost?.trainableParameters ?? null,
     seconds: sampleStat(runs.map((r) => r.seconds)),
+    start: cellStart(cell.id, starts.plan, starts.runs, benchmarks),
+    benchmarks,
+    follows: cellFollows(cell),
+    config: recorded,
   };
 }
 
@@ -355,31 +418,133 @@ export function claimSamples(
  * ```
  */
 export function powerOfClaim(
-  claim: Pick<ClaimResult, "cell" | "against" | "metric" | "expect" | "value" | "reference">,
+  claim:
+    & Pick<ClaimResult, "cell" | "against" | "metric" | "expect" | "value" | "reference">
+    & { readonly pairing?: Pairing | null },
   cells: ReadonlyMap<string, Pick<CellResult, "problems" | "k">>,
   paperEffect: PaperEffect | null,
   design: { readonly seeds: number; readonly alpha: number; readonly power: number },
 ): ClaimPower {
-  const side = (id: string, values: readonly number[]) => {
+  const side = (id: string, stat: SampleStat | null) => {
     const c = cells.get(id);
     const size: EvaluationSize = { problems: c?.problems ?? null, samples: c?.k ?? 1 };
-    return { cell: id, values, observed: size, planned: size };
+    const values = stat?.samples ?? [];
+    return { cell: id, values, seeds: stat?.seeds ?? null, observed: size, planned: size };
   };
   return claimPower({
     metric: claim.metric,
     expect: claim.expect,
     paperEffect,
-    cell: side(claim.cell, claim.value?.samples ?? []),
-    reference: claim.against === null ? null : side(claim.against, claim.reference?.samples ?? []),
+    cell: side(claim.cell, claim.value),
+    reference: claim.against === null ? null : side(claim.against, claim.reference),
+    paired: claim.pairing?.paired ?? false,
     ...design,
   });
+}
+
+/** A claim's tests and verdict (the verdict before any run is known to be pending). */
+export type ClaimTests = Pick<ClaimResult, "test" | "pairing" | "paired" | "decidedBy" | "verdict">;
+
+/**
+ * Tests one claim: a one-sample test against 1 without a reference; else Welch's test, the pairing
+ * of the two cells' runs by seed and, where the design is paired, the paired test on the seeds
+ * both ran, which then gives the verdict (Welch's where it is undefined: every difference 0).
+ *
+ * @example
+ * ```ts
+ * import type { CellResult } from "./study-results.ts";
+ * declare const a: CellResult;
+ * declare const b: CellResult;
+ * const side = (cell: CellResult) => ({
+ *   cell,
+ *   values: cell.accuracy.avg.samples,
+ *   seeds: cell.runs.map((r) => r.seed),
+ * });
+ * const t = testClaim({ metric: "avg@k", expect: "higher" }, side(a), side(b), 0.05);
+ * [t.test?.p, t.paired?.p, t.paired?.correlation, t.decidedBy, t.verdict];
+ * ```
+ */
+export function testClaim(
+  claim: Pick<ClaimIdentity, "metric" | "expect">,
+  cell: PairSide,
+  reference: PairSide | null,
+  alpha: number,
+): ClaimTests {
+  if (reference === null) {
+    const test = oneSampleTest(cell.values, 1);
+    const verdict = verdictOf(claim.expect, test, alpha);
+    return { test, pairing: null, paired: null, decidedBy: "one-sample", verdict };
+  }
+  const test = welchTest(cell.values, reference.values);
+  const pairing = pairingOf(claim.metric, cell, reference);
+  const paired = pairing.paired
+    ? pairedTest(valuesAt(cell, pairing.seeds), valuesAt(reference, pairing.seeds))
+    : null;
+  const decidedBy = verdictTest(pairing.paired, paired);
+  const verdict = verdictOf(claim.expect, decidedBy === "paired" ? paired : test, alpha);
+  return { test, pairing, paired, decidedBy, verdict };
+}
+
+/** `stat` with the seed of each of its samples in `cell`, where they can be told. */
+function seeded(
+  cell: CellResult | undefined,
+  stat: SampleStat,
+  claim: Pick<ClaimIdentity, "metric" | "agent">,
+  spikeMultiple: number,
+): SampleStat {
+  if (stat.seeds !== undefined || cell === undefined) return stat;
+  return withSeeds(stat, sampleSeeds(cell, claim.metric, claim.agent, stat.samples, spikeMultiple));
+}
+
+/**
+ * A claim read from a study.json written before claims were paired, with its tests computed anew
+ * from its per-run values: the seed of each value (from its cell's runs), the pairing, the paired
+ * test, and the verdict by the current rule (a pending claim stays pending).
+ *
+ * @example
+ * ```ts
+ * declare const results: StudyResults;
+ * const cells = new Map(results.cells.map((c) => [c.id, c]));
+ * const claim = results.comparisons[0].claims[0];
+ * withClaimTests(claim, cells, results.alpha, results.spikeMultiple).paired?.p;
+ * ```
+ */
+export function withClaimTests(
+  claim: ClaimResult,
+  cells: ReadonlyMap<string, CellResult>,
+  alpha: number,
+  spikeMultiple: number,
+): ClaimResult {
+  const side = (id: string, stat: SampleStat): PairSide => {
+    const cell = cells.get(id);
+    const s = seeded(cell, stat, claim, spikeMultiple);
+    const fallback = { id, runs: [], problems: null, setup: { tasks: "", evaluation: "" } };
+    return { cell: cell ?? fallback, values: s.samples, seeds: s.seeds ?? null };
+  };
+  const value = claim.value && seeded(cells.get(claim.cell), claim.value, claim, spikeMultiple);
+  const reference = claim.reference && claim.against !== null
+    ? seeded(cells.get(claim.against), claim.reference, claim, spikeMultiple)
+    : null;
+  const tests = testClaim(
+    claim,
+    side(claim.cell, value ?? sampleStat([])),
+    claim.against === null ? null : side(claim.against, reference ?? sampleStat([])),
+    alpha,
+  );
+  return {
+    ...claim,
+    value,
+    reference,
+    ...tests,
+    verdict: claim.verdict === "pending" ? "pending" : tests.verdict,
+  };
 }
 
 function claimResults(
   claim: Claim,
   comparison: Comparison,
   cells: ReadonlyMap<string, CellResult>,
-  grid: Pick<Grid, "alpha" | "power">,
+  grid: Pick<Grid, "alpha" | "power" | "spike_multiple">,
   seeds: number,
 ): ClaimResult[] {
   const alpha = grid.alpha;
@@ -389,11 +554,21 @@ function claimResults(
   const agents = claimAgents(claim, [cell, ...(against ? [against] : [])]);
   const pending = cell.runs.length === 0 || (against !== null && against.runs.length === 0);
   return agents.map((agent) => {
-    const value = claimSamples(cell, claim.metric, agent);
-    const reference = against ? claimSamples(against, claim.metric, agent) : null;
-    const test = reference === null
-      ? oneSampleTest(value.samples, 1)
-      : welchTest(value.samples, reference.samples);
+    const stat = (c: CellResult) =>
+      seeded(c, claimSamples(c, claim.metric, agent), { ...claim, agent }, grid.spike_multiple);
+    const side = (c: CellResult, s: SampleStat): PairSide => ({
+      cell: c,
+      values: s.samples,
+      seeds: s.seeds ?? null,
+    });
+    const value = stat(cell);
+    const reference = against ? stat(against) : null;
+    const tests = testClaim(
+      claim,
+      side(cell, value),
+      against && reference ? side(against, reference) : null,
+      alpha,
+    );
     return {
       cell: cell.id,
       against: against?.id ?? null,
@@ -403,10 +578,18 @@ function claimResults(
       paper: claim.paper,
       value,
       reference,
-      test,
-      verdict: pending ? "pending" : verdictOf(claim.expect, test, alpha),
+      ...tests,
+      sameBenchmark: against ? sameBenchmark(cell.benchmarks, against.benchmarks) : null,
+      verdict: pending ? "pending" : tests.verdict,
       power: powerOfClaim(
-        { ...claim, cell: cell.id, against: against?.id ?? null, value, reference },
+        {
+          ...claim,
+          cell: cell.id,
+          against: against?.id ?? null,
+          value,
+          reference,
+          pairing: tests.pairing,
+        },
         cells,
         claim.paper_effect ?? null,
         { seeds, alpha, power: grid.power },
@@ -472,6 +655,7 @@ export function studyResults(inputs: ResultInputs): StudyResults {
       runs.filter((r) => r.cell === cell.id),
       reports,
       grid.spike_multiple,
+      { plan: inputs.starts ?? [], runs: inputs.startRuns ?? [] },
     ),
   ]));
   const comparisons = grid.comparisons.map((c): ComparisonResult => ({
@@ -484,8 +668,10 @@ export function studyResults(inputs: ResultInputs): StudyResults {
     claims: c.claims.flatMap((claim) => claimResults(claim, c, cells, grid, inputs.seeds)),
   }));
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const starts = runs.map((r) => r.startedMs);
-  const ends = runs.map((r) => r.endedMs);
+  const startRuns = inputs.startRuns ?? [];
+  const timed = [...startRuns, ...runs];
+  const starts = timed.map((r) => r.startedMs);
+  const ends = timed.map((r) => r.endedMs);
   const replays = [...cells.values()].map((c) => replayResult(c, inputs.replays, inputs.heads));
   return {
     kind: "study-results",
@@ -503,9 +689,11 @@ export function studyResults(inputs: ResultInputs): StudyResults {
     time: {
       runs: runs.length,
       summedSeconds: runs.reduce((s, r) => s + r.seconds, 0),
-      spanSeconds: runs.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : 0,
-      firstStart: runs.length ? iso(Math.min(...starts)) : null,
-      lastEnd: runs.length ? iso(Math.max(...ends)) : null,
+      startRuns: startRuns.length,
+      startSeconds: startRuns.reduce((s, r) => s + r.seconds, 0),
+      spanSeconds: timed.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : 0,
+      firstStart: timed.length ? iso(Math.min(...starts)) : null,
+      lastEnd: timed.length ? iso(Math.max(...ends)) : null,
       replaySeconds: replays.reduce((s, r) => s + (r.record?.seconds ?? 0), 0),
     },
     software: {

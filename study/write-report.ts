@@ -8,7 +8,7 @@ import { openAnalysis } from "../analysis/mod.ts";
 import { openStore } from "../events/mod.ts";
 import { type Hardware, readHardware } from "./hardware.ts";
 import type { Grid } from "./load-grid.ts";
-import type { PlannedRun } from "./plan-runs.ts";
+import type { PlannedRun, PlannedStart } from "./plan-runs.ts";
 import { withPreviousStudy } from "./read-study-results.ts";
 import { readReplayRecords } from "./replay-records.ts";
 import { renderStudy } from "./render-study.ts";
@@ -25,6 +25,8 @@ export interface ReportOptions {
   readonly grid: Grid;
   /** The runs of every cell of the grid. */
   readonly plan: readonly PlannedRun[];
+  /** The grid's start runs (planStarts); none by default. */
+  readonly starts?: readonly PlannedStart[];
   readonly store: string;
   readonly out: string;
   readonly seeds: number;
@@ -53,14 +55,20 @@ export async function writeStudyReport(
     await using store = await openStore(options.store, { readOnly: true });
     return new Map((await store.streams()).map((h) => [h.stream, h]));
   })();
-  const runs = await (async () => {
+  const starts = options.starts ?? [];
+  const [runs, startRuns] = await (async () => {
     await using analysis = await openAnalysis(options.store);
-    return await loadStudyRuns(analysis.db, options.plan);
+    return [
+      await loadStudyRuns(analysis.db, options.plan),
+      await loadStudyRuns(analysis.db, starts),
+    ];
   })();
   const results = studyResults({
     grid: options.grid,
     plan: options.plan,
     runs,
+    starts,
+    startRuns,
     replays: await readReplayRecords(join(options.out, REPLAYS_FILE)),
     heads,
     hardware: options.hardware ?? await readHardware(),

@@ -51,6 +51,7 @@ export { upcastRecordedConfig, type UpcastResult } from "./upcast.ts";
 export {
   DEFAULT_PRESET,
   PRESET_PROMPTS,
+  PRESET_REFERENCES,
   PRESET_SUMMARIES,
   presetInput,
   presetNames,

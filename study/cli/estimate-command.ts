@@ -120,7 +120,15 @@ export async function estimateCommand(args: readonly string[]): Promise<never> {
     } finally {
       if (dir !== null) await Deno.remove(dir, { recursive: true });
     }
-    const total = gridEstimate(estimates, seeds, jobs);
+    // One start run per start the cells declare, timed as the measured cell whose config it runs
+    // (or, outside --only, as the first measured cell that shares it: the same initial team).
+    const startEstimates = new Map<string, CellEstimate>();
+    for (const cell of cells) {
+      if (cell.start === undefined || startEstimates.has(cell.start)) continue;
+      const owner = cells.some((c) => c.id === cell.start) ? cell.start : cell.id;
+      startEstimates.set(cell.start, estimates.find((e) => e.cell === owner)!);
+    }
+    const total = gridEstimate(estimates, seeds, jobs, [...startEstimates.values()]);
 
     if (format === "json") {
       console.log(JSON.stringify(total, null, 2));
@@ -151,7 +159,11 @@ export async function estimateCommand(args: readonly string[]): Promise<never> {
     console.log(textTable(header, rows));
     console.log(
       `${cells.length} cells x ${seeds} seeds: ${formatDuration(total.training)} of runs, ` +
-        `${formatDuration(total.replays)} of replays (one per cell); at ${jobs} jobs: ` +
+        `${formatDuration(total.replays)} of replays (one per cell)` +
+        (startEstimates.size > 0
+          ? `, ${formatDuration(total.starts)} of ${startEstimates.size} start runs`
+          : "") +
+        `; at ${jobs} jobs: ` +
         `${formatDuration(total.wall)} of wall time if the jobs keep every core busy`,
     );
     return ExitCode.ok;

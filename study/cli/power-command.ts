@@ -2,8 +2,9 @@
  * `deno task study power`: the power analysis of a grid before it runs. For every claim of the
  * grid, from the per-seed values of an earlier study (its study.json), the smallest difference
  * the grid detects at its seeds and evaluation sizes (or those given), the power at the paper's
- * effect and the seeds per cell that effect needs; so seeds and validation sizes are chosen
- * before the results exist.
+ * effect and the seeds per cell that effect needs, for Welch's test and, where the two cells'
+ * runs pair by seed, for the paired t-test on the per-seed differences; so seeds and validation
+ * sizes are chosen before the results exist.
  */
 import {
   defineCommand,
@@ -36,7 +37,8 @@ const cli = defineCommand({
   summary: "The power of every claim of a grid before it runs: the smallest difference its " +
     "seeds and validation sizes detect (two-sided Welch test, the grid's alpha and power), " +
     "the power at the paper's effect and the seeds that effect needs, from the per-seed " +
-    "spread of an earlier study's results.",
+    "spread of an earlier study's results; beside them the same for the paired t-test where " +
+    "the two cells' runs pair by seed (from the spread of the per-seed differences).",
   options: {
     grid: gridOption("grid to plan"),
     from: {
@@ -81,6 +83,31 @@ function claimName(r: PowerRow): string {
   return `${who}${r.metric} ${r.cell} ${r.expect} ${vs}`;
 }
 
+function range(m: ClaimMetric, low: number | null, high: number | null): string {
+  if (high === null) return "n/a";
+  return low === null || low === high ? units(m, high) : `${units(m, low)}–${units(m, high)}`;
+}
+
+/** The paired test's columns: sd of the differences (r), detectable, power, seeds needed. */
+function pairedCells(r: PowerRow): string[] {
+  const q = r.power.paired ?? null;
+  if (r.against === null) return ["–", "–", "–", "–"];
+  if (q === null) return ["not paired", "", "", ""];
+  if (q.sd === null || q.mde === null) return ["n/a", "", "", ""];
+  const m = r.metric;
+  const corr = q.correlation === null ? "" : ` (r ${q.correlation.toFixed(2)})`;
+  return [
+    `${range(m, q.sdLow, q.sd)}${corr}`,
+    range(m, q.mdeLow, q.mde),
+    q.powerAtPaper === null ? "n/a" : `${(100 * q.powerAtPaper).toFixed(1)}%`,
+    r.power.paperEffect === null
+      ? "n/a"
+      : q.seedsNeeded === null
+      ? `> ${SEED_CAP}`
+      : `${q.seedsNeeded}`,
+  ];
+}
+
 function tableRow(r: PowerRow): string[] {
   const p = r.power;
   const m = r.metric;
@@ -101,7 +128,8 @@ function tableRow(r: PowerRow): string[] {
     units(m, p.paperEffect, true),
     p.powerAtPaper === null ? "n/a" : `${(100 * p.powerAtPaper).toFixed(1)}%`,
     p.paperEffect === null ? "n/a" : p.seedsNeeded === null ? `> ${SEED_CAP}` : `${p.seedsNeeded}`,
-    p.note ?? "",
+    ...pairedCells(r),
+    [p.note, p.paired?.note ?? null].filter((x) => x !== null).join("; "),
   ];
 }
 
@@ -114,6 +142,10 @@ const COLUMNS = [
   "paper",
   "power at paper",
   "seeds needed",
+  "paired: sd of differences",
+  "paired: detectable",
+  "paired: power at paper",
+  "paired: seeds needed",
   "note",
 ];
 
@@ -135,6 +167,14 @@ const CSV_COLUMNS = [
   "power_at_paper",
   "seeds_needed",
   "note",
+  "paired",
+  "correlation",
+  "sd_difference",
+  "paired_mde",
+  "paired_mde_low",
+  "paired_power_at_paper",
+  "paired_seeds_needed",
+  "paired_note",
 ];
 
 function csvRow(r: PowerRow): unknown[] {
@@ -157,6 +197,14 @@ function csvRow(r: PowerRow): unknown[] {
     p.powerAtPaper,
     p.seedsNeeded,
     p.note,
+    (p.paired ?? null) !== null,
+    p.paired?.correlation ?? null,
+    p.paired?.sd ?? null,
+    p.paired?.mde ?? null,
+    p.paired?.mdeLow ?? null,
+    p.paired?.powerAtPaper ?? null,
+    p.paired?.seedsNeeded ?? null,
+    p.paired?.note ?? null,
   ];
 }
 
@@ -205,7 +253,10 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
       console.log(
         `Power of ${grid.file}'s claims at α = ${grid.alpha}, power ${grid.power}, from the ` +
           `per-seed values in ${from}; accuracy differences in points. A range is the ` +
-          `evaluation resized: training noise held, problem noise rescaled (study/claim-power.ts).`,
+          `evaluation resized: training noise held, problem noise rescaled (study/claim-power.ts). ` +
+          `Welch's test, then the paired t-test where the earlier runs of both cells pair by seed: ` +
+          `the one-sample test of the per-seed differences, r the correlation of the cells' ` +
+          `per-seed values; seeds needed are seeds per cell (pairs) either way.`,
       );
       console.log(textTable(COLUMNS, rows.map(tableRow)));
     }

@@ -82,7 +82,7 @@ const cli = defineCommand({
   examples: [
     "deno task study --only refine-grpo,refine-drmas --seeds 2 --steps 4 --out /tmp/study",
     "deno task study --report-only",
-    "deno task study --report-only --from docs/study/study.json --out /tmp/study-v1",
+    "deno task study --report-only --from docs/study/v2/study.json --out /tmp/study-v2",
     "deno task study power --seeds 10 --validation 64   (power of the grid's claims; --help)",
     "deno task study estimate --jobs 2   (the grid's wall time from short runs; --help)",
   ],
@@ -104,7 +104,10 @@ await runCommand(USAGE, async () => {
     }
     const grid = await gridFromOption(values.grid);
     const results = withPower(await readResults(values.from), grid);
-    const files = await writeReportFiles(await withPreviousStudy(results, grid), values.out);
+    const files = await writeReportFiles(
+      await withPreviousStudy(results, grid, values.from),
+      values.out,
+    );
     console.log(`report: ${files.join(", ")}`);
     return ExitCode.ok;
   }

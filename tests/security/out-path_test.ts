@@ -256,7 +256,7 @@ Deno.test("--out that reaches a store, its blobs or its projections is refused b
             ...s,
             "--report-only",
             "--from",
-            join(ROOT, "docs/study/study.json"),
+            join(ROOT, "docs/study/v2/study.json"),
             "--out",
             "events.analysis/report",
           ], dir),

@@ -12,6 +12,7 @@ import {
   gridEstimate,
   runTiming,
   RunTimingError,
+  startRunSeconds,
   type TimedEvent,
 } from "../../study/grid-time.ts";
 import { runCli } from "../support/run-cli.ts";
@@ -74,6 +75,12 @@ Deno.test("cellEstimate: first step once, the later steps' mean, every evaluatio
   assert.equal(grid.replays, e.run + 100);
   assert.equal(grid.training, 5 * (e.run + 100));
   assert.equal(grid.wall, 6 * (e.run + 100) / 2);
+  assert.equal(grid.starts, 0);
+  // A start run (0 steps): the fixed time and one evaluation, beside the training and replays.
+  assert.equal(startRunSeconds(t), 7 + 8);
+  const withStarts = gridEstimate([e, { ...e, cell: "d", run: 100 }], 5, 2, [e]);
+  assert.equal(withStarts.starts, 7 + 8);
+  assert.equal(withStarts.wall, (6 * (e.run + 100) + 15) / 2);
 });
 
 Deno.test("study estimate: a smoke cell measured and scaled; usage mistakes exit 2", async () => {

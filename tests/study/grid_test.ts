@@ -5,7 +5,14 @@ import { oneSampleTest, verdictOf, welchTest } from "../../study/claims.ts";
 import { GridError } from "../../study/grid-error.ts";
 import { loadGrid, selectCells } from "../../study/load-grid.ts";
 import { MissingModelError, missingModels } from "../../study/model-check.ts";
-import { planRuns, runIdFor } from "../../study/plan-runs.ts";
+import {
+  planRuns,
+  planStarts,
+  runIdFor,
+  runLabel,
+  startRunIdFor,
+  startsOf,
+} from "../../study/plan-runs.ts";
 
 const COMMITTED = new URL("../../study/grid.json", import.meta.url).pathname;
 const STUDY_CLI = new URL("../../study/cli/study.ts", import.meta.url).pathname;
@@ -40,13 +47,12 @@ const DEBATE = { extends: "debate-mada" };
 
 Deno.test("the committed grid loads: cells, comparisons, sizes within the budget", async () => {
   const grid = await loadGrid(COMMITTED);
-  assert.equal(grid.seeds, 4);
+  assert.equal(grid.seeds, 3);
   assert.deepEqual(grid.cells.map((c) => c.id), [
     "refine-grpo",
     "refine-drmas",
     "refine-grpo-shared",
     "refine-drmas-shared",
-    "refine-drmas-hetero",
     "refine-drmas-hetero-swap",
     "refine-grpo-penalty",
     "refine-drmas-penalty",
@@ -56,8 +62,27 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
     "debate-mada",
     "debate-grpo",
     "debate-mada-r1",
-    "debate-mada-r3",
   ]);
+  // Start runs: one per initial team (the shared ones differ in estimator, penalty or sharing).
+  const starts = await planStarts(grid.cells, { store: "s.sqlite" });
+  assert.deepEqual(starts.map((s) => [s.cell.id, s.cells]), [
+    ["refine-grpo", [
+      "refine-grpo",
+      "refine-drmas",
+      "refine-grpo-shared",
+      "refine-drmas-shared",
+      "refine-grpo-penalty",
+      "refine-drmas-penalty",
+    ]],
+    ["refine-drmas-hetero-swap", ["refine-drmas-hetero-swap"]],
+    ["search-grpo", ["search-grpo", "search-drmas"]],
+    ["search-drmas-hetero", ["search-drmas-hetero"]],
+    ["debate-mada", ["debate-mada", "debate-grpo"]],
+    ["debate-mada-r1", ["debate-mada-r1"]],
+  ]);
+  // The earlier study the report compares with: v2, moved beside this one.
+  assert.equal(grid.previous?.title, "v2");
+  assert.equal(grid.previous?.results, "../docs/study/v2/study.json");
   assert.equal(grid.comparisons.length, 8);
   const cell = (id: string) => grid.cells.find((c) => c.id === id)!.config;
   assert.equal(cell("refine-grpo").estimator.kind, "grpo");
@@ -66,11 +91,11 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   assert.equal(cell("refine-drmas").worker_groups.length, 2);
   assert.equal(cell("debate-mada").workflow.kind, "debate");
   assert.deepEqual(
-    ["debate-mada-r1", "debate-mada", "debate-mada-r3"].map((id) => {
+    ["debate-mada-r1", "debate-mada"].map((id) => {
       const w = cell(id).workflow;
       return w.kind === "debate" ? [w.rounds, w.critics] : null;
     }),
-    [[1, 0], [2, 3], [3, 3]],
+    [[1, 0], [2, 3]],
   );
   // Evaluation sized by the power analysis: more problems, 4 samples each.
   const evaluated = (id: string) => {
@@ -80,7 +105,7 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   };
   for (const c of grid.cells) {
     const want = c.id.startsWith("refine")
-      ? [256, 4, 0]
+      ? [128, 4, 0]
       : c.id.startsWith("search")
       ? [64, 4, 0]
       : [32, 4, 0];
@@ -92,6 +117,9 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   for (const id of ["search-grpo", "search-drmas", "search-drmas-hetero"]) {
     assert.equal(cell(id).updates.mini_batches, 5, id);
     assert.equal(cell(id).worker_groups.length, 3, id);
+    // Off the ceiling: two-hop questions only.
+    const tasks = cell(id).tasks;
+    assert.equal(tasks.kind === "synthetic-search" && tasks.min_hops, 2, id);
   }
   // The mechanism cells differ from the refine cells only in the invalid-action penalty.
   for (
@@ -113,7 +141,6 @@ Deno.test("the heterogeneous cells differ from their Dr. MAS cell only in one si
   const config = (id: string) => grid.cells.find((c) => c.id === id)!.config;
   const models = (id: string) => Object.fromEntries(config(id).agents.map((a) => [a.id, a.model]));
   const small = "study/models/small-v2";
-  assert.deepEqual(models("refine-drmas-hetero"), { solver: small, verifier: "embedded" });
   assert.deepEqual(models("refine-drmas-hetero-swap"), { solver: "embedded", verifier: small });
   assert.deepEqual(models("search-drmas-hetero"), {
     verifier: "embedded",
@@ -127,14 +154,13 @@ Deno.test("the heterogeneous cells differ from their Dr. MAS cell only in one si
     );
   for (
     const [hetero, base] of [
-      ["refine-drmas-hetero", "refine-drmas"],
       ["refine-drmas-hetero-swap", "refine-drmas"],
       ["search-drmas-hetero", "search-drmas"],
     ]
   ) assert.deepEqual(strip(config(hetero)), strip(config(base)), hetero);
   // The presets' prompts, so the pretrained models see what they were trained on.
   for (
-    const [hetero, preset] of [["refine-drmas-hetero", "refine-drmas"], [
+    const [hetero, preset] of [["refine-drmas-hetero-swap", "refine-drmas"], [
       "search-drmas-hetero",
       "search-drmas",
     ]]
@@ -278,13 +304,96 @@ Deno.test("grid validation names every problem with its key", async (t) => {
   });
 });
 
+Deno.test("start runs: a cell names the cell whose initial team it shares, checked", async (t) => {
+  const cells = (starts: Record<string, string>) =>
+    ["a", "b", "c", "d"].map((id) => ({
+      id,
+      title: id,
+      config: `${id}.json`,
+      ...(starts[id] === undefined ? {} : { start: starts[id] }),
+    }));
+  const configs = {
+    "a.json": SMOKE,
+    // b differs from a in estimator, penalty and weight sharing: the same initial team.
+    "b.json": {
+      ...SMOKE,
+      estimator: { kind: "grpo" },
+      rewards: { invalid_action_penalty: 1 },
+      agent_to_wg: "shared",
+    },
+    // c asks harder problems with longer answers: another start.
+    "c.json": { ...SMOKE, tasks: { difficulty: 3 }, sampling: { max_tokens: 24 } },
+    "d.json": DEBATE,
+  };
+
+  await t.step("unknown cell, a cell that runs no start of its own, another team", async () => {
+    const file = await tempGrid({
+      title: "t",
+      cells: cells({ a: "zz", b: "c", d: "b" }),
+    }, configs);
+    const err = await loadGrid(file).catch((e) => e);
+    assert.ok(err instanceof GridError, String(err));
+    assert.deepEqual(err.issues.map((i: { key: string }) => i.key), [
+      "cells[0].start",
+      "cells[1].start",
+      "cells[3].start",
+    ]);
+    assert.match(err.message, /a cell id \(a, b, c, d\)/);
+    assert.match(err.message, /c has no start; name the cell whose run it shares/);
+    assert.match(err.message, /b shares c's/);
+    const other = await tempGrid({ title: "t", cells: cells({ a: "a", c: "a" }) }, configs);
+    const differ = await loadGrid(other).catch((e) => e);
+    assert.ok(differ instanceof GridError, String(differ));
+    assert.match(
+      differ.message,
+      /a's config differs from c's in tasks\.difficulty, sampling\.max_tokens\); name "c" to run its own/,
+    );
+  });
+
+  await t.step(
+    "planned: one per cell that names itself, seed 0, 0 steps, ids by config",
+    async () => {
+      const file = await tempGrid(
+        { title: "t", cells: cells({ a: "a", b: "a", d: "d" }) },
+        configs,
+      );
+      const grid = await loadGrid(file);
+      assert.deepEqual(grid.cells.map((c) => c.preset), ["smoke", "smoke", "smoke", "debate-mada"]);
+      assert.deepEqual(grid.cells[1].ownKeys, [
+        "estimator.kind",
+        "rewards.invalid_action_penalty",
+        "agent_to_wg",
+      ]);
+      const starts = await planStarts(grid.cells, { store: "a.sqlite", device: "cpu" });
+      assert.deepEqual(starts.map((s) => [s.kind, s.cell.id, s.cells, s.seed]), [
+        ["start", "a", ["a", "b"], 0],
+        ["start", "d", ["d"], 0],
+      ]);
+      assert.equal(starts[0].config.steps, 0);
+      assert.equal(starts[0].config.seed, 0);
+      assert.equal(starts[0].config.runtime.device, "cpu", "--device applies");
+      assert.match(starts[0].runId, /^a-start-[0-9a-f]{8}$/);
+      assert.equal(starts[0].runId, startRunIdFor("a", starts[0].config));
+      const elsewhere = await planStarts(grid.cells, { store: "/b.sqlite", device: "cpu" });
+      assert.deepEqual(elsewhere.map((s) => s.runId), starts.map((s) => s.runId));
+      // --only b runs a's start run, which b shares; c declares none.
+      assert.deepEqual(startsOf(starts, selectCells(grid, "b")).map((s) => s.cell.id), ["a"]);
+      assert.deepEqual(startsOf(starts, selectCells(grid, "c")), []);
+      assert.equal(runLabel(starts[0]), "a start");
+      const [train] = await planRuns(grid.cells, { seeds: 1, store: "a.sqlite" });
+      assert.equal(train.kind, "train");
+      assert.equal(runLabel(train), "a seed 0");
+    },
+  );
+});
+
 Deno.test("missing model directories are named with the command that makes them", async () => {
   const grid = await loadGrid(COMMITTED);
   const cwd = await Deno.makeTempDir();
   const missing = await missingModels(grid, grid.cells, cwd);
   assert.deepEqual(missing, [{
     model: "study/models/small-v2",
-    cells: ["refine-drmas-hetero", "refine-drmas-hetero-swap", "search-drmas-hetero"],
+    cells: ["refine-drmas-hetero-swap", "search-drmas-hetero"],
     command: grid.models["study/models/small-v2"],
   }]);
   assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);

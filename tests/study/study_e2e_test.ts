@@ -96,9 +96,10 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
     JSON.stringify({
       title: "Tiny study",
       seeds: 3,
+      // a and b differ only in the estimator: one start run (a's config, 0 steps) for both.
       cells: [
-        { id: "a", title: "smoke, Dr. MAS", config: "a.json" },
-        { id: "b", title: "smoke, GRPO", config: "b.json" },
+        { id: "a", title: "smoke, Dr. MAS", config: "a.json", start: "a" },
+        { id: "b", title: "smoke, GRPO", config: "b.json", start: "a" },
       ],
       comparisons: [{
         id: "a-vs-b",
@@ -120,9 +121,14 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
 
   const first = await study([...args, "--jobs", "2"]);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stderr, /4 runs planned; 0 complete in the store, 0 to resume, 4 to train/);
+  assert.match(first.stderr, /5 runs planned; 0 complete in the store, 0 to resume, 5 to train/);
+  assert.match(
+    first.stderr,
+    /\[1\/5\] a start: training run a-start-[0-9a-f]{8}\n/,
+    "starts first",
+  );
   assert.match(first.stderr, /\[a s0\] train 1\/1/, "the children's progress lines");
-  assert.match(first.stdout, /runs: 4 trained, 0 resumed, 0 already complete, 0 failed/);
+  assert.match(first.stdout, /runs: 5 trained, 0 resumed, 0 already complete, 0 failed/);
   assert.match(first.stdout, /replays: 2 of 2 identical/);
   const results = JSON.parse(await Deno.readTextFile(join(out, "study.json"))) as StudyResults;
   const readme = await Deno.readTextFile(join(out, "README.md"));
@@ -200,6 +206,42 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
     } else assert.match(claim.power.note!, /no spread/);
   });
 
+  await t.step(
+    "start runs: the initial team evaluated once, at step 0, shared by a and b",
+    async () => {
+      const [a, b] = results.cells;
+      assert.equal(a.start!.runId, b.start!.runId);
+      const events0 = await events(store, a.start!.runId);
+      const started = events0[0];
+      assert.equal(started.type, "run.started");
+      assert.equal((started.data.config as { steps: number }).steps, 0);
+      assert.equal(started.data.seed, 0);
+      const evals = events0.filter((e) => e.type === "evaluation.completed");
+      assert.equal(evals.length, 1);
+      assert.equal((evals[0].data as { step: number }).step, 0);
+      assert.equal(events0.at(-1)!.type, "run.completed");
+      const problems = (evals[0].data as { problems: { n: number; c: number }[] }).problems;
+      close(
+        a.start!.avg!,
+        problems.reduce((s, p) => s + p.c / p.n, 0) / problems.length,
+        "start avg",
+      );
+      // Every run, start run included, on the same problems: one benchmark hash.
+      const hashes = new Set(
+        [a.start!, ...results.cells].flatMap((x) =>
+          x.benchmarks.flatMap((bm) => bm.sets.map((set) => set.sha256))
+        ),
+      );
+      assert.equal(hashes.size, 1);
+      assert.equal(results.comparisons[0].claims[0].sameBenchmark, true);
+      assert.equal(results.time.startRuns, 1);
+      assert.match(
+        readme,
+        /\| b \| smoke \(none\) \| validation [0-9a-f]{12} \(4 problems\) \| a's \|/,
+      );
+    },
+  );
+
   await t.step("per-agent gradient norms, recomputed from gradient steps", async () => {
     for (const c of results.cells) {
       assert.ok(c.agents.length > 0, `${c.id} has no agents`);
@@ -276,7 +318,7 @@ Deno.test("study end to end: runs, replays, report numbers from the raw events",
     async () => {
       const again = await study([...args, "--jobs", "1"]);
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /runs: 0 trained, 0 resumed, 4 already complete/);
+      assert.match(again.stdout, /runs: 0 trained, 0 resumed, 5 already complete/);
       assert.match(again.stderr, /2 current from an earlier check, 0 to replay/);
       assert.equal(await Deno.readTextFile(join(out, "README.md")), readme);
     },
