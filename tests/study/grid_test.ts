@@ -114,6 +114,9 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   // Search cells: the preset's five mini-batch updates (Dr. MAS's run_search.sh), GRPO vs Dr. MAS.
   assert.equal(cell("search-grpo").estimator.kind, "grpo");
   assert.equal(cell("search-drmas").estimator.kind, "dr-mas");
+  // A cell that names its estimator's kind replaces the preset's whole estimator: the GRPO cell
+  // states the preset's sigma, so that the comparison differs in the baseline alone.
+  assert.equal(cell("search-grpo").estimator.sigma, cell("search-drmas").estimator.sigma);
   for (const id of ["search-grpo", "search-drmas", "search-drmas-hetero"]) {
     assert.equal(cell(id).updates.mini_batches, 5, id);
     assert.equal(cell(id).worker_groups.length, 3, id);
