@@ -78,7 +78,10 @@ const stepOf = (e: TimedEvent): number | undefined => {
  * events.
  *
  * @example
+ * ```ts
+ * declare const events: readonly TimedEvent[];
  * const timing = runTiming("r1", events, 41.5); // { steps: [9.2, 6.1], evaluations: [21.4], fixed: 4.8 }
+ * ```
  */
 export function runTiming(
   runId: string,
@@ -125,7 +128,12 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
  * A full run of `config` from a measured run of the same config cut short.
  *
  * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../engine/config/mod.ts";
+ * declare const config: NormalizedConfig;
+ * declare const timing: RunTiming;
  * cellEstimate("refine-grpo", config, timing).run; // seconds
+ * ```
  */
 export function cellEstimate(
   cell: string,
@@ -147,7 +155,10 @@ export function cellEstimate(
  * A start run of a measured cell's config (0 steps): its fixed time and one evaluation.
  *
  * @example
+ * ```ts
+ * declare const estimate: CellEstimate;
  * startRunSeconds(estimate.measured); // seconds
+ * ```
  */
 export function startRunSeconds(measured: RunTiming): number {
   const evaluation = measured.evaluations.length > 0 ? mean(measured.evaluations) : 0;
@@ -160,7 +171,10 @@ export function startRunSeconds(measured: RunTiming): number {
  * time.
  *
  * @example
+ * ```ts
+ * declare const cells: readonly CellEstimate[];
  * gridEstimate(cells, 5, 2).wall / 3600; // hours
+ * ```
  */
 export function gridEstimate(
   cells: readonly CellEstimate[],

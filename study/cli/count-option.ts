@@ -7,7 +7,11 @@ import { UsageError } from "../../events/cli/mod.ts";
  * The option's value as a number, or undefined when it was not given; anything but an integer
  * >= `least` is a usage error naming the option.
  *
- * @example countOption("seeds", values.seeds, 2) // 10 for `--seeds 10`
+ * @example
+ * ```ts
+ * countOption("seeds", "10", 2); // 10
+ * countOption("seeds", undefined, 2); // undefined
+ * ```
  */
 export function countOption(
   name: string,

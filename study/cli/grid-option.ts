@@ -9,7 +9,11 @@ import { type Grid, loadGrid } from "../load-grid.ts";
 /**
  * The option's declaration; `help` says what the command does with the grid.
  *
- * @example options: { grid: gridOption("grid to plan"), ... }
+ * @example
+ * ```ts
+ * const options = { grid: gridOption("grid to plan") };
+ * options.grid.help; // "grid to plan (default study/grid.json)"
+ * ```
  */
 export function gridOption(purpose: string) {
   return {
@@ -25,7 +29,11 @@ export function gridOption(purpose: string) {
  * Loads the grid a command was given; `select` (e.g. the `--only` cells) runs under the same
  * rule, so its GridError is a usage error too.
  *
- * @example const grid = await gridFromOption(values.grid);
+ * @example
+ * ```ts
+ * const grid = await gridFromOption("study/grid.json");
+ * const cells = await gridFromOption("study/grid.json", (g) => g.cells.map((c) => c.id));
+ * ```
  */
 export async function gridFromOption<T = Grid>(
   file: string,
