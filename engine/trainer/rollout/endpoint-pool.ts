@@ -33,7 +33,16 @@ export interface EndpointPool {
 /**
  * The pool of a config's endpoints; the API key is read from `api_key_env` now.
  *
- * @example const pool = endpointPool(config.rollout!); await pool.post("/v1/completions", body);
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { endpointPool } from "./endpoint-pool.ts";
+ *
+ * declare const config: NormalizedConfig; // its rollout backend openai
+ * declare const body: unknown; // a `/v1/completions` request
+ * const pool = endpointPool(config.rollout!);
+ * const { endpoint, json } = await pool.post("/v1/completions", body);
+ * ```
  */
 export function endpointPool(rollout: OpenAIRollout): EndpointPool {
   const endpoints = rollout.endpoints.map((e) => e.replace(/\/+$/, ""));

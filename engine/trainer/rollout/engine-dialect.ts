@@ -139,7 +139,12 @@ const sglang: EngineDialect = {
 /**
  * The dialect of `engine` (absent: vllm).
  *
- * @example engineDialect("sglang").loadPath // "/load_lora_adapter"
+ * @example
+ * ```ts
+ * import { engineDialect } from "./engine-dialect.ts";
+ *
+ * engineDialect("sglang").loadPath; // "/load_lora_adapter"
+ * ```
  */
 export function engineDialect(engine: RolloutEngine | undefined): EngineDialect {
   return engine === "sglang" ? sglang : vllm;

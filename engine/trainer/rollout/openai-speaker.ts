@@ -25,9 +25,29 @@ import {
  * Builds the openai speaker of a run; the same `episode` as the local speaker's.
  *
  * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { endpointPool } from "./endpoint-pool.ts";
+ * import { createOpenAISpeaker } from "./openai-speaker.ts";
+ * import type { GroupPolicy } from "./policy-pool.ts";
+ * import { servedAdapters } from "./served-adapters.ts";
+ * import type { SpeakerSettings } from "./speaker.ts";
+ *
+ * declare const config: NormalizedConfig; // its rollout backend openai
+ * declare const groups: ReadonlyMap<string, GroupPolicy>; // each worker group's policy
+ * declare const settings: SpeakerSettings;
+ * const rollout = config.rollout!;
+ * const endpoints = endpointPool(rollout);
+ * const served = servedAdapters(endpoints, rollout, groups);
  * const speaker = createOpenAISpeaker(
- *   pool.groups, config.agent_to_wg, settings, endpoints, served, config.rollout.engine,
+ *   groups,
+ *   config.agent_to_wg,
+ *   settings,
+ *   endpoints,
+ *   served,
+ *   rollout.engine,
  * );
+ * ```
  */
 export function createOpenAISpeaker(
   groups: ReadonlyMap<string, Pick<SpeakingPolicy, "id" | "spec" | "tokenizer">>,

@@ -34,7 +34,16 @@ const turnKey = (at: EpisodeCoordinates, turn: number) =>
 /**
  * The `turn.generated` events of a log, by coordinates.
  *
- * @example const turns = recordedTurns(log.events);
+ * @example
+ * ```ts
+ * import type { EventStore } from "../../../events/mod.ts";
+ * import { readRunLog } from "../run-log/mod.ts";
+ * import { recordedTurns } from "./recorded-turns.ts";
+ *
+ * declare const store: EventStore;
+ * const log = await readRunLog(store, "run-1");
+ * const turns = recordedTurns(log.events);
+ * ```
  */
 export function recordedTurns(events: readonly StoredEvent<NewEvent>[]): RecordedTurns {
   const turns = new Map<string, { text: string; extra: TurnRecord }>();
@@ -68,7 +77,19 @@ const same = (a: ArrayLike<number>, b: ArrayLike<number>) =>
  * Wraps a speaker for a replay: `recorded` answers from the log; `keyed` samples with `speaker`
  * and keeps the recorded turn where the tokens agree.
  *
- * @example const speaker = replaySpeaker("keyed", turns, groups, config.agent_to_wg, settings, local);
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { type RecordedTurns, replaySpeaker } from "./recorded-turns.ts";
+ * import { createSpeaker, type SpeakerSettings, type SpeakingPolicy } from "./speaker.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const turns: RecordedTurns; // recordedTurns(log.events)
+ * declare const groups: ReadonlyMap<string, SpeakingPolicy>;
+ * declare const settings: SpeakerSettings;
+ * const local = createSpeaker(groups, config.agent_to_wg, settings);
+ * const speaker = replaySpeaker("keyed", turns, groups, config.agent_to_wg, settings, local);
+ * ```
  */
 export function replaySpeaker(
   mode: ReplayRollouts,
@@ -104,7 +125,18 @@ export function replaySpeaker(
  * tokens re-derived from the request (so a prompt that differs from the record shows): a replay's
  * `recorded` mode, and a trainer rebuilding the episodes its rollout workers played.
  *
- * @example const speaker = recordedSpeaker(turns, groups, config.agent_to_wg, settings);
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { type RecordedTurns, recordedSpeaker } from "./recorded-turns.ts";
+ * import type { SpeakerSettings, SpeakingPolicy } from "./speaker.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const turns: RecordedTurns; // recordedTurns(log.events)
+ * declare const groups: ReadonlyMap<string, SpeakingPolicy>;
+ * declare const settings: SpeakerSettings;
+ * const speaker = recordedSpeaker(turns, groups, config.agent_to_wg, settings);
+ * ```
  */
 export function recordedSpeaker(
   turns: RecordedTurns,

@@ -59,8 +59,19 @@ const MAX_GENERATION_BATCH = 64;
  * The rollout function of a config's workflow on `groups`, sampling as the config says.
  *
  * @example
- * const rollouts = workflowRollouts(config, workflow, pool.groups);
- * const groups = await rollouts("rollout", step, questions, config.group_size);
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import type { Question, Workflow } from "../../workflows/mod.ts";
+ * import type { GroupPolicy } from "./policy-pool.ts";
+ * import { workflowRollouts } from "./rollouts.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const workflow: Workflow;
+ * declare const policies: ReadonlyMap<string, GroupPolicy>; // each worker group's policy
+ * declare const questions: readonly Question[]; // the step's prompts
+ * const rollouts = workflowRollouts(config, workflow, policies);
+ * const groups = await rollouts("rollout", 0, questions, config.group_size);
+ * ```
  */
 export function workflowRollouts(
   config: Pick<NormalizedConfig, "seed" | "sampling" | "agent_to_wg">,

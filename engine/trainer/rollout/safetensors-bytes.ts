@@ -15,8 +15,15 @@ import {
  * The tensors of a safetensors byte string by name, widened to float32.
  *
  * @example
+ * ```ts
+ * import type { EventStore, RecordedEvent } from "../../../events/mod.ts";
+ * import { decodeSafetensors } from "./safetensors-bytes.ts";
+ *
+ * declare const store: EventStore;
+ * declare const event: RecordedEvent<"checkpoint.saved">; // a LoRA group's checkpoint
  * const tensors = decodeSafetensors(await store.blobs.get(event.data.blob), "checkpoint abc");
  * tensors.get("lm_head.lora_a")!.data; // Float32Array
+ * ```
  */
 export function decodeSafetensors(bytes: Uint8Array, label: string): Map<string, NamedTensor> {
   if (bytes.length < 8) {

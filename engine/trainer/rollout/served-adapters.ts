@@ -27,7 +27,12 @@ export type PublishedPolicy = Pick<
 /**
  * The adapter name of a group's weights at `version`.
  *
- * @example adapterName("solver", 3) // "solver-v3"
+ * @example
+ * ```ts
+ * import { adapterName } from "./served-adapters.ts";
+ *
+ * adapterName("solver", 3); // "solver-v3"
+ * ```
  */
 export function adapterName(wg: string, version: number): string {
   return `${wg}-v${version}`;
@@ -37,8 +42,19 @@ export function adapterName(wg: string, version: number): string {
  * The served names of `groups` and how to publish new versions of their adapters.
  *
  * @example
- * const served = servedAdapters(pool, config.rollout, groups);
- * await served.publish(0); served.modelOf("solver") // "solver-v0"
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { endpointPool } from "./endpoint-pool.ts";
+ * import type { GroupPolicy } from "./policy-pool.ts";
+ * import { servedAdapters } from "./served-adapters.ts";
+ *
+ * declare const config: NormalizedConfig; // its rollout backend openai
+ * declare const groups: ReadonlyMap<string, GroupPolicy>; // "solver" a LoRA group
+ * const pool = endpointPool(config.rollout!);
+ * const served = servedAdapters(pool, config.rollout!, groups);
+ * await served.publish(0);
+ * served.modelOf("solver"); // "solver-v0"
+ * ```
  */
 export function servedAdapters(
   pool: EndpointPool,

@@ -88,9 +88,21 @@ function admissionOrder(a: Pending, b: Pending): number {
  * Builds the speaker of a run.
  *
  * @example
- * const speaker = createSpeaker(pool.groups, config.agent_to_wg, settings);
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import type { Question, Workflow } from "../../workflows/mod.ts";
+ * import { createSpeaker, type SpeakerSettings, type SpeakingPolicy } from "./speaker.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const groups: ReadonlyMap<string, SpeakingPolicy>; // each worker group's policy
+ * declare const settings: SpeakerSettings;
+ * declare const workflow: Workflow;
+ * declare const question: Question;
+ * const speaker = createSpeaker(groups, config.agent_to_wg, settings);
+ * const [step, prompt, sample] = [0, 0, 1];
  * const episode = await speaker.episode({ phase: "rollout", step, prompt, sample }, (speak) =>
  *   workflow.run(question, speak));
+ * ```
  */
 export function createSpeaker(
   groups: ReadonlyMap<string, SpeakingPolicy>,
@@ -246,7 +258,16 @@ export function createSpeaker(
  * A turn's prompt tokens: the request through the chat template when the tokenizer has one,
  * keeping the most recent part when it would not leave `maxTokens` of the model's window.
  *
- * @example const ids = turnPrompt(policy, request, settings.maxTokens);
+ * @example
+ * ```ts
+ * import type { TurnRequest } from "../../workflows/mod.ts";
+ * import { type SpeakerSettings, type SpeakingPolicy, turnPrompt } from "./speaker.ts";
+ *
+ * declare const policy: SpeakingPolicy;
+ * declare const request: TurnRequest; // a workflow's request for one agent's turn
+ * declare const settings: SpeakerSettings;
+ * const ids = turnPrompt(policy, request, settings.maxTokens);
+ * ```
  */
 export function turnPrompt(
   policy: Pick<SpeakingPolicy, "spec" | "tokenizer">,
@@ -267,7 +288,16 @@ export function turnPrompt(
  * stop string (text before it), whoever sampled them (the local batch or a server asked without
  * stop strings), so both backends record the same turn.
  *
- * @example const { text, extra } = endTurn(policy, prompt, tokens, logprobs, "length", ["\n\n"]);
+ * @example
+ * ```ts
+ * import { endTurn, type SpeakingPolicy } from "./speaker.ts";
+ *
+ * declare const policy: SpeakingPolicy;
+ * declare const prompt: number[]; // the turn's prompt tokens
+ * declare const tokens: number[]; // those sampled, up to the token limit
+ * declare const logprobs: Float32Array; // one per sampled token
+ * const { text, extra } = endTurn(policy, prompt, tokens, logprobs, "length", ["\n\n"]);
+ * ```
  */
 export function endTurn(
   policy: Pick<SpeakingPolicy, "id" | "tokenizer">,

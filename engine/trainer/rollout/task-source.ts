@@ -44,7 +44,15 @@ export async function loadBenchmarkFiles(
 /**
  * Builds the task source of a config (deterministic from `tasks.seed` for generated tasks).
  *
- * @example const tasks = await taskSource(config); tasks.train[0].problem;
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { taskSource } from "./task-source.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * const tasks = await taskSource(config);
+ * tasks.train[0].problem; // the first training question's text
+ * ```
  */
 export async function taskSource(config: NormalizedConfig): Promise<TaskSource> {
   const benchmarks = await loadBenchmarkFiles(config.evaluation.benchmarks);
