@@ -11,6 +11,7 @@
  * Seeds only one cell has a value for are left out of the pairs and named.
  */
 import { agentStability } from "./agent-stability.ts";
+import { shortHash } from "./cell-benchmarks.ts";
 import type { ClaimMetric } from "./grid-schema.ts";
 import type { SampleStat } from "./sample-stat.ts";
 import type { RunBenchmark } from "./study-data.ts";
@@ -75,7 +76,7 @@ export function sampleSeeds(
   samples: readonly number[],
   spikeMultiple: number,
 ): number[] | null {
-  if (metric === "avg@k" || metric === "pass@k" || metric === "critic-improvement") {
+  if (EVALUATED.includes(metric)) {
     return samples.length === cell.runs.length ? cell.runs.map((r) => r.seed) : null;
   }
   const a = cell.agents.find((x) => x.agent === agent);
@@ -114,7 +115,7 @@ type Benchmarks = Readonly<Record<string, RunBenchmark>>;
 
 function hashesText(hashes: Benchmarks): string {
   return Object.entries(hashes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, b]) => `${name} ${b.sha256.slice(0, 12)}…`).join(", ");
+    .map(([name, b]) => `${name} ${shortHash(b.sha256)}…`).join(", ");
 }
 
 function sameHashes(a: Benchmarks, b: Benchmarks): boolean {
@@ -122,7 +123,10 @@ function sameHashes(a: Benchmarks, b: Benchmarks): boolean {
   return keys.length === Object.keys(b).length && keys.every((k) => a[k].sha256 === b[k]?.sha256);
 }
 
-/** Why the runs of the common seeds were not evaluated on the same problems; null if they were. */
+/**
+ * On what the runs of the common seeds were evaluated on the same problems (their hashes, or the
+ * same tasks where none were recorded), or why they were not.
+ */
 function evaluationBasis(
   a: PairableCell,
   b: PairableCell,

@@ -18,7 +18,7 @@
  * to; a claim refers to its cells' changes. The grid states the changes no setup shows (code,
  * models) and, per claim, why its verdict moved (`since_previous`).
  */
-import { type Verdict, verdictOf, type VerdictTest } from "./claims.ts";
+import { decidingTest, type Verdict, verdictOf, type VerdictTest } from "./claims.ts";
 import { benchmarkText, type CellBenchmark } from "./cell-benchmarks.ts";
 import type { CellSetup } from "./cell-setup.ts";
 import { configLeaves } from "./config-leaves.ts";
@@ -128,9 +128,8 @@ function outcome(
   cells: ReadonlyMap<string, CellResult>,
   alpha: number,
 ): ClaimOutcome {
-  const decidedBy: VerdictTest = c.decidedBy ?? (c.against === null ? "one-sample" : "welch");
-  const test = decidedBy === "paired" && c.paired ? c.paired : c.test;
-  const welchVerdict = c.verdict === "pending" || decidedBy !== "paired"
+  const test = decidingTest(c);
+  const welchVerdict = c.verdict === "pending" || c.decidedBy !== "paired"
     ? c.verdict
     : verdictOf(c.expect, c.test, alpha);
   return {
@@ -138,7 +137,7 @@ function outcome(
     diff: test?.diff ?? null,
     p: test === null || Number.isNaN(test.p) ? null : test.p,
     k: cells.get(c.cell)?.k ?? 0,
-    decidedBy,
+    decidedBy: c.decidedBy,
     welchVerdict,
   };
 }

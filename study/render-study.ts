@@ -139,7 +139,7 @@ const TEST_NAMES = { paired: "paired t", welch: "Welch", "one-sample": "one-samp
 
 function decidedByText(c: ClaimResult): string {
   if (c.verdict === "pending") return "–";
-  return TEST_NAMES[c.decidedBy ?? (c.against === null ? "one-sample" : "welch")];
+  return TEST_NAMES[c.decidedBy];
 }
 
 function claimsTable(results: StudyResults, claims: readonly ClaimResult[]): string {
