@@ -8,7 +8,17 @@ import { sortedGroups } from "./worker-group-placement.ts";
  * Writes every trainable group's weights and optimizer state to the sink's blob store and
  * returns their `checkpoint.saved` events.
  *
- * @example await append(await checkpoints(sink, pool.groups, step));
+ * @example
+ * ```ts
+ * import { checkpoints } from "./checkpoints.ts";
+ * import type { GroupPolicy } from "./rollout/mod.ts";
+ * import type { EventSink } from "./run-log/mod.ts";
+ *
+ * declare const sink: EventSink;
+ * declare const groups: ReadonlyMap<string, GroupPolicy>; // each worker group's policy
+ * const events = await checkpoints(sink, groups, 3); // one checkpoint.saved per trainable group
+ * await sink.append(events);
+ * ```
  */
 export async function checkpoints(
   sink: EventSink,

@@ -14,7 +14,18 @@ import { episodeEvents } from "./run-log/mod.ts";
 /**
  * Evaluates on the config's benchmarks at `step` through `rollouts`.
  *
- * @example const { events, metrics } = await evaluate(config, tasks, step, rollouts);
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import { evaluate } from "./evaluate.ts";
+ * import type { RolloutFn, TaskSource } from "./rollout/mod.ts";
+ *
+ * declare const config: NormalizedConfig; // evaluation: benchmarks ["validation"], n_samples 4
+ * declare const tasks: TaskSource;
+ * declare const rollouts: RolloutFn;
+ * const { events, metrics } = await evaluate(config, tasks, 10, rollouts);
+ * Object.keys(metrics); // ["validation/avg@4", "validation/pass@4"]
+ * ```
  */
 export async function evaluate(
   config: NormalizedConfig,
@@ -60,7 +71,16 @@ export async function evaluate(
 /**
  * Episodes one evaluation rolls out: every benchmark problem times `n_samples`.
  *
- * @example evaluationEpisodes(config, tasks); // 256 problems x 2 samples: 512
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import { evaluationEpisodes } from "./evaluate.ts";
+ * import type { TaskSource } from "./rollout/mod.ts";
+ *
+ * declare const config: NormalizedConfig; // evaluation: benchmarks ["validation"], n_samples 2
+ * declare const tasks: TaskSource; // 256 validation problems
+ * evaluationEpisodes(config, tasks); // 512 (256 problems x 2 samples)
+ * ```
  */
 export function evaluationEpisodes(config: NormalizedConfig, tasks: TaskSource): number {
   const problems = evaluationSets(config, tasks).reduce((n, s) => n + s.questions.length, 0);

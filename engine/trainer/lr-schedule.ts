@@ -7,7 +7,12 @@ import type { WorkerGroup } from "../config/mod.ts";
  * mini-batches and epochs) uses the step's rate.
  *
  * @example
- * learningRate({ lr: 1e-4, warmup_ratio: 0.1 }, 0, 20); // 1e-4 * 1/3 (2 warmup steps)
+ * ```ts
+ * import { learningRate } from "./lr-schedule.ts";
+ *
+ * // 2 warmup steps of 20; step 0 gets 1e-4 * 1 / 3
+ * learningRate({ lr: 1e-4, warmup_ratio: 0.1 }, 0, 20); // 3.3333333333333335e-5
+ * ```
  */
 export function learningRate(
   optimizer: Pick<WorkerGroup["optimizer"], "lr" | "warmup_ratio">,

@@ -16,7 +16,14 @@ export class ModelFilesError extends Error {
  * config.json is not one of a supported architecture. `given` names the flag the model came from
  * (`--model`), so the message points at what the user typed rather than at an agent.
  *
- * @example await checkModelFiles(config.agents);
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import { checkModelFiles } from "./model-files.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * await checkModelFiles(config.agents); // resolves, or throws a ModelFilesError naming the agent
+ * ```
  */
 export async function checkModelFiles(
   agents: readonly { readonly id: string; readonly model: string }[],

@@ -32,7 +32,15 @@ export interface ModelFitNames {
  * `sampling.max_tokens`, or whose tokenizer encodes the first problem of each split (and of each
  * benchmark) to no tokens.
  *
- * @example await checkModelFit(config, await taskSource(config));
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import { checkModelFit } from "./model-fit.ts";
+ * import { taskSource } from "./rollout/mod.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * await checkModelFit(config, await taskSource(config)); // resolves, or throws a ModelFitError
+ * ```
  */
 export async function checkModelFit(
   config: NormalizedConfig,

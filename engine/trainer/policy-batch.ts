@@ -25,9 +25,18 @@ export interface TrainingTurn {
  * Right-padded next-token batch: position t predicts token t+1; pads are masked everywhere.
  *
  * @example
- * policyBatch([{ agent: "solver", promptTokens: [1, 2], responseTokens: [3], logprobs: [-0.5],
- *   advantage: 1 }])
- *   .lossMask; // [0, 1]
+ * ```ts
+ * import { policyBatch } from "./policy-batch.ts";
+ *
+ * const batch = policyBatch([{
+ *   agent: "solver",
+ *   promptTokens: Int32Array.of(1, 2),
+ *   responseTokens: Int32Array.of(3),
+ *   logprobs: Float32Array.of(-0.5),
+ *   advantage: 1,
+ * }]);
+ * batch.lossMask; // Float32Array [0, 1]: position 1 predicts the response token 3
+ * ```
  */
 export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {
   const seq = Math.max(...turns.map((t) => t.promptTokens.length + t.responseTokens.length)) - 1;
@@ -71,8 +80,16 @@ export function policyBatch(turns: readonly TrainingTurn[]): PolicyBatch {
  * that batch) back into one array per turn, over its response tokens.
  *
  * @example
+ * ```ts
+ * import { policyBatch, responseValues, type TrainingTurn } from "./policy-batch.ts";
+ * import type { GroupPolicy } from "./rollout/mod.ts";
+ *
+ * declare const policy: GroupPolicy;
+ * declare const turns: readonly TrainingTurn[];
+ * const batch = policyBatch(turns);
  * const perTurn = responseValues(batch, turns, await policy.logprobs(batch, 1));
  * perTurn[0].length === turns[0].responseTokens.length; // true
+ * ```
  */
 export function responseValues(
   batch: Pick<PolicyBatch, "seq">,

@@ -52,8 +52,13 @@ function formatMetrics(metrics: Readonly<Record<string, number>> = {}): string {
  * is in the elapsed time but not in the rate or the ETA.
  *
  * @example
+ * ```ts
+ * import { progressReporter } from "./progress.ts";
+ *
  * const progress = progressReporter("train");
  * progress.update(3, 10, "rollout");
+ * // on a terminal: train 3/10 [rollout] 0.000 steps/s elapsed 0s ETA ?
+ * ```
  */
 export function progressReporter(
   label: string,

@@ -33,8 +33,18 @@ export interface ResumeResult extends TrainResult {
  * Continues `runId` in `store` on `runtime`, which must compute like the recorded one.
  *
  * @example
- * const runtime = await openRuntime(log.config.runtime.device, { threads: log.config.runtime.threads });
+ * ```ts
+ * import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { resumeTraining } from "./resume-run.ts";
+ * import { readRunLog } from "./run-log/mod.ts";
+ *
+ * declare const store: EventStore;
+ * const { config } = await readRunLog(store, "run-1");
+ * const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
  * const result = await resumeTraining(store, "run-1", { runtime });
+ * result.fromStep; // the step after the last checkpoint (0 when there is none)
+ * ```
  */
 export async function resumeTraining(
   store: EventStore,

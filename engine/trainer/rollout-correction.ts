@@ -25,7 +25,12 @@ const SAFETY_BOUND = 20;
 /**
  * The truncated importance weight of one token: min(exp(trainer - rollout), cap).
  *
- * @example tisWeight(-0.5, -1.5, 2) // 2 (exp(1) = 2.718 truncated)
+ * @example
+ * ```ts
+ * import { tisWeight } from "./rollout-correction.ts";
+ *
+ * tisWeight(-0.5, -1.5, 2); // 2 (exp(1) = 2.718... truncated to the cap)
+ * ```
  */
 export function tisWeight(trainer: number, rollout: number, cap: number): number {
   const logRatio = Math.min(SAFETY_BOUND, Math.max(-SAFETY_BOUND, trainer - rollout));
@@ -48,8 +53,14 @@ export interface RolloutMismatch {
  * each token's TIS weight (all 1 when `cap` is 0, TIS off).
  *
  * @example
- * const { mismatch, weights } = rolloutCorrection([Float32Array.of(-1)], [Float32Array.of(-1.2)], 2);
- * mismatch.maxAbs; // 0.2 (to float32 rounding); weights[0][0] === Math.exp(0.2)
+ * ```ts
+ * import { rolloutCorrection } from "./rollout-correction.ts";
+ *
+ * const trainer = [Float32Array.of(-1)];
+ * const { mismatch, weights } = rolloutCorrection(trainer, [Float32Array.of(-1.2)], 2);
+ * mismatch.maxAbs; // 0.20000004768371582 (-1.2 as a float32)
+ * weights[0][0]; // 1.2214027643203735: exp(maxAbs) stored as a float32
+ * ```
  */
 export function rolloutCorrection(
   trainer: readonly Float32Array[],

@@ -52,8 +52,14 @@ export interface RuntimeDifference {
  * `adapter.vendor` ...), in record order.
  *
  * @example
- * runtimeDifferences(started.data.runtime, runtimeRecord(runtime.info));
- * // [{ field: "executionProvider", recorded: "cpu", current: "wasm" }]
+ * ```ts
+ * import { runtimeDifferences } from "./runtime-record.ts";
+ *
+ * runtimeDifferences(
+ *   { executionProvider: "cpu", adapter: null, threads: 4 },
+ *   { executionProvider: "wasm", adapter: null, threads: 4 },
+ * ); // [{ field: "executionProvider", recorded: "cpu", current: "wasm" }]
+ * ```
  */
 export function runtimeDifferences(
   recorded: Readonly<Record<string, unknown>>,

@@ -179,7 +179,18 @@ export interface TrainResult {
  * Runs an experiment to the end, appending every event to `options.store` under `runId`.
  *
  * @example
- * const result = await runTraining(parseConfig(presetInput("smoke")), { store, runtime, runId });
+ * ```ts
+ * import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import { parseConfig, presetInput } from "../config/mod.ts";
+ * import { runTraining } from "./train-loop.ts";
+ *
+ * declare const store: EventStore;
+ * const runtime = await openRuntime("cpu");
+ * const config = parseConfig(presetInput("smoke"));
+ * const result = await runTraining(config, { store, runtime, runId: "smoke-1" });
+ * result.parameterHashes; // each worker group's final parameter hash
+ * ```
  */
 export async function runTraining(
   config: NormalizedConfig,

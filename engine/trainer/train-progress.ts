@@ -30,8 +30,16 @@ export class TrainClock {
    * Takes a progress report at `now` (seconds) and returns the step rate and the time left.
    *
    * @example
+   * ```ts
+   * import { TrainClock } from "./train-progress.ts";
+   * import type { TrainPlan } from "./train-loop.ts";
+   *
+   * const plan: TrainPlan = { episodesPerStep: 8, episodesPerEvaluation: 8, evaluationSteps: [] };
    * const clock = new TrainClock();
-   * clock.observe({ step: 0, steps: 2, stage: "rollout", plan }, 0);
+   * clock.observe({ step: 0, steps: 2, stage: "rollout", plan }, 0); // no step timed: ETA NaN
+   * clock.observe({ step: 0, steps: 2, stage: "update", plan }, 2);
+   * clock.observe({ step: 0, steps: 2, stage: "done", plan }, 3); // { rate: 1 / 3, etaSeconds: 3 }
+   * ```
    */
   observe(p: TrainProgress, now: number): ProgressEstimate {
     switch (p.stage) {
@@ -101,9 +109,20 @@ function mean(values: readonly number[]): number {
  * done]`, finished steps of all and the step by its number in the log.
  *
  * @example
+ * ```ts
+ * import type { Runtime } from "../../adapters/onnx/runtime/mod.ts";
+ * import type { EventStore } from "../../events/mod.ts";
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import { runTraining } from "./train-loop.ts";
+ * import { trainProgress } from "./train-progress.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const store: EventStore;
+ * declare const runtime: Runtime;
  * const progress = trainProgress("train");
- * await runTraining(config, { store, runtime, runId, onProgress: progress.onProgress });
- * progress.finish();
+ * await runTraining(config, { store, runtime, runId: "run-1", onProgress: progress.onProgress });
+ * progress.finish(); // ends the in-place line on a terminal
+ * ```
  */
 export function trainProgress(label: string, isTerminal = Deno.stderr.isTerminal()) {
   const reporter = progressReporter(label, isTerminal);

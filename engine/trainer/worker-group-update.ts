@@ -58,7 +58,12 @@ export function trainingTurns(
 /**
  * `rows` split into `parts` contiguous chunks whose sizes differ by at most one, the larger first.
  *
- * @example evenChunks([1, 2, 3, 4, 5], 2); // [[1, 2, 3], [4, 5]]
+ * @example
+ * ```ts
+ * import { evenChunks } from "./worker-group-update.ts";
+ *
+ * evenChunks([1, 2, 3, 4, 5], 2); // [[1, 2, 3], [4, 5]]
+ * ```
  */
 export function evenChunks<T>(rows: readonly T[], parts: number): T[][] {
   const out: T[][] = [];
@@ -75,7 +80,17 @@ export function evenChunks<T>(rows: readonly T[], parts: number): T[][] {
  * Runs every update of `policy` at `step` on `turns` and returns their events.
  *
  * @example
- * updates.push(...await updateWorkerGroup(config, policy, step, turns.get(policy.id)!));
+ * ```ts
+ * import type { NormalizedConfig } from "../config/mod.ts";
+ * import type { GroupPolicy } from "./rollout/mod.ts";
+ * import { type StepTurn, updateWorkerGroup } from "./worker-group-update.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * declare const policy: GroupPolicy;
+ * declare const turns: Map<string, StepTurn[]>; // trainingTurns(rollouts, advantages)
+ * const events = await updateWorkerGroup(config, policy, 3, turns.get(policy.id)!);
+ * events.length; // epochs x min(mini_batches, turns): one gradient_step.applied per update
+ * ```
  */
 export async function updateWorkerGroup(
   config: NormalizedConfig,
