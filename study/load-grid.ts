@@ -295,7 +295,10 @@ export async function loadGrid(file: string): Promise<Grid> {
   for (const [i, cell] of spec.cells.entries()) {
     const configPath = resolve(dirname(path), cell.config);
     try {
-      const config = await loadConfig({ file: configPath });
+      const config = await loadConfig({
+        file: configPath,
+        onWarning: (line) => console.error(`warning: cell ${cell.id}: ${line}`),
+      });
       // loadConfig read the same file as a JSON object.
       const { extends: preset, name: _name, ...own } = JSON.parse(
         await Deno.readTextFile(configPath),

@@ -222,6 +222,7 @@ await runCommand(cli.usage, async () => {
         device: values.device,
         store: values.store,
       }),
+      onWarning: (line) => console.error(`warning: ${line}`),
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);

@@ -7,7 +7,12 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { readRegularTextFile } from "../../events/files/mod.ts";
 import { MAX_CONFIG_DEPTH } from "./bounds.ts";
 import { ConfigError } from "./errors.ts";
-import { extendConfig, mergeConfig } from "./merge.ts";
+import {
+  extendConfig,
+  mergeConfig,
+  type ReplacedVariant,
+  replacedVariantWarning,
+} from "./merge.ts";
 import { type NormalizedConfig, parseConfig } from "./normalize.ts";
 import { DEFAULT_PRESET, presetInput } from "./presets.ts";
 import { DEVICES } from "./schema.ts";
@@ -26,6 +31,11 @@ export interface ConfigSources {
   readonly sets?: readonly SetOption[];
   /** Already-structured overrides, e.g. from {@link overridesFromFlags}; applied after `sets`. */
   readonly overrides?: Record<string, unknown>;
+  /**
+   * Hears what the layering did that a user may not mean: a file's section of another `kind`
+   * replacing the preset's, with keys the preset had set (replacedVariantWarning).
+   */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** The largest config file read: a config is a few KiB; a device or FIFO is refused outright. */
@@ -125,13 +135,18 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Normalize
   }
   let layered: unknown;
   let source: string;
+  const replaced: (ReplacedVariant & { readonly base: string })[] = [];
   if (file !== undefined) {
     const { extends: base, ...rest } = await readJson(file);
     if (base !== undefined && typeof base !== "string") {
       throw new ConfigError(file, [{ key: "extends", value: base, allowed: "a preset name" }]);
     }
     const own = withModuleFrom(file, rest);
-    layered = base === undefined ? own : extendConfig(presetInput(base), own);
+    layered = base === undefined ? own : extendConfig(
+      presetInput(base),
+      own,
+      (r) => replaced.push({ ...r, base: `preset ${base}` }),
+    );
     source = file;
   } else {
     const name = preset ?? DEFAULT_PRESET;
@@ -143,7 +158,32 @@ export async function loadConfig(sources: ConfigSources = {}): Promise<Normalize
     checkDepth(layered, "--set");
     source = `${source} with --set`;
   }
-  return parseConfig(withModel(mergeConfig(layered, overrides), sources.model), source);
+  const config = parseConfig(withModel(mergeConfig(layered, overrides), sources.model), source);
+  for (const r of replaced) {
+    const lost = lostKeys(config, r);
+    if (lost !== undefined) sources.onWarning?.(`${file}: ${replacedVariantWarning(lost, r.base)}`);
+  }
+  return config;
+}
+
+/**
+ * The part of a replaced section's dropped keys whose value the run does not have after all
+ * (a dropped key whose default is the same value loses nothing); undefined when none.
+ */
+function lostKeys(
+  config: NormalizedConfig,
+  replaced: ReplacedVariant,
+): ReplacedVariant | undefined {
+  const section = replaced.path.split(".").reduce<unknown>(
+    (at, key) => (at as Record<string, unknown> | undefined)?.[key],
+    config,
+  ) as Record<string, unknown> | undefined;
+  const dropped = Object.fromEntries(
+    Object.entries(replaced.dropped).filter(([key, value]) =>
+      JSON.stringify(section?.[key]) !== JSON.stringify(value)
+    ),
+  );
+  return Object.keys(dropped).length === 0 ? undefined : { ...replaced, dropped };
 }
 
 /** Sets every agent's model; a config without an agent list is left for the schema to refuse. */

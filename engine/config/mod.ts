@@ -45,7 +45,12 @@ export { type NormalizedConfig, parseConfig } from "./normalize.ts";
 export { evaluatesAfter, evaluationSteps } from "./evaluation-schedule.ts";
 export { type WorkerGroup } from "./worker-groups.ts";
 export { configHash } from "./hash.ts";
-export { extendConfig, mergeConfig } from "./merge.ts";
+export {
+  extendConfig,
+  mergeConfig,
+  type ReplacedVariant,
+  replacedVariantWarning,
+} from "./merge.ts";
 export { applySetOptions, parseSetOption, type SetOption } from "./set-option.ts";
 export { upcastRecordedConfig, type UpcastResult } from "./upcast.ts";
 export {
