@@ -53,6 +53,7 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
     "refine-drmas",
     "refine-grpo-shared",
     "refine-drmas-shared",
+    "refine-drmas-hetero",
     "refine-drmas-hetero-swap",
     "refine-grpo-penalty",
     "refine-drmas-penalty",
@@ -62,6 +63,7 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
     "debate-mada",
     "debate-grpo",
     "debate-mada-r1",
+    "debate-mada-r3",
   ]);
   // Start runs: one per initial team (the shared ones differ in estimator, penalty or sharing).
   const starts = await planStarts(grid.cells, { store: "s.sqlite" });
@@ -74,11 +76,13 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
       "refine-grpo-penalty",
       "refine-drmas-penalty",
     ]],
+    ["refine-drmas-hetero", ["refine-drmas-hetero"]],
     ["refine-drmas-hetero-swap", ["refine-drmas-hetero-swap"]],
     ["search-grpo", ["search-grpo", "search-drmas"]],
     ["search-drmas-hetero", ["search-drmas-hetero"]],
     ["debate-mada", ["debate-mada", "debate-grpo"]],
     ["debate-mada-r1", ["debate-mada-r1"]],
+    ["debate-mada-r3", ["debate-mada-r3"]],
   ]);
   // The earlier study the report compares with: v2, moved beside this one.
   assert.equal(grid.previous?.title, "v2");
@@ -91,11 +95,11 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   assert.equal(cell("refine-drmas").worker_groups.length, 2);
   assert.equal(cell("debate-mada").workflow.kind, "debate");
   assert.deepEqual(
-    ["debate-mada-r1", "debate-mada"].map((id) => {
+    ["debate-mada-r1", "debate-mada", "debate-mada-r3"].map((id) => {
       const w = cell(id).workflow;
       return w.kind === "debate" ? [w.rounds, w.critics] : null;
     }),
-    [[1, 0], [2, 3]],
+    [[1, 0], [2, 3], [3, 3]],
   );
   // Evaluation sized by the power analysis: more problems, 4 samples each.
   const evaluated = (id: string) => {
@@ -396,7 +400,7 @@ Deno.test("missing model directories are named with the command that makes them"
   const missing = await missingModels(grid, grid.cells, cwd);
   assert.deepEqual(missing, [{
     model: "study/models/small-v2",
-    cells: ["refine-drmas-hetero-swap", "search-drmas-hetero"],
+    cells: ["refine-drmas-hetero", "refine-drmas-hetero-swap", "search-drmas-hetero"],
     command: grid.models["study/models/small-v2"],
   }]);
   assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);
