@@ -77,10 +77,12 @@ const syntheticSearch = z.strictObject({
     "generated multi-hop questions over a generated document collection (BM25 retrieval)",
   ),
   documents: int(1, MAX_DOCUMENTS).default(200).describe("documents in the generated collection"),
-  max_hops: int(1, 2).default(2).describe("facts a question chains, at most"),
+  max_hops: int(1, 3).default(2).describe(
+    "facts a question chains, at most (3 adds regions: person, city, country, region)",
+  ),
   // Optional without a default, so that configs (and hashes) of runs before it stay the same.
-  min_hops: int(1, 2).optional().describe(
-    "facts a question chains, at least (default 1; 2 asks only two-hop questions)",
+  min_hops: int(1, 3).optional().describe(
+    "facts a question chains, at least (default 1; 2 asks only two- and more-hop questions)",
   ),
   seed: problemSetSeed,
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),

@@ -5,11 +5,11 @@
  *
  * Each item is one state of an episode played by the policy the workflow rewards: the router
  * says `action: answer` once the evidence holds every fact the question chains (the person's
- * birthplace, and for two hops that city's country), else `action: search`; the searcher asks
- * for the first missing fact (`query: <person>`, then `query: <city>`); the answerer answers from
- * the evidence. Replies first copy the facts found so far, one document each, the way arithmetic
- * replies show their working: a small model copies a sentence more reliably than it jumps to the
- * name inside it. A quarter of the episodes start from a distractor's documents (another
+ * birthplace, for two hops that city's country, for three that country's region), else `action:
+ * search`; the searcher asks for the first missing fact (`query: <person>`, then `query: <city>`,
+ * then `query: <country>`); the answerer answers from the evidence. Replies first copy the facts
+ * found so far, one document each, the way arithmetic replies show their working: a small model
+ * copies a sentence more reliably than it jumps to the name inside it. A quarter of the episodes start from a distractor's documents (another
  * person's), so the router must look for this question's facts, not for any evidence.
  *
  * Worlds are seeded `SEARCH_WORLD_SEED_OFFSET + k` and only their train questions are used, and
@@ -93,7 +93,13 @@ function factChain(world: SearchWorld, task: SearchTask): { doc: string; query: 
   if (birth === undefined) throw new Error(`the world has no birthplace of ${person}`);
   const city = birth.slice(`${person} was born in `.length, -1);
   const chain = [{ doc: birth, query: person }];
-  if (task.hops === 2) chain.push({ doc: `${city} is a city in ${task.answer}.`, query: city });
+  if (task.hops === 1) return chain;
+  const inCountry = world.documents.find((d) => d.startsWith(`${city} is a city in `));
+  if (inCountry === undefined) throw new Error(`the world has no country of ${city}`);
+  chain.push({ doc: inCountry, query: city });
+  if (task.hops === 2) return chain;
+  const country = inCountry.slice(`${city} is a city in `.length, -1);
+  chain.push({ doc: `${country} lies in ${task.answer}.`, query: country });
   return chain;
 }
 

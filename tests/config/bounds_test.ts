@@ -59,9 +59,9 @@ Deno.test("every count of the config has an upper bound, named in the issue", ()
     MAX_DOCUMENTS + 1,
     new RegExp(`<= ${MAX_DOCUMENTS}`),
   );
-  // The generator chains one or two facts: 3 was accepted here and failed the run's start.
-  const threeHops = { ...search, tasks: { kind: "synthetic-search", max_hops: 3 } };
-  assertIssue(issuesOf(threeHops), "tasks.max_hops", 3, /^an integer <= 2$/);
+  // The generator chains one to three facts: more must be refused here, not at the run's start.
+  const fourHops = { ...search, tasks: { kind: "synthetic-search", max_hops: 4 } };
+  assertIssue(issuesOf(fourHops), "tasks.max_hops", 4, /^an integer <= 3$/);
 });
 
 Deno.test("a step's episodes, batch_size * group_size, are bounded too", () => {

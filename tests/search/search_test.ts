@@ -74,6 +74,38 @@ Deno.test("minHops 2 asks only two-hop questions, about the same people with the
   assert.deepEqual(generateSearchWorld({ ...options, minHops: 1 }), mixed);
   assert.throws(
     () => generateSearchWorld({ ...options, maxHops: 1, minHops: 2 }),
-    /minHops must be 1 or 2 and at most maxHops \(1\); got 2/,
+    /minHops must be 1, 2 or 3 and at most maxHops \(1\); got 2/,
+  );
+});
+
+Deno.test("three hops: regions, answered by three top-1 queries; the two-hop world unchanged", () => {
+  const options = { seed: 3, splits: { train: 30, validation: 5, test: 5 }, documents: 80 };
+  const twoHop = generateSearchWorld({ ...options, maxHops: 2 });
+  const world = generateSearchWorld({ ...options, maxHops: 3, minHops: 2 });
+  // The same people and homes, then one region fact per country.
+  assert.deepEqual(world.documents.slice(0, twoHop.documents.length), twoHop.documents);
+  const regionFacts = world.documents.slice(twoHop.documents.length);
+  assert.ok(regionFacts.length >= 2 && regionFacts.every((d) => / lies in \w+\.$/.test(d)));
+  assert.deepEqual(new Set(world.tasks.map((t) => t.hops)), new Set([2, 3]));
+  // The searcher's queries, one document each: person, city, country; the last fact is the answer.
+  const r = bm25Retriever(world.documents);
+  for (const task of world.tasks) {
+    const person = task.problem.match(/was (\w+ \w+) born/)![1];
+    const [birth] = r.search(person, 1);
+    const city = birth.match(new RegExp(`^${person} was born in (\\w+)\\.$`))![1];
+    const [inCountry] = r.search(city, 1);
+    const country = inCountry.match(new RegExp(`^${city} is a city in (\\w+)\\.$`))![1];
+    if (task.hops === 2) {
+      assert.equal(task.answer, country);
+      assert.match(task.problem, /^In which country was/);
+      continue;
+    }
+    const [inRegion] = r.search(country, 1);
+    assert.equal(inRegion, `${country} lies in ${task.answer}.`, task.problem);
+    assert.match(task.problem, /^In which region was/);
+  }
+  assert.throws(
+    () => generateSearchWorld({ ...options, maxHops: 4 }),
+    /maxHops must be 1, 2 or 3; got 4/,
   );
 });
