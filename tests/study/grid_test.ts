@@ -124,9 +124,14 @@ Deno.test("the committed grid loads: cells, comparisons, sizes within the budget
   for (const id of ["search-grpo", "search-drmas", "search-drmas-hetero"]) {
     assert.equal(cell(id).updates.mini_batches, 5, id);
     assert.equal(cell(id).worker_groups.length, 3, id);
-    // Off the ceiling: two-hop questions only.
+    // Off the ceiling: two- and three-hop questions, with room for a three-hop reply's copied facts.
     const tasks = cell(id).tasks;
-    assert.equal(tasks.kind === "synthetic-search" && tasks.min_hops, 2, id);
+    assert.deepEqual(
+      tasks.kind === "synthetic-search" && [tasks.min_hops, tasks.max_hops],
+      [2, 3],
+      id,
+    );
+    assert.equal(cell(id).sampling.max_tokens, 192, id);
   }
   // The mechanism cells differ from the refine cells only in the invalid-action penalty.
   for (
