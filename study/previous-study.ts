@@ -24,6 +24,7 @@ import type { CellSetup } from "./cell-setup.ts";
 import { configLeaves } from "./config-leaves.ts";
 import { ONE_CELL_EXPECTATIONS } from "./grid-schema.ts";
 import type { Grid } from "./load-grid.ts";
+import type { PowerRow } from "./plan-power.ts";
 import type { CellResult, ClaimIdentity, ClaimResult, StudyResults } from "./study-results.ts";
 
 /** Why a verdict moved, in the order the report names them. */
@@ -113,6 +114,12 @@ export interface PreviousStudy {
   /** Every setup change of the cells both studies ran, once each (empty in older files). */
   readonly setupChanges?: readonly SetupChange[];
   readonly claims: readonly ClaimChange[];
+  /**
+   * The power of this grid's claims planned from the earlier study's per-seed values at this
+   * grid's seeds and evaluation sizes, as `deno task study power` gives it before any run
+   * (absent in older files).
+   */
+  readonly plannedPower?: readonly PowerRow[];
 }
 
 function keyOf(c: ClaimIdentity): string {

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { SPIKE_MULTIPLE } from "../analysis/mod.ts";
 import type { Grid } from "./load-grid.ts";
 import type { DifferenceTest, Verdict, VerdictTest } from "./claims.ts";
+import { planPower } from "./plan-power.ts";
 import { type PreviousStudy, previousStudy } from "./previous-study.ts";
 import { StudyError } from "./study-error.ts";
 import {
@@ -204,7 +205,8 @@ export function previousResultsFile(grid: Pick<Grid, "file" | "previous">): stri
 
 /**
  * The results with the grid's earlier study (`previous`) read and compared, claim by claim (its
- * verdicts as it published them); the results unchanged when the grid names none. Results read
+ * verdicts as it published them), with the power of the grid's claims planned from its per-seed
+ * values (`deno task study power`); the results unchanged when the grid names none. Results read
  * from that very file (`from`, re-rendering the earlier study) keep the comparison they hold.
  *
  * @example
@@ -224,7 +226,8 @@ export async function withPreviousStudy(
   if (file === null) return { ...r, previous: null };
   if (from !== undefined && resolve(from) === file) return r;
   const earlier = await readPublishedResults(file);
-  return { ...r, previous: previousStudy(r, earlier, relative(Deno.cwd(), file), grid) };
+  const previous = previousStudy(r, earlier, relative(Deno.cwd(), file), grid);
+  return { ...r, previous: { ...previous, plannedPower: planPower(grid, earlier) } };
 }
 
 /**

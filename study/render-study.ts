@@ -23,6 +23,7 @@ import type { ChartFile } from "./study-charts.ts";
 import { benchmarkText, SHORT_HASH } from "./cell-benchmarks.ts";
 import { followsText } from "./cell-follows.ts";
 import type { Pairing } from "./pairing.ts";
+import { POWER_PLAN_COLUMNS, powerPlanRow } from "./power-plan-table.ts";
 import type {
   ChangeCause,
   ClaimChange,
@@ -208,6 +209,31 @@ function whyText(c: ClaimChange, changes: readonly SetupChange[]): string {
  * The earlier study's claims beside this one's: the setup changes once each, the verdicts that
  * moved and why, and the claims this study does not rerun.
  */
+/**
+ * The power planned before the grid ran, from the earlier study's per-seed values: what each
+ * claim's test could detect at this grid's seeds, and the seeds the paper's effect needs, under
+ * Welch's and the paired test (`deno task study power`). Absent where the file holds no plan.
+ */
+function plannedPowerSection(p: PreviousStudy, seeds: number, folder: string): string[] {
+  if (p.plannedPower === undefined || p.plannedPower.length === 0) return [];
+  const link = relative(resolve(folder), resolve(p.file));
+  return [
+    "## Power planned before the grid",
+    "",
+    `Before any run of this grid: each claim's power at ${seeds} seeds per cell and the cells' ` +
+    `evaluation sizes, from the per-seed values of ${p.title} ` +
+    `([${p.title}'s study.json](${link})), as \`deno task study power\` ` +
+    `gives it. Welch's test, then the paired t-test where ${p.title}'s runs of both cells pair ` +
+    `by seed (the one-sample test of the per-seed differences; r the correlation of the cells' ` +
+    `per-seed values). Accuracy in points; a range is the evaluation resized (training noise ` +
+    `held, problem noise rescaled); seeds needed are seeds per cell (pairs). The power measured ` +
+    `on this study's own runs follows the results.`,
+    "",
+    markdownTable([...POWER_PLAN_COLUMNS], p.plannedPower.map(powerPlanRow)),
+    "",
+  ];
+}
+
 function previousSection(p: PreviousStudy, folder: string): string[] {
   const earlier = p.claims.filter((c) => c.before !== null);
   const added = p.claims.filter((c) => c.before === null);
@@ -855,6 +881,7 @@ export function renderStudy(
     `from the logged events. The numbers are also in [study.json](study.json).`,
     "",
     ...setupSection(r, folder),
+    ...(r.previous === null ? [] : plannedPowerSection(r.previous, r.seeds, folder)),
     "## Results against the papers",
     "",
     claims.length === 0

@@ -16,17 +16,15 @@ import {
   UsageError,
 } from "../../events/cli/mod.ts";
 import { relative } from "node:path";
-import { figure, points, signedPoints } from "../../analysis/mod.ts";
 import { countOption } from "./count-option.ts";
 import { gridFromOption, gridOption } from "./grid-option.ts";
-import type { ClaimMetric } from "../grid-schema.ts";
 import { planPower, type PowerRow } from "../plan-power.ts";
 import {
   MissingResultsError,
   previousResultsFile,
   readStudyResults,
 } from "../read-study-results.ts";
-import { SEED_CAP } from "../claim-power.ts";
+import { POWER_PLAN_COLUMNS, powerPlanRow } from "../power-plan-table.ts";
 
 const USAGE = "deno task study power [--grid FILE] [--from FILE] [--seeds N] [--validation N] " +
   "[--samples K] [--format table|json|csv]";
@@ -68,86 +66,6 @@ const cli = defineCommand({
     "deno task study power --grid study/grid.json --from docs/study/study.json --format json",
   ],
 });
-
-const RATES: readonly ClaimMetric[] = ["avg@k", "pass@k", "critic-improvement"];
-
-function units(metric: ClaimMetric, x: number | null, signed = false): string {
-  if (x === null) return "n/a";
-  if (RATES.includes(metric)) return signed ? signedPoints(x) : points(x);
-  return (signed && x >= 0 ? "+" : "") + figure(x);
-}
-
-function claimName(r: PowerRow): string {
-  const who = r.agent === null ? "" : `${r.agent}: `;
-  const vs = r.against === null ? "vs 1" : `vs ${r.against}`;
-  return `${who}${r.metric} ${r.cell} ${r.expect} ${vs}`;
-}
-
-function range(m: ClaimMetric, low: number | null, high: number | null): string {
-  if (high === null) return "n/a";
-  return low === null || low === high ? units(m, high) : `${units(m, low)}–${units(m, high)}`;
-}
-
-/** The paired test's columns: sd of the differences (r), detectable, power, seeds needed. */
-function pairedCells(r: PowerRow): string[] {
-  const q = r.power.paired ?? null;
-  if (r.against === null) return ["–", "–", "–", "–"];
-  if (q === null) return ["not paired", "", "", ""];
-  if (q.sd === null || q.mde === null) return ["n/a", "", "", ""];
-  const m = r.metric;
-  const corr = q.correlation === null ? "" : ` (r ${q.correlation.toFixed(2)})`;
-  return [
-    `${range(m, q.sdLow, q.sd)}${corr}`,
-    range(m, q.mdeLow, q.mde),
-    q.powerAtPaper === null ? "n/a" : `${(100 * q.powerAtPaper).toFixed(1)}%`,
-    r.power.paperEffect === null
-      ? "n/a"
-      : q.seedsNeeded === null
-      ? `> ${SEED_CAP}`
-      : `${q.seedsNeeded}`,
-  ];
-}
-
-function tableRow(r: PowerRow): string[] {
-  const p = r.power;
-  const m = r.metric;
-  const sd = p.spread.map((s) =>
-    s.sd === s.sdLow ? units(m, s.sd) : `${units(m, s.sdLow)}–${units(m, s.sd)}`
-  ).join(" / ");
-  const mde = p.mde === null
-    ? "n/a"
-    : p.mde === p.mdeLow
-    ? units(m, p.mde)
-    : `${units(m, p.mdeLow)}–${units(m, p.mde)}`;
-  return [
-    r.comparison,
-    claimName(r),
-    String(p.seeds),
-    sd || "n/a",
-    mde,
-    units(m, p.paperEffect, true),
-    p.powerAtPaper === null ? "n/a" : `${(100 * p.powerAtPaper).toFixed(1)}%`,
-    p.paperEffect === null ? "n/a" : p.seedsNeeded === null ? `> ${SEED_CAP}` : `${p.seedsNeeded}`,
-    ...pairedCells(r),
-    [p.note, p.paired?.note ?? null].filter((x) => x !== null).join("; "),
-  ];
-}
-
-const COLUMNS = [
-  "comparison",
-  "claim",
-  "seeds",
-  "per-seed sd",
-  "detectable",
-  "paper",
-  "power at paper",
-  "seeds needed",
-  "paired: sd of differences",
-  "paired: detectable",
-  "paired: power at paper",
-  "paired: seeds needed",
-  "note",
-];
 
 const CSV_COLUMNS = [
   "comparison",
@@ -258,7 +176,7 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
           `the one-sample test of the per-seed differences, r the correlation of the cells' ` +
           `per-seed values; seeds needed are seeds per cell (pairs) either way.`,
       );
-      console.log(textTable(COLUMNS, rows.map(tableRow)));
+      console.log(textTable(POWER_PLAN_COLUMNS, rows.map(powerPlanRow)));
     }
   });
 }

@@ -17,8 +17,10 @@ import {
   previousResultsFile,
   readStudyResults,
   withPower,
+  withPreviousStudy,
 } from "../../study/read-study-results.ts";
 import { renderStudy } from "../../study/render-study.ts";
+import { powerPlanRow } from "../../study/power-plan-table.ts";
 import { studyCharts } from "../../study/study-charts.ts";
 import { verdictOf } from "../../study/claims.ts";
 import type { ClaimResult, StudyResults } from "../../study/study-results.ts";
@@ -29,6 +31,7 @@ const STUDY_CLI = join(ROOT, "study/cli/study.ts");
 const V1_JSON = join(ROOT, "docs/study/v1/study.json");
 const V1_README = join(ROOT, "docs/study/v1/README.md");
 const V2_JSON = join(ROOT, "docs/study/v2/study.json");
+const V3_JSON = join(ROOT, "docs/study/study.json");
 
 /**
  * The v1 page as the study wrote it in docs/study: the committed copy in docs/study/v1 less its
@@ -432,4 +435,23 @@ Deno.test("study --report-only --from: v2's report rebuilt from its study.json, 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the report states the power planned from the earlier study before its results", async () => {
+  const grid = await loadGrid(GRID);
+  const earlier = await readStudyResults(previousResultsFile(grid)!);
+  const results = await withPreviousStudy(await readStudyResults(V3_JSON), grid);
+  const planned = planPower(grid, earlier);
+  assert.deepEqual(results.previous?.plannedPower, planned);
+  const page = renderStudy(results, studyCharts(results), join(ROOT, "docs/study"));
+  const at = (heading: string) => page.indexOf(`\n## ${heading}\n`);
+  assert.ok(at("Setup") < at("Power planned before the grid"));
+  assert.ok(at("Power planned before the grid") < at("Results against the papers"));
+  // Every claim's row as `deno task study power` prints it, v2's file linked from docs/study.
+  const section = page.slice(at("Power planned before the grid"), at("Results against the papers"));
+  for (const row of planned) assert.ok(section.includes(`| ${powerPlanRow(row).join(" | ")} |`));
+  assert.match(section, /\[v2's study\.json\]\(v2\/study\.json\)/);
+  // The first claim, refine Dr. MAS vs GRPO avg@4: the paired test needs far fewer seeds.
+  const first = planned[0].power;
+  assert.ok(first.paired!.seedsNeeded! < first.seedsNeeded!, JSON.stringify(first));
 });
