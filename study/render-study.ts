@@ -823,7 +823,11 @@ function timeSection(r: StudyResults): string[] {
     t.runs === 0 ? "No run has completed yet." : `${t.runs} runs` +
       (t.startRuns ? ` and ${t.startRuns} start run${t.startRuns === 1 ? "" : "s"}` : "") +
       `, logged from ${t.firstStart} to ${t.lastEnd}: ` +
-      `${formatDuration(t.spanSeconds)} of wall time, ${formatDuration(t.summedSeconds)} summed ` +
+      `${formatDuration(t.spanSeconds)} of wall time` +
+      (t.busySeconds !== undefined && t.busySeconds < t.spanSeconds - 60
+        ? ` (${formatDuration(t.busySeconds)} of it with a training or start run under way)`
+        : "") +
+      `, ${formatDuration(t.summedSeconds)} summed ` +
       `over runs (runs proceed side by side, one thread each)` +
       (t.startRuns ? ` and ${formatDuration(t.startSeconds ?? 0)} over start runs` : "") +
       `, plus ${formatDuration(t.replaySeconds)} for the replay spot-checks.`,

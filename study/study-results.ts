@@ -201,6 +201,11 @@ export interface TimeResult {
   readonly startSeconds?: number;
   /** From the first run's start to the last run's completion (start runs included). */
   readonly spanSeconds: number;
+  /**
+   * The part of the span with a run under way: the union of the runs' intervals, without the
+   * gaps in which none ran (a grid resumed in a later session); absent in older files.
+   */
+  readonly busySeconds?: number;
   readonly firstStart: string | null;
   readonly lastEnd: string | null;
   readonly replaySeconds: number;
@@ -214,6 +219,32 @@ export interface SoftwareResult {
   readonly threads: readonly string[];
   readonly platform: readonly string[];
   readonly codeVersion: readonly string[];
+}
+
+/**
+ * The seconds covered by at least one of `intervals`: overlapping runs count once, and a gap in
+ * which none ran not at all.
+ *
+ * @example
+ * ```ts
+ * import { unionSeconds } from "./study-results.ts";
+ * unionSeconds([
+ *   { startedMs: 0, endedMs: 10_000 },
+ *   { startedMs: 5_000, endedMs: 20_000 },
+ *   { startedMs: 60_000, endedMs: 70_000 },
+ * ]); // 30: 0-20 s and 60-70 s
+ * ```
+ */
+export function unionSeconds(
+  intervals: readonly { readonly startedMs: number; readonly endedMs: number }[],
+): number {
+  let covered = 0;
+  let reached = -Infinity;
+  for (const { startedMs, endedMs } of [...intervals].sort((a, b) => a.startedMs - b.startedMs)) {
+    covered += Math.max(0, endedMs - Math.max(startedMs, reached));
+    reached = Math.max(reached, endedMs);
+  }
+  return covered / 1000;
 }
 
 /** Everything the report prints. */
@@ -692,6 +723,7 @@ export function studyResults(inputs: ResultInputs): StudyResults {
       startRuns: startRuns.length,
       startSeconds: startRuns.reduce((s, r) => s + r.seconds, 0),
       spanSeconds: timed.length ? (Math.max(...ends) - Math.min(...starts)) / 1000 : 0,
+      busySeconds: unionSeconds(timed),
       firstStart: timed.length ? iso(Math.min(...starts)) : null,
       lastEnd: timed.length ? iso(Math.max(...ends)) : null,
       replaySeconds: replays.reduce((s, r) => s + (r.record?.seconds ?? 0), 0),

@@ -14,7 +14,12 @@ import { studyCharts } from "../../study/study-charts.ts";
 import type { StudyRun } from "../../study/study-data.ts";
 import { readStudyResults, withPreviousStudy } from "../../study/read-study-results.ts";
 import { previousStudy } from "../../study/previous-study.ts";
-import { claimAgents, type StudyResults, studyResults } from "../../study/study-results.ts";
+import {
+  claimAgents,
+  type StudyResults,
+  studyResults,
+  unionSeconds,
+} from "../../study/study-results.ts";
 
 const critic = (round: number, improvementRate: number): CriticRoundEffect => ({
   kind: "critic-round-effect",
@@ -681,4 +686,13 @@ Deno.test("a claim's agents: once per run, the claim's own agent, or every agent
   assert.deepEqual(claimAgents({ metric: "lemma-multiplier", agent: "verifier" }, cells), [
     "verifier",
   ]);
+});
+
+Deno.test("wall time: the span, and within it the time a run was under way (gaps between sessions out)", () => {
+  const run = (startedMs: number, endedMs: number) => ({ startedMs, endedMs });
+  assert.equal(unionSeconds([]), 0);
+  // Two side by side count once; one inside another adds nothing; a gap adds nothing.
+  assert.equal(unionSeconds([run(0, 10_000), run(5_000, 20_000)]), 20);
+  assert.equal(unionSeconds([run(0, 30_000), run(5_000, 10_000)]), 30);
+  assert.equal(unionSeconds([run(60_000, 70_000), run(0, 10_000), run(5_000, 20_000)]), 30);
 });
