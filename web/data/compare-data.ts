@@ -21,7 +21,7 @@ import {
   UnknownRunError,
 } from "../../analysis/mod.ts";
 import { type ChartData, chartFromRows } from "../components/chart-data.ts";
-import type { DashboardSource } from "../server/dashboard-source.ts";
+import type { AnalysisReader } from "./analysis-reader.ts";
 import { CHARTS } from "./chart-names.ts";
 import { type RunCharts, runCharts } from "./run-charts.ts";
 
@@ -184,7 +184,7 @@ export type CompareResult =
  * ```
  */
 export async function compareSelection(
-  source: Pick<DashboardSource, "read">,
+  source: AnalysisReader,
   runSql: (sql: string) => Promise<QueryTable>,
   query: CompareQuery,
 ): Promise<CompareResult> {

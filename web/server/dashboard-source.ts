@@ -24,6 +24,7 @@ import {
   type ProjectionsFolder,
   projectionsFolder,
 } from "../../analysis/mod.ts";
+import type { AnalysisReader } from "../data/analysis-reader.ts";
 import {
   type ProjectionSnapshot,
   projectionSnapshot,
@@ -34,7 +35,7 @@ import {
 export const GENERATION_INTERVAL_MS = 1000;
 
 /** An open store plus its projections. */
-export interface DashboardSource extends AsyncDisposable {
+export interface DashboardSource extends AsyncDisposable, AnalysisReader {
   /** the store read now: another one once the file at its path was replaced */
   readonly store: EventStore<NewEvent>;
   /**
