@@ -15,7 +15,6 @@
  */
 export * from "./stats/mod.ts";
 export * from "./report/mod.ts";
-export { count, figure, points, pValue, signedPoints } from "./report/report-numbers.ts";
 export { markdownTable } from "./format/markdown-table.ts";
 export { DuckDBDialect, type DuckDBDialectConfig, UnsafeIntegerError } from "./duckdb/mod.ts";
 export { catchUp, type CatchUpResult, ensureSchema, rebuild } from "./projections/projector.ts";

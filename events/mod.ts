@@ -104,10 +104,14 @@ export type {
   SubscribeOptions,
 } from "./store/event-store.ts";
 export { openStore, type OpenStoreOptions } from "./store/open-store.ts";
-export { isPostgresUrl, parseStoreTarget, type StoreTarget } from "./store/store-target.ts";
+export {
+  DEFAULT_STORE,
+  isPostgresUrl,
+  parseStoreTarget,
+  type StoreTarget,
+} from "./store/store-target.ts";
 export { postgresOpenError } from "./store/postgres-open-error.ts";
 export { redactUrl } from "./store/postgres-backend.ts";
-export { DEFAULT_STORE } from "./cli/command.ts";
 export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
 
 // Blobs.

@@ -21,7 +21,7 @@
  */
 import type { DeviceTensor, Feed, Session } from "../onnx/runtime/mod.ts";
 import { hostTensor } from "../onnx/runtime/mod.ts";
-import { logprobTemperature } from "../onnx/train-step/spec.ts";
+import { logprobTemperature } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { MODEL_IO } from "./graphs.ts";
 import { HostKvCache } from "./host-kv-cache.ts";

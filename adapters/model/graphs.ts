@@ -5,13 +5,14 @@
  * (`param:<HF name>`), so one set of device tensors feeds every graph.
  */
 import { concat, gather, Graph, toOnnxModel, type Value } from "../onnx/mod.ts";
-import { targetLogprobs, temperedLogSoftmax } from "../onnx/train-step/loss.ts";
 import {
   type DropoutMaskSpec,
   IO,
   type PolicyFn,
+  targetLogprobs,
+  temperedLogSoftmax,
   type TrainStepConfig,
-} from "../onnx/train-step/spec.ts";
+} from "../onnx/train-step/mod.ts";
 import { decoder, type KvPair } from "./decoder.ts";
 import { loraTargets } from "./lora.ts";
 import { allParams, type DecoderSpec, trainableParams } from "./parameters.ts";

@@ -6,7 +6,7 @@
 import { type LoraAdapter, type ModelConfig, type NamedTensor, namedTensor } from "../hf/mod.ts";
 import { ModelError } from "./errors.ts";
 import { loraAdapter, loraParamName } from "./lora.ts";
-import type { ParamSpec } from "../onnx/train-step/spec.ts";
+import type { ParamSpec } from "../onnx/train-step/mod.ts";
 import { baseParams, type DecoderSpec } from "./parameters.ts";
 
 /** Fills `out` with N(0, std^2) draws keyed by `purpose` (e.g. "init:model.norm.weight"). */

@@ -3,7 +3,7 @@
  * module), shapes, which ones train, and exact counts.
  */
 import { expectedTensors, type ModelConfig } from "../hf/mod.ts";
-import type { ParamSpec } from "../onnx/train-step/spec.ts";
+import type { ParamSpec } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { loraParamName, type LoraSpec, loraTargets } from "./lora.ts";
 

@@ -5,8 +5,7 @@
  * at ratio 1. One run per step: forward, backward and AdamW, the loss read on the way.
  */
 import { type HostTensor, keepFreedTensorMemory, type Runtime } from "../onnx/runtime/mod.ts";
-import type { PolicyBatch } from "../onnx/train-step/batch.ts";
-import { openTrainStep, type TrainStepRunner } from "../onnx/train-step/runner.ts";
+import { openTrainStep, type PolicyBatch, type TrainStepRunner } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { trainStepConfig } from "./graphs.ts";
 import type { DecoderSpec } from "./parameters.ts";

@@ -11,8 +11,7 @@ import {
   hostTensor,
   type Runtime,
 } from "../onnx/runtime/mod.ts";
-import type { TrainStepRunner } from "../onnx/train-step/runner.ts";
-import { IO, type ParamSpec } from "../onnx/train-step/spec.ts";
+import { IO, type ParamSpec, type TrainStepRunner } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { loraAdapter, loraParamName } from "./lora.ts";
 import { allParams, baseParams, type DecoderSpec, loraParams } from "./parameters.ts";

@@ -2,7 +2,7 @@
  * Advantage estimators, all listed in `registry.ts`: GRPO's global baseline, Dr. MAS's agent-wise
  * baseline, Dr. GRPO, RLOO, REINFORCE++-baseline (batch scope) and MADA-RL (role scope), each
  * reporting the statistics it used and the Lemma 4.2 multiplier per agent, for the advantages
- * event.
+ * event; and the README's estimator table, generated from the registry.
  *
  * @example
  * ```ts
@@ -47,3 +47,10 @@ export {
   type EstimatorName,
   type StepEstimator,
 } from "./registry.ts";
+export {
+  ESTIMATOR_TABLE_BEGIN,
+  ESTIMATOR_TABLE_END,
+  estimatorTable,
+  EstimatorTableMarkersError,
+  withEstimatorTable,
+} from "./estimator-table.ts";

@@ -8,8 +8,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { defineCommand, ExitCode, runCommand } from "../../events/cli/mod.ts";
-import { withEstimatorTable } from "../advantages/estimator-table.ts";
-import { configReference } from "../config/config-reference.ts";
+import { withEstimatorTable } from "../advantages/mod.ts";
+import { configReference } from "../config/mod.ts";
 
 const DEFAULT_OUT = "docs/CONFIG.md";
 const DEFAULT_README = "README.md";

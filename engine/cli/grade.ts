@@ -21,13 +21,13 @@ import {
 } from "../../events/cli/mod.ts";
 import {
   type BatchRecord,
+  DEFAULT_GRADE_OPTIONS,
   gradeJsonl,
   type GradeOptions,
   type GradeResult,
   GradeRunner,
   summarize,
 } from "../tasks/math/mod.ts";
-import { DEFAULT_GRADE_OPTIONS } from "../tasks/math/options.ts";
 import { readRegularTextFile } from "../../events/files/mod.ts";
 
 /** The largest JSONL batch read (held as one string): a million short pairs are about 100 MiB. */

@@ -56,7 +56,7 @@ import { type ArithmeticTask, generateArithmeticTasks } from "../tasks/arithmeti
 import { gradeAnswer } from "../tasks/math/mod.ts";
 import { isCorrectAnswer } from "../trainer/group-rewards.ts";
 import { progressReporter } from "../trainer/progress.ts";
-import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/actions.ts";
+import { parseAnswerText, parseQuery, parseRoute, parseVerdict } from "../workflows/mod.ts";
 import { checkpointWeights } from "./checkpoint-weights.ts";
 
 const USAGE =

@@ -1,7 +1,8 @@
 /**
  * Experiment configuration: the zod schema of a JSON config file, named presets, layering of
  * preset/file/flags, validation errors that name key, value and what is allowed, the normalized
- * form (worker groups resolved) and its stable hash for the run-started event.
+ * form (worker groups resolved), its stable hash for the run-started event, and the config
+ * reference (docs/CONFIG.md) generated from the schema.
  *
  * @example
  * ```ts
@@ -40,6 +41,7 @@ export {
   LOSS_AGGREGATIONS,
   REWARD_COMPONENTS,
   ROLLOUT_ENGINES,
+  trainableSchema,
 } from "./schema.ts";
 export { type NormalizedConfig, parseConfig } from "./normalize.ts";
 export { evaluatesAfter, evaluationSteps } from "./evaluation-schedule.ts";
@@ -62,3 +64,4 @@ export {
   presetNames,
 } from "./presets.ts";
 export { type ConfigSources, loadConfig, type OverrideFlags, overridesFromFlags } from "./load.ts";
+export { configReference, UndescribedKeyError } from "./config-reference.ts";

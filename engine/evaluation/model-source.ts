@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
 import { recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
-import { trainableSchema } from "../config/schema.ts";
+import { trainableSchema } from "../config/mod.ts";
 import { latestRunId, RunLogError } from "../trainer/run-log/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
 

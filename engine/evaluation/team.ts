@@ -8,8 +8,13 @@
  */
 import { z } from "zod";
 import type { EventStore } from "../../events/mod.ts";
-import { ConfigError, MAX_SAMPLES, mergeConfig, type NormalizedConfig } from "../config/mod.ts";
-import { experimentConfigSchema } from "../config/schema.ts";
+import {
+  ConfigError,
+  experimentConfigSchema,
+  MAX_SAMPLES,
+  mergeConfig,
+  type NormalizedConfig,
+} from "../config/mod.ts";
 import { readRunLog, RunLogError } from "../trainer/run-log/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
 import { findRun, type ModelSource, runCheckpoints, runOfSpec } from "./model-source.ts";

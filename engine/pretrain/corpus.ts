@@ -27,7 +27,7 @@ import type { SupervisedExample } from "../../adapters/model/mod.ts";
 import { PRESET_PROMPTS } from "../config/mod.ts";
 import { randomStream, uniformInt } from "../random/mod.ts";
 import { type ArithmeticTask, taskExpression, workingSteps } from "../tasks/arithmetic/mod.ts";
-import { renderPrompt } from "../workflows/template.ts";
+import { renderPrompt } from "../workflows/mod.ts";
 import {
   copyDrillText,
   episodeStates,

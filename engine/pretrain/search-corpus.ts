@@ -24,8 +24,7 @@ import {
   type SearchTask,
   type SearchWorld,
 } from "../tasks/search/mod.ts";
-import type { Retriever } from "../workflows/mod.ts";
-import { renderPrompt } from "../workflows/template.ts";
+import { renderPrompt, type Retriever } from "../workflows/mod.ts";
 
 /** The search turns an item teaches. */
 export type SearchItemKind = "route" | "query" | "answer";

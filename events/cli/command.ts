@@ -19,12 +19,13 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { closestMatch } from "leven";
+import { DEFAULT_STORE } from "../store/store-target.ts";
 import { refuseStoreOutput } from "./output-path.ts";
 import { storeArgument } from "./store-argument.ts";
 import { UsageError } from "./usage-error.ts";
 import { userPath } from "./user-path.ts";
 
-export { UsageError };
+export { DEFAULT_STORE, UsageError };
 
 /** Exit codes every task uses; `interrupted` (128 + SIGINT, as shells report it) for Ctrl-C. */
 export const ExitCode = Object.freeze({ ok: 0, failedCheck: 1, badUsage: 2, interrupted: 130 });
@@ -65,12 +66,6 @@ export interface CommandSpec<O extends Options> {
   /** Complete command lines shown under `examples:` in `--help`; at least one. */
   readonly examples: readonly [string, ...string[]];
 }
-
-/**
- * Default location of the embedded store: a `.polyrl` folder in the repository root, where
- * `deno task` runs every command, so that tasks run from any subdirectory share one store.
- */
-export const DEFAULT_STORE = ".polyrl/events.sqlite";
 
 /** `--store PATH|postgres://URL`, shared by every command that touches a store. */
 export const storeOption = {

@@ -14,6 +14,12 @@
  */
 import { StoreTargetError } from "../errors.ts";
 
+/**
+ * Default location of the embedded store: a `.polyrl` folder in the repository root, where
+ * `deno task` runs every command, so that tasks run from any subdirectory share one store.
+ */
+export const DEFAULT_STORE = ".polyrl/events.sqlite";
+
 /** Where a store lives. */
 export type StoreTarget =
   | { readonly kind: "postgres"; readonly url: string }

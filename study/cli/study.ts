@@ -12,8 +12,9 @@ import {
   UsageError,
 } from "../../events/cli/mod.ts";
 import { DEVICES } from "../../engine/config/mod.ts";
-import { GridError, runStudy } from "../mod.ts";
+import { GridError } from "../grid-error.ts";
 import { withPower, withPreviousStudy } from "../read-study-results.ts";
+import { runStudy } from "../run-study.ts";
 import { writeReportFiles } from "../write-report.ts";
 import { countOption } from "./count-option.ts";
 import { gridFromOption, gridOption } from "./grid-option.ts";

@@ -6,7 +6,9 @@
  * - an import into another top-level folder goes through a `mod.ts` (that folder's own, or one of
  *   its sub-folders'): everything else is that folder's private business;
  * - a file never imports the `mod.ts` of a folder it lives in: that barrel re-exports the file's
- *   neighbours, so the import closes a circle through it (`ownBarrelImports`);
+ *   neighbours, so the import closes a circle through it (`ownBarrelImports`); a user's module
+ *   kept as an example (under an `examples/` folder, imported by no source file) imports the public
+ *   face as a user's code would;
  * - the sub-folders of one folder do not import each other in a circle (`subFolderCycles`);
  * - an import into a sub-folder that has a `mod.ts`, from outside that sub-folder, goes through a
  *   `mod.ts` too (`subFolderBypasses`), as between top-level folders.
@@ -94,9 +96,20 @@ export function findViolations(edges: readonly ImportEdge[]): Violation[] {
   return violations;
 }
 
-/** The imports of a `mod.ts` by a file inside that `mod.ts`'s folder (sub-folders included). */
+/**
+ * The imports of a `mod.ts` by a file inside that `mod.ts`'s folder (sub-folders included), but
+ * those of an example of a user's module: a file in an `examples/` folder that no file imports
+ * (`engine/workflows/examples/planner-executors.ts`, a custom workflow that configs name by path)
+ * imports the folder's public face as a user's code would, and no barrel reaches it, so its import
+ * closes no circle. An example that a source file imports is internal code again.
+ */
 export function ownBarrelImports(edges: readonly ImportEdge[]): ImportEdge[] {
-  return edges.filter((e) => basename(e.to) === "mod.ts" && e.from.startsWith(`${dirname(e.to)}/`));
+  const imported = new Set(edges.map((e) => e.to));
+  const userExample = (path: string) =>
+    dirname(path).split("/").includes("examples") && !imported.has(path);
+  return edges.filter((e) =>
+    basename(e.to) === "mod.ts" && e.from.startsWith(`${dirname(e.to)}/`) && !userExample(e.from)
+  );
 }
 
 /**

@@ -51,41 +51,6 @@ Deno.test("architecture: the source folders import only down the layers, through
   );
 });
 
-/**
- * Known exceptions, reported by issue 35 (item 4 fixed adapters/onnx, whose files imported
- * adapters/onnx/mod.ts, which re-exported the train step that imported them; item 2 fixed
- * engine/{evaluation,trainer,workers}, which imported each other in a circle): remove an entry
- * once its folder is fixed, never add one.
- */
-const KNOWN_OWN_BARREL_IMPORTS = [
-  "engine/workflows/examples/planner-executors.ts -> engine/workflows/mod.ts",
-  "study/cli/study.ts -> study/mod.ts",
-];
-const KNOWN_SUB_FOLDER_CYCLES = [
-  "web/data <-> web/islands <-> web/pages <-> web/server",
-];
-const KNOWN_SUB_FOLDER_BYPASSES = [
-  "adapters/model/continuous-batch.ts -> adapters/onnx/train-step/spec.ts",
-  "adapters/model/graphs.ts -> adapters/onnx/train-step/loss.ts",
-  "adapters/model/graphs.ts -> adapters/onnx/train-step/spec.ts",
-  "adapters/model/init.ts -> adapters/onnx/train-step/spec.ts",
-  "adapters/model/parameters.ts -> adapters/onnx/train-step/spec.ts",
-  "adapters/model/supervised.ts -> adapters/onnx/train-step/batch.ts",
-  "adapters/model/supervised.ts -> adapters/onnx/train-step/runner.ts",
-  "adapters/model/weights.ts -> adapters/onnx/train-step/runner.ts",
-  "adapters/model/weights.ts -> adapters/onnx/train-step/spec.ts",
-  "analysis/mod.ts -> analysis/report/report-numbers.ts",
-  "engine/cli/docs.ts -> engine/advantages/estimator-table.ts",
-  "engine/cli/docs.ts -> engine/config/config-reference.ts",
-  "engine/cli/grade.ts -> engine/tasks/math/options.ts",
-  "engine/cli/pretrain.ts -> engine/workflows/actions.ts",
-  "engine/evaluation/model-source.ts -> engine/config/schema.ts",
-  "engine/evaluation/team.ts -> engine/config/schema.ts",
-  "engine/pretrain/corpus.ts -> engine/workflows/template.ts",
-  "engine/pretrain/search-corpus.ts -> engine/workflows/template.ts",
-  "events/mod.ts -> events/cli/command.ts",
-];
-
 Deno.test("architecture: the folder rules catch a file importing its own mod.ts and sub-folders in a circle", () => {
   const edges = [
     { from: "adapters/onnx/optim/adamw.ts", to: "adapters/onnx/mod.ts" },
@@ -99,10 +64,15 @@ Deno.test("architecture: the folder rules catch a file importing its own mod.ts 
     { from: "adapters/onnx/autodiff.ts", to: "adapters/onnx/ops/binary.ts" },
     { from: "engine/trainer/train-loop.ts", to: "engine/workers/mod.ts" },
     { from: "engine/workers/played-episodes.ts", to: "engine/trainer/rollout/speaker.ts" },
+    // A user's module kept as an example imports the public face, unless a source file imports it.
+    { from: "engine/workflows/examples/planner-executors.ts", to: "engine/workflows/mod.ts" },
+    { from: "adapters/onnx/examples/tiny-graph.ts", to: "adapters/onnx/mod.ts" },
+    { from: "adapters/onnx/mod.ts", to: "adapters/onnx/examples/tiny-graph.ts" },
   ];
   assert.deepEqual(ownBarrelImports(edges).map((e) => e.from), [
     "adapters/onnx/optim/adamw.ts",
     "adapters/onnx/train-step/graph.ts",
+    "adapters/onnx/examples/tiny-graph.ts",
   ]);
   assert.deepEqual(
     subFolderCycles([
@@ -121,16 +91,16 @@ Deno.test("architecture: no file imports its own folder's mod.ts, no sub-folders
   const ownBarrel = ownBarrelImports(edges).map((e) => `${e.from} -> ${e.to}`).sort();
   assert.deepEqual(
     ownBarrel,
-    KNOWN_OWN_BARREL_IMPORTS,
-    `files that import the mod.ts of their own folder (import the concrete module instead; ` +
-      `the known exceptions are listed in this test):\n${ownBarrel.join("\n")}`,
+    [],
+    `files that import the mod.ts of their own folder (import the concrete module ` +
+      `instead):\n${ownBarrel.join("\n")}`,
   );
   const cycles = subFolderCycles(edges).map((cycle) => cycle.join(" <-> "));
   assert.deepEqual(
     cycles,
-    KNOWN_SUB_FOLDER_CYCLES,
-    `sub-folders that import each other in a circle (the known exceptions are listed in this ` +
-      `test):\n${cycles.join("\n")}`,
+    [],
+    `sub-folders that import each other in a circle (layer them; a type or constant several ` +
+      `need goes in the lowest):\n${cycles.join("\n")}`,
   );
 });
 
@@ -159,8 +129,8 @@ Deno.test("architecture: a sub-folder with a mod.ts is entered through it", asyn
   );
   assert.deepEqual(
     [...new Set(bypasses)].sort(),
-    KNOWN_SUB_FOLDER_BYPASSES,
-    `imports into a sub-folder with a mod.ts that go around it (import its mod.ts; the known ` +
-      `exceptions are listed in this test):\n${bypasses.join("\n")}`,
+    [],
+    `imports into a sub-folder with a mod.ts that go around it (import its mod.ts, which ` +
+      `exports what belongs to the sub-folder's public face):\n${bypasses.join("\n")}`,
   );
 });
