@@ -7,6 +7,13 @@ import { SEED_CAP } from "./claim-power.ts";
 import type { ClaimMetric } from "./grid-schema.ts";
 import type { PowerRow } from "./plan-power.ts";
 
+/** How to read the table, for the CLI's heading and the report's section alike. */
+export const POWER_PLAN_LEGEND = "Accuracy differences in points; a range is the evaluation " +
+  "resized (training noise held, problem noise rescaled, study/claim-power.ts). Welch's test, " +
+  "then the paired t-test where the earlier runs of both cells pair by seed: the one-sample test " +
+  "of the per-seed differences, r the correlation of the cells' per-seed values; seeds needed " +
+  "are seeds per cell (pairs) either way.";
+
 const RATES: readonly ClaimMetric[] = ["avg@k", "pass@k", "critic-improvement"];
 
 function units(metric: ClaimMetric, x: number | null, signed = false): string {

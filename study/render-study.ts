@@ -23,7 +23,7 @@ import type { ChartFile } from "./study-charts.ts";
 import { benchmarkText, SHORT_HASH } from "./cell-benchmarks.ts";
 import { followsText } from "./cell-follows.ts";
 import type { Pairing } from "./pairing.ts";
-import { POWER_PLAN_COLUMNS, powerPlanRow } from "./power-plan-table.ts";
+import { POWER_PLAN_COLUMNS, POWER_PLAN_LEGEND, powerPlanRow } from "./power-plan-table.ts";
 import type {
   ChangeCause,
   ClaimChange,
@@ -221,13 +221,9 @@ function plannedPowerSection(p: PreviousStudy, seeds: number, folder: string): s
     "## Power planned before the grid",
     "",
     `Before any run of this grid: each claim's power at ${seeds} seeds per cell and the cells' ` +
-    `evaluation sizes, from the per-seed values of ${p.title} ` +
-    `([${p.title}'s study.json](${link})), as \`deno task study power\` ` +
-    `gives it. Welch's test, then the paired t-test where ${p.title}'s runs of both cells pair ` +
-    `by seed (the one-sample test of the per-seed differences; r the correlation of the cells' ` +
-    `per-seed values). Accuracy in points; a range is the evaluation resized (training noise ` +
-    `held, problem noise rescaled); seeds needed are seeds per cell (pairs). The power measured ` +
-    `on this study's own runs follows the results.`,
+    `evaluation sizes, from the per-seed values of ${p.title} ([${p.title}'s study.json](${link})), ` +
+    `as \`deno task study power\` gives it; the power measured on this study's own runs follows ` +
+    `the results. ${POWER_PLAN_LEGEND}`,
     "",
     markdownTable([...POWER_PLAN_COLUMNS], p.plannedPower.map(powerPlanRow)),
     "",

@@ -86,11 +86,10 @@ export interface ReplacedVariant {
 export function replacedVariantWarning(replaced: ReplacedVariant, base: string): string {
   const { path, from, to, dropped } = replaced;
   const keys = Object.entries(dropped).map(([key, value]) => `${key}: ${JSON.stringify(value)}`);
+  const [is, it] = keys.length === 1 ? ["is", "it"] : ["are", "them"];
   return `${path}.kind ${JSON.stringify(to)} replaces ${base}'s ${JSON.stringify(from)} ${path}, ` +
-    `so its ${keys.join(", ")} ${keys.length === 1 ? "is" : "are"} not kept (the default ` +
-    `applies); name ${keys.length === 1 ? "it" : "them"} in ${path} to keep ${
-      keys.length === 1 ? "it" : "them"
-    }`;
+    `so its ${keys.join(", ")} ${is} not kept (the default applies); name ${it} in ${path} to ` +
+    `keep ${it}`;
 }
 
 /**

@@ -82,7 +82,7 @@ const syntheticSearch = z.strictObject({
   ),
   // Optional without a default, so that configs (and hashes) of runs before it stay the same.
   min_hops: int(1, 3).optional().describe(
-    "facts a question chains, at least (default 1; 2 asks only two- and more-hop questions)",
+    "facts a question chains, at least (default 1; 2 leaves out one-hop questions)",
   ),
   seed: problemSetSeed,
   splits: splits.prefault({ train: 256, validation: 64, test: 64 }),

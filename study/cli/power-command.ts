@@ -24,7 +24,7 @@ import {
   previousResultsFile,
   readStudyResults,
 } from "../read-study-results.ts";
-import { POWER_PLAN_COLUMNS, powerPlanRow } from "../power-plan-table.ts";
+import { POWER_PLAN_COLUMNS, POWER_PLAN_LEGEND, powerPlanRow } from "../power-plan-table.ts";
 
 const USAGE = "deno task study power [--grid FILE] [--from FILE] [--seeds N] [--validation N] " +
   "[--samples K] [--format table|json|csv]";
@@ -170,11 +170,7 @@ export async function powerCommand(args: readonly string[]): Promise<never> {
     } else {
       console.log(
         `Power of ${grid.file}'s claims at α = ${grid.alpha}, power ${grid.power}, from the ` +
-          `per-seed values in ${from}; accuracy differences in points. A range is the ` +
-          `evaluation resized: training noise held, problem noise rescaled (study/claim-power.ts). ` +
-          `Welch's test, then the paired t-test where the earlier runs of both cells pair by seed: ` +
-          `the one-sample test of the per-seed differences, r the correlation of the cells' ` +
-          `per-seed values; seeds needed are seeds per cell (pairs) either way.`,
+          `per-seed values in ${from}. ${POWER_PLAN_LEGEND}`,
       );
       console.log(textTable(POWER_PLAN_COLUMNS, rows.map(powerPlanRow)));
     }

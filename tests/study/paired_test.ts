@@ -23,6 +23,7 @@ import type { ClaimMetric, Expectation } from "../../study/grid-schema.ts";
 import { readStudyResults } from "../../study/read-study-results.ts";
 import { renderStudy } from "../../study/render-study.ts";
 import { type ClaimResult, type StudyResults, testClaim } from "../../study/study-results.ts";
+import { powerSide, SIXTEEN } from "./power-side.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const FIXTURE = new URL("./fixtures/paired-reference.json", import.meta.url);
@@ -178,7 +179,6 @@ Deno.test("noncentral t beyond |nc| = 37.6, at few degrees of freedom: scipy's n
 });
 
 Deno.test("paired power: unpaired designs, seeds unknown, too few pairs, a resized evaluation", () => {
-  const size = { problems: 16, samples: 16 };
   const base = {
     metric: "avg@k" as const,
     expect: "higher" as const,
@@ -189,28 +189,30 @@ Deno.test("paired power: unpaired designs, seeds unknown, too few pairs, a resiz
   };
   const a = [0.3, 0.34, 0.29, 0.33, 0.31];
   const b = [0.28, 0.3, 0.3, 0.29, 0.27];
-  const s = (cellId: string, values: number[], seeds: number[] | null, planned = size) => ({
-    cell: cellId,
-    values,
-    seeds,
-    observed: size,
-    planned,
-  });
   const seeds = [0, 1, 2, 3, 4];
   assert.equal(
-    claimPower({ ...base, cell: s("a", a, seeds), reference: s("b", b, seeds) }).paired,
+    claimPower({
+      ...base,
+      cell: powerSide("a", a, SIXTEEN, seeds),
+      reference: powerSide("b", b, SIXTEEN, seeds),
+    }).paired,
     null,
   );
   assert.equal(
-    claimPower({ ...base, paired: true, cell: s("a", a, null), reference: s("b", b, seeds) })
+    claimPower({
+      ...base,
+      paired: true,
+      cell: powerSide("a", a, SIXTEEN, null),
+      reference: powerSide("b", b, SIXTEEN, seeds),
+    })
       .paired,
     null,
   );
   const few = claimPower({
     ...base,
     paired: true,
-    cell: s("a", a, seeds),
-    reference: s("b", b, [4, 5, 6, 7, 8]),
+    cell: powerSide("a", a, SIXTEEN, seeds),
+    reference: powerSide("b", b, SIXTEEN, [4, 5, 6, 7, 8]),
   }).paired!;
   assert.equal(few.mde, null);
   assert.match(few.note!, /1 seed\(s\) ran in both cells/);
@@ -218,8 +220,8 @@ Deno.test("paired power: unpaired designs, seeds unknown, too few pairs, a resiz
   const four = claimPower({
     ...base,
     paired: true,
-    cell: s("a", a, seeds),
-    reference: s("b", b, [0, 1, 2, 3, 9]),
+    cell: powerSide("a", a, SIXTEEN, seeds),
+    reference: powerSide("b", b, SIXTEEN, [0, 1, 2, 3, 9]),
   }).paired!;
   assert.equal(four.pairs, 4);
   assert.match(four.note!, /over the 4 seeds both cells ran/);
@@ -229,14 +231,14 @@ Deno.test("paired power: unpaired designs, seeds unknown, too few pairs, a resiz
   const same = claimPower({
     ...base,
     paired: true,
-    cell: s("a", a, seeds),
-    reference: s("b", b, seeds),
+    cell: powerSide("a", a, SIXTEEN, seeds),
+    reference: powerSide("b", b, SIXTEEN, seeds),
   });
   const more = claimPower({
     ...base,
     paired: true,
-    cell: s("a", a, seeds, big),
-    reference: s("b", b, seeds, big),
+    cell: powerSide("a", a, big, seeds),
+    reference: powerSide("b", b, big, seeds),
   });
   const [p0, p1] = [same.paired!, more.paired!];
   assert.ok(p1.sd! < p0.sd! && p1.sdLow! <= p1.sd!);
@@ -247,7 +249,8 @@ Deno.test("paired power: unpaired designs, seeds unknown, too few pairs, a resiz
   near(p1.sd!, p0.sd! * h(sa.sd, sb.sd) / h(sa.observedSd, sb.observedSd), 1e-12, "rescaled sd");
   // One-cell claims have no paired power.
   assert.equal(
-    claimPower({ ...base, paired: true, cell: s("a", a, seeds), reference: null }).paired,
+    claimPower({ ...base, paired: true, cell: powerSide("a", a, SIXTEEN, seeds), reference: null })
+      .paired,
     null,
   );
 });

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { welchMde, welchPower } from "../../analysis/mod.ts";
-import { claimPower, type PowerSide } from "../../study/claim-power.ts";
+import { claimPower } from "../../study/claim-power.ts";
 import { loadGrid } from "../../study/load-grid.ts";
 import { planPower } from "../../study/plan-power.ts";
 import {
@@ -24,6 +24,7 @@ import { powerPlanRow } from "../../study/power-plan-table.ts";
 import { studyCharts } from "../../study/study-charts.ts";
 import { verdictOf } from "../../study/claims.ts";
 import type { ClaimResult, StudyResults } from "../../study/study-results.ts";
+import { powerSide } from "./power-side.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DENO_JSON = join(ROOT, "deno.json");
@@ -50,13 +51,6 @@ function sd(xs: readonly number[]): number {
   return Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-const size = { problems: 16, samples: 16 };
-const side = (cell: string, values: number[], planned = size): PowerSide => ({
-  cell,
-  values,
-  observed: size,
-  planned,
-});
 const A = [0.22, 0.27, 0.25, 0.28, 0.30];
 const B = [0.25, 0.27, 0.30, 0.24, 0.28];
 
@@ -65,8 +59,8 @@ Deno.test("claim power: MDE, power at the paper's effect and seeds needed, by de
     metric: "avg@k",
     expect: "higher",
     paperEffect: { relative: 0.1 },
-    cell: side("a", A),
-    reference: side("b", B),
+    cell: powerSide("a", A),
+    reference: powerSide("b", B),
     seeds: 5,
     alpha: 0.05,
     power: 0.8,
@@ -93,12 +87,12 @@ Deno.test("claim power: a larger validation set shrinks the problem noise, never
     alpha: 0.05,
     power: 0.8,
   };
-  const same = claimPower({ ...base, cell: side("a", A), reference: side("b", B) });
+  const same = claimPower({ ...base, cell: powerSide("a", A), reference: powerSide("b", B) });
   const big = { problems: 256, samples: 16 };
   const more = claimPower({
     ...base,
-    cell: side("a", A, big),
-    reference: side("b", B, big),
+    cell: powerSide("a", A, big),
+    reference: powerSide("b", B, big),
   });
   assert.ok(more.mde! < same.mde! && more.mdeLow! <= more.mde!);
   for (const s of more.spread) {
@@ -116,23 +110,23 @@ Deno.test("claim power: a larger validation set shrinks the problem noise, never
     ...base,
     metric: "grad-norm-max-over-median",
     expect: "lower",
-    cell: side("a", [1, 2, 3], big),
-    reference: side("b", [2, 3, 5], big),
+    cell: powerSide("a", [1, 2, 3], big),
+    reference: powerSide("b", [2, 3, 5], big),
   });
   assert.equal(grad.spread[0].sd, grad.spread[0].observedSd);
   // pass@k at another k is another quantity; unknown problem counts cannot be rescaled.
   const k32 = claimPower({
     ...base,
     metric: "pass@k",
-    cell: side("a", A, { problems: 64, samples: 32 }),
-    reference: side("b", B, { problems: 64, samples: 32 }),
+    cell: powerSide("a", A, { problems: 64, samples: 32 }),
+    reference: powerSide("b", B, { problems: 64, samples: 32 }),
   });
   assert.equal(k32.mde, null);
   assert.match(k32.note!, /keep k/);
   const unknown = claimPower({
     ...base,
-    cell: { ...side("a", A, big), observed: { problems: null, samples: 16 } },
-    reference: side("b", B, big),
+    cell: { ...powerSide("a", A, big), observed: { problems: null, samples: 16 } },
+    reference: powerSide("b", B, big),
   });
   assert.match(unknown.note!, /not known/);
 });
@@ -145,22 +139,27 @@ Deno.test("claim power: what cannot be computed says why", () => {
     alpha: 0.05,
     power: 0.8,
   };
-  const one = claimPower({ ...base, seeds: 5, cell: side("a", [0.3]), reference: side("b", B) });
+  const one = claimPower({
+    ...base,
+    seeds: 5,
+    cell: powerSide("a", [0.3]),
+    reference: powerSide("b", B),
+  });
   assert.equal(one.mde, null);
   assert.match(one.note!, /has 1 run\(s\) to take a spread from/);
   const flat = claimPower({
     ...base,
     seeds: 5,
-    cell: side("a", [0, 0, 0]),
-    reference: side("b", [0, 0, 0]),
+    cell: powerSide("a", [0, 0, 0]),
+    reference: powerSide("b", [0, 0, 0]),
   });
   assert.match(flat.note!, /no spread/);
   const unreachable = claimPower({
     ...base,
     paperEffect: { difference: 1e-7 },
     seeds: 5,
-    cell: side("a", A),
-    reference: side("b", B),
+    cell: powerSide("a", A),
+    reference: powerSide("b", B),
   });
   assert.equal(unreachable.seedsNeeded, null);
   assert.match(unreachable.note!, /more than 10000 seeds/);
@@ -168,8 +167,8 @@ Deno.test("claim power: what cannot be computed says why", () => {
     ...base,
     paperEffect: { relative: 0.046 },
     seeds: 5,
-    cell: side("a", [0.95, 1, 1, 0.95, 1]),
-    reference: side("b", [1, 0.95, 1, 1, 0.95]),
+    cell: powerSide("a", [0.95, 1, 1, 0.95, 1]),
+    reference: powerSide("b", [1, 0.95, 1, 1, 0.95]),
   });
   assert.match(ceiling.note!, /past the bounds of a rate/);
 });

@@ -2,9 +2,9 @@
  * Synthetic multi-hop search tasks: an invented world of people, cities, countries and (in worlds
  * of three hops) regions, one fact per document, and questions that need one hop ("In which city
  * was Talo Venn born?"), two ("In which country ...?") or three ("In which region ...?"). Invented
- * names keep a model from answering from memory, so the searcher must retrieve. Everything is a pure function of the seed (keyed draws); people are
- * split between train, validation and test, so no question of one split concerns a person of
- * another.
+ * names keep a model from answering from memory, so the searcher must retrieve. Everything is a
+ * pure function of the seed (keyed draws); people are split between train, validation and test,
+ * so no question of one split concerns a person of another.
  */
 import { randomStream, uniformInt } from "../../random/mod.ts";
 
