@@ -47,8 +47,10 @@ import {
 import {
   episodeStates,
   heldOutSearchTasks,
-  SEARCH_REPLY_TOKENS,
+  SEARCH_HOPS,
+  type SearchHops,
   searchPrompt,
+  searchReplyTokens,
   searchWorldPool,
 } from "../pretrain/search-corpus.ts";
 import { fillNormal, randomStream, sampleLogits, uniformInt } from "../random/mod.ts";
@@ -61,7 +63,7 @@ import { checkpointWeights } from "./checkpoint-weights.ts";
 
 const USAGE =
   "deno task pretrain [--size base|small] [--corpus arithmetic|search|copy] [--init DIR] " +
-  "[--steps N] [--rows N] [--row-length N] [--seed N] --out DIR [--backend cpu]";
+  "[--max-hops 2|3] [--steps N] [--rows N] [--row-length N] [--seed N] --out DIR [--backend cpu]";
 const BACKENDS: readonly BackendChoice[] = ["cpu", "wasm", "webgpu", "webgpu-web", "auto"];
 
 const cli = defineCommand({
@@ -76,6 +78,14 @@ const cli = defineCommand({
       value: "arithmetic|search|copy",
       help: "arithmetic only (the first phase), with the search preset's turns, or copy drills " +
         "only (a warm-up before search) (default arithmetic)",
+    },
+    "max-hops": {
+      type: "string",
+      default: "2",
+      value: "2|3",
+      help: "facts a search question chains at most, in the search worlds, drills and " +
+        "evaluation: the preset's 2, or 3 for a team whose runs ask three-hop questions " +
+        "(default 2)",
     },
     init: {
       type: "string",
@@ -270,9 +280,11 @@ async function evaluate(
 
 /**
  * The search roles on the first `count` held-out questions (the search preset's own validation
- * split), each in every state of the episode the corpus teaches: router verdict accuracy, the
- * share of queries whose retrieved documents hold the missing fact, and answer accuracy from
- * complete evidence (graded as the run's reward grades it, engine/trainer/group-rewards.ts).
+ * split, asking up to `hops` hops), each in every state of the episode the corpus teaches: router
+ * verdict accuracy, the share of queries whose retrieved documents hold the missing fact, and
+ * answer accuracy from complete evidence (graded as the run's reward grades it,
+ * engine/trainer/group-rewards.ts). With three hops, the same shares on the three-hop questions
+ * alone follow (`_3hop`): the skill a three-hop phase adds.
  */
 async function evaluateSearch(
   runtime: Runtime,
@@ -280,8 +292,9 @@ async function evaluateSearch(
   trainer: SupervisedTrainer,
   tokenizer: HfTokenizer,
   count: number,
+  hops: SearchHops,
 ): Promise<Record<string, number>> {
-  const { playground, tasks } = heldOutSearchTasks("validation");
+  const { playground, tasks } = heldOutSearchTasks("validation", hops);
   const cases = tasks.slice(0, count).flatMap((task) =>
     episodeStates(playground, task, []).map((state) => ({ task, state }))
   );
@@ -292,35 +305,37 @@ async function evaluateSearch(
       trainer,
       tokenizer,
       of.map((c) => searchPrompt(kind, c.task.problem, c.state.evidence)),
-      SEARCH_REPLY_TOKENS,
+      searchReplyTokens(hops),
     );
   const routes = await reply("route", cases);
   const asking = cases.filter((c) => c.state.query !== null);
   const queries = await reply("query", asking);
   const complete = cases.filter((c) => c.state.route === "answer");
   const answers = await reply("answer", complete);
-  const share = (hits: number, of: number) => of === 0 ? 0 : hits / of;
+  const routed = cases.map((c, i) => parseRoute(routes[i]) === c.state.route);
+  const found = asking.map((c, i) => {
+    const query = parseQuery(queries[i]);
+    const wanted = episodeStates(playground, c.task, c.state.evidence)[1];
+    return query !== null && wanted !== undefined &&
+      playground.retriever.search(query, playground.topK).some((d) =>
+        !c.state.evidence.includes(d) && wanted.found.includes(d)
+      );
+  });
+  const answered = complete.map((c, i) =>
+    isCorrectAnswer(c.task.answer, parseAnswerText(answers[i]))
+  );
+  const share = (hits: readonly boolean[], of: typeof cases, keep: (hops: number) => boolean) => {
+    const kept = hits.filter((_, i) => keep(of[i].task.hops));
+    return kept.length === 0 ? 0 : kept.filter(Boolean).length / kept.length;
+  };
+  const shares = (suffix: string, keep: (hops: number) => boolean) => ({
+    [`router_search${suffix}`]: share(routed, cases, keep),
+    [`searcher_search${suffix}`]: share(found, asking, keep),
+    [`answerer_search${suffix}`]: share(answered, complete, keep),
+  });
   return {
-    router_search: share(
-      routes.filter((r, i) => parseRoute(r) === cases[i].state.route).length,
-      cases.length,
-    ),
-    searcher_search: share(
-      queries.filter((q, i) => {
-        const query = parseQuery(q);
-        const wanted = episodeStates(playground, asking[i].task, asking[i].state.evidence)[1];
-        return query !== null && wanted !== undefined &&
-          playground.retriever.search(query, playground.topK).some((d) =>
-            !asking[i].state.evidence.includes(d) && wanted.found.includes(d)
-          );
-      }).length,
-      asking.length,
-    ),
-    answerer_search: share(
-      answers.filter((a, i) => isCorrectAnswer(complete[i].task.answer, parseAnswerText(a)))
-        .length,
-      complete.length,
-    ),
+    ...shares("", () => true),
+    ...(hops === 3 ? shares("_3hop", (h) => h === 3) : {}),
   };
 }
 
@@ -363,6 +378,12 @@ await runCommand(USAGE, async () => {
     );
   }
   const init = values.init === undefined ? null : String(values.init);
+  const hops = Number(values["max-hops"]) as SearchHops;
+  if (!SEARCH_HOPS.includes(hops)) {
+    throw new UsageError(
+      `--max-hops must be one of ${SEARCH_HOPS.join(", ")}, got ${values["max-hops"]}`,
+    );
+  }
 
   const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
   const spec = decoderSpec(embeddedModelConfig(size));
@@ -396,8 +417,9 @@ await runCommand(USAGE, async () => {
     tokenizer,
     mixture,
     searchWorlds: mixture.route + mixture.query + mixture.answer > 0
-      ? searchWorldPool()
+      ? searchWorldPool(hops)
       : undefined,
+    searchHops: hops,
     tasks: difficulties.flatMap((difficulty) =>
       generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
     ),
@@ -417,6 +439,7 @@ await runCommand(USAGE, async () => {
     lr: peak,
     difficulties,
     corpus,
+    maxHops: hops,
     mixture,
     init: initRecord,
     runtime: runtime.info,
@@ -429,7 +452,7 @@ await runCommand(USAGE, async () => {
   const checkpoint = async (step: number) => {
     const accuracy = {
       ...await evaluate(runtime, spec, trainer, tokenizer, validation),
-      ...await evaluateSearch(runtime, spec, trainer, tokenizer, evalTasks),
+      ...await evaluateSearch(runtime, spec, trainer, tokenizer, evalTasks, hops),
     };
     record({ event: "eval", step, split: "validation", tasks: evalTasks, accuracy });
     const trained: Record<string, HostTensor> = {};

@@ -32,7 +32,9 @@ import {
   copyDrillText,
   episodeStates,
   lookupDrillText,
+  personAsked,
   SEARCH_WORLDS,
+  type SearchHops,
   type SearchItemKind,
   searchItemText,
   type SearchState,
@@ -236,6 +238,8 @@ export interface CorpusSource {
   readonly mixture: Mixture;
   /** The search worlds' questions; built from searchWorldPool() when the mixture needs them. */
   readonly searchWorlds?: ReturnType<typeof searchWorldPool>;
+  /** Hops the lookup drills chain at most, as the worlds' (default 2, the preset's). */
+  readonly searchHops?: SearchHops;
 }
 
 // Search kinds come last: an arithmetic-only mixture draws exactly what it drew before them.
@@ -265,7 +269,9 @@ export function corpusItem(source: CorpusSource, index: number): CorpusItem {
   const wrong = wrongAnswer(task.answer, draw, other);
   const acceptRight = draw(0, 1) === 0;
   const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
-  if (kind === "lookup") return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw));
+  if (kind === "lookup") {
+    return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw, source.searchHops));
+  }
   if (kind === "copy") return tokenizeItem(source.tokenizer, kind, copyDrillText(draw));
   if (kind === "route" || kind === "query" || kind === "answer") {
     return searchItem(source, kind, draw);
@@ -294,7 +300,7 @@ function searchItem(
   const others = playground.world.tasks;
   const distractor = others[draw(0, others.length - 1)];
   const initial = draw(0, 3) === 0 && distractor.problem !== task.problem
-    ? playground.retriever.search(/was (.+) born\?$/.exec(distractor.problem)![1], playground.topK)
+    ? playground.retriever.search(personAsked(distractor), playground.topK)
     : [];
   const statesFor = (states: readonly SearchState[]) =>
     kind === "route"

@@ -38,8 +38,26 @@ export const SEARCH_WORLDS = 64;
 /** The preset whose world, prompts and retrieval depth the items reproduce. */
 const PRESET = parseConfig(presetInput("search-drmas"));
 
+/**
+ * Facts a pretraining question chains at most: the preset's two, or three for a search team
+ * whose runs ask three-hop questions (the study's search cells, `tasks.max_hops` 3). A world of
+ * three hops has the same people and homes as the world of two at its seed, plus regions.
+ */
+export type SearchHops = 2 | 3;
+
+/** What the worlds of `hops` ask: `deno task pretrain --max-hops`, default the preset's. */
+export const SEARCH_HOPS: readonly SearchHops[] = [2, 3];
+
+/**
+ * The reply budget the pretraining evaluation generates: the preset's for two hops; for three,
+ * the study's search cells' 192 (a reply copies up to three facts before it answers).
+ */
+export function searchReplyTokens(hops: SearchHops): number {
+  return hops === 2 ? PRESET.sampling.max_tokens : 192;
+}
+
 /** The preset's reply budget: the pretraining evaluation generates what a rollout may. */
-export const SEARCH_REPLY_TOKENS = PRESET.sampling.max_tokens;
+export const SEARCH_REPLY_TOKENS = searchReplyTokens(2);
 
 /** One world with its retriever and questions: what an episode needs. */
 export interface SearchPlayground {
@@ -48,29 +66,34 @@ export interface SearchPlayground {
   readonly topK: number;
 }
 
-/** The preset's world at `seed` (its documents, hops and splits), with its BM25 retriever. */
-export function searchPlayground(seed: number): SearchPlayground {
+/** The preset's world at `seed` (its documents and splits) asking up to `hops` hops, with BM25. */
+export function searchPlayground(seed: number, hops: SearchHops = 2): SearchPlayground {
   const tasks = PRESET.tasks;
   if (tasks.kind !== "synthetic-search" || PRESET.workflow.kind !== "search") {
     throw new Error("the search-drmas preset no longer describes a synthetic-search world");
+  }
+  if (tasks.max_hops !== 2) {
+    throw new Error(`the search-drmas preset asks ${tasks.max_hops} hops; SearchHops assumes 2`);
   }
   const world = generateSearchWorld({
     seed,
     splits: tasks.splits,
     documents: tasks.documents,
-    maxHops: tasks.max_hops,
+    maxHops: hops,
   });
   return { world, retriever: bm25Retriever(world.documents), topK: PRESET.workflow.top_k };
 }
 
 /**
  * The questions no pretraining item asks: the `split` questions of the preset's world at the
- * preset's seed (what `deno task train --preset search-drmas` evaluates on), with its world.
+ * preset's seed (what `deno task train --preset search-drmas` evaluates on, and with `hops` 3
+ * what the study's search cells evaluate on), with its world.
  */
 export function heldOutSearchTasks(
   split: "validation" | "test",
+  hops: SearchHops = 2,
 ): { playground: SearchPlayground; tasks: readonly SearchTask[] } {
-  const playground = searchPlayground(PRESET.seed);
+  const playground = searchPlayground(PRESET.seed, hops);
   return { playground, tasks: playground.world.tasks.filter((t) => t.split === split) };
 }
 
@@ -84,10 +107,16 @@ export interface SearchState {
   readonly query: string | null;
 }
 
-/** A task's chain of facts: the documents the answer needs, and what to search for each. */
-function factChain(world: SearchWorld, task: SearchTask): { doc: string; query: string }[] {
+/** The person a search question asks about ("In which city was Talo Venn born?": Talo Venn). */
+export function personAsked(task: SearchTask): string {
   const person = /was (.+) born\?$/.exec(task.problem)?.[1];
   if (person === undefined) throw new Error(`not a search question: ${task.problem}`);
+  return person;
+}
+
+/** A task's chain of facts: the documents the answer needs, and what to search for each. */
+function factChain(world: SearchWorld, task: SearchTask): { doc: string; query: string }[] {
+  const person = personAsked(task);
   const birth = world.documents.find((d) => d.startsWith(`${person} was born in `));
   if (birth === undefined) throw new Error(`the world has no birthplace of ${person}`);
   const city = birth.slice(`${person} was born in `.length, -1);
@@ -182,24 +211,27 @@ export function searchItemText(
 }
 
 /**
- * Pretraining worlds, built on first use, and their train questions minus the held-out ones.
- * A pure function of nothing: every item keyed by (seed, index) draws its world from here.
+ * Pretraining worlds asking up to `hops` hops, built on first use, and their train questions
+ * minus any about a held-out person: one asked in the preset world's validation or test split
+ * at any hop count (a world's people do not depend on its hops, so a held-out person's two- and
+ * three-hop questions are both kept out). A pure function of `hops`: every item keyed by
+ * (seed, index) draws its world from here.
  */
-export function searchWorldPool(): (k: number) => {
+export function searchWorldPool(hops: SearchHops = 2): (k: number) => {
   playground: SearchPlayground;
   tasks: readonly SearchTask[];
 } {
   const heldOut = new Set(
     (["validation", "test"] as const).flatMap((s) => heldOutSearchTasks(s).tasks)
-      .map((t) => t.problem),
+      .map(personAsked),
   );
   const cache = new Map<number, { playground: SearchPlayground; tasks: readonly SearchTask[] }>();
   return (k) => {
     let entry = cache.get(k);
     if (entry === undefined) {
-      const playground = searchPlayground(SEARCH_WORLD_SEED_OFFSET + k);
+      const playground = searchPlayground(SEARCH_WORLD_SEED_OFFSET + k, hops);
       const tasks = playground.world.tasks.filter((t) =>
-        t.split === "train" && !heldOut.has(t.problem)
+        t.split === "train" && !heldOut.has(personAsked(t))
       );
       entry = { playground, tasks };
       cache.set(k, entry);
@@ -277,13 +309,19 @@ export function copyDrillText(
  */
 export function lookupDrillText(
   draw: (min: number, max: number) => number,
+  maxHops: SearchHops = 2,
 ): { prompt: string; reply: string; chat: false } {
   const name = freshNames(draw);
-  const hops = draw(1, 2);
+  const hops = draw(1, maxHops);
   const [first, last, city, country] = [name(), name(), name(), name()];
+  // Drawn only when asked for, so that drills of at most two hops are those they always were.
+  const region = hops === 3 ? name() : null;
   const person = `${first} ${last}`;
-  const chain = [`${person} was born in ${city}.`, `${city} is a city in ${country}.`]
-    .slice(0, hops);
+  const chain = [
+    `${person} was born in ${city}.`,
+    `${city} is a city in ${country}.`,
+    `${country} lies in ${region}.`,
+  ].slice(0, hops);
   const distractors = Array.from({ length: draw(1, 3) }, () => {
     const shared = draw(0, 2);
     const other = shared === 0
@@ -291,9 +329,14 @@ export function lookupDrillText(
       : shared === 1
       ? `${name()} ${last}`
       : `${name()} ${name()}`;
-    return draw(0, 1) === 0
-      ? `${other} was born in ${draw(0, 3) === 0 ? city : name()}.`
-      : `${name()} is a city in ${draw(0, 3) === 0 ? country : name()}.`;
+    switch (draw(0, maxHops - 1)) {
+      case 0:
+        return `${other} was born in ${draw(0, 3) === 0 ? city : name()}.`;
+      case 1:
+        return `${name()} is a city in ${draw(0, 3) === 0 ? country : name()}.`;
+      default:
+        return `${name()} lies in ${draw(0, 3) === 0 && region !== null ? region : name()}.`;
+    }
   });
   const found = chain.slice(0, draw(0, hops));
   const evidence = [...found, ...distractors];
@@ -301,11 +344,11 @@ export function lookupDrillText(
     const j = draw(0, i);
     [evidence[i], evidence[j]] = [evidence[j], evidence[i]];
   }
-  const question = `In which ${hops === 1 ? "city" : "country"} was ${person} born?`;
+  const question = `In which ${["city", "country", "region"][hops - 1]} was ${person} born?`;
   const lead = found.length === 0 ? "" : `${found.join(" ")} `;
   const reply = found.length < hops
-    ? `${lead}query: ${found.length === 0 ? person : city}`
-    : `${lead}The final answer is \\boxed{${hops === 1 ? city : country}}.`;
+    ? `${lead}query: ${[person, city, country][found.length]}`
+    : `${lead}The final answer is \\boxed{${[city, country, region][hops - 1]}}.`;
   return {
     prompt: `Question: ${question}\n\nEvidence:\n${
       evidence.map((d, i) => `[${i + 1}] ${d}`).join("\n")
