@@ -102,6 +102,7 @@ Deno.test("pretrain: bad options exit 2 and name the option", async () => {
       ["--steps=0", /--steps must be a positive integer/],
       ["--lr=-1", /--lr must be a positive number/],
       ["--corpus=poems", /--corpus must be one of arithmetic, search/],
+      ["--max-hops=4", /--max-hops must be one of 2, 3, got 4/],
     ] as const
   ) {
     const r = await pretrain([arg, "--out=/nonexistent/never-written"]);

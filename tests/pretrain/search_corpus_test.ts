@@ -12,18 +12,21 @@ import {
   episodeStates,
   heldOutSearchTasks,
   lookupDrillText,
+  personAsked,
+  SEARCH_HOPS,
   SEARCH_REPLY_TOKENS,
   SEARCH_WORLD_SEED_OFFSET,
   SEARCH_WORLDS,
   searchItemText,
   searchPlayground,
   searchPrompt,
+  searchReplyTokens,
   searchWorldPool,
 } from "../../engine/pretrain/search-corpus.ts";
 import { randomStream, uniformInt } from "../../engine/random/mod.ts";
 import { generateArithmeticTasks } from "../../engine/tasks/mod.ts";
 import { isCorrectAnswer } from "../../engine/trainer/group-rewards.ts";
-import type { SearchTask } from "../../engine/tasks/search/mod.ts";
+import { generateSearchWorld, type SearchTask } from "../../engine/tasks/search/mod.ts";
 import {
   parseAnswerText,
   parseQuery,
@@ -34,6 +37,7 @@ import {
 
 const preset = parseConfig(presetInput("search-drmas"));
 const pool = searchWorldPool();
+const pool3 = searchWorldPool(3);
 const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
 
 /** The preset's agents, as the trainer builds them. */
@@ -69,8 +73,9 @@ async function teacherEpisode(playground: ReturnType<typeof searchPlayground>, t
 }
 
 Deno.test("search items are the search workflow's own prompts, and their replies solve the episode", async () => {
-  const { playground, tasks } = pool(0);
-  for (const hops of [1, 2]) {
+  for (const hops of [1, 2, 3]) {
+    // Three hops need a world of three (its regions); the preset's four verifier turns fit them.
+    const { playground, tasks } = (hops === 3 ? pool3 : pool)(0);
     const task = tasks.find((t) => t.hops === hops)!;
     const { requests, states, episode } = await teacherEpisode(playground, task);
     // One query per fact of the chain, a route before each and after the last, then the answer.
@@ -145,6 +150,34 @@ Deno.test("no pretraining question is a held-out one, and the worlds are not the
   }
 });
 
+Deno.test("three-hop worlds keep out every held-out person, whatever hops their questions ask", () => {
+  // The study's search cells evaluate the preset world asking two or three hops
+  // (tasks.min_hops 2): the same people as the preset's, asked other questions.
+  const cells = generateSearchWorld({
+    seed: preset.seed,
+    splits: preset.tasks.kind === "synthetic-search"
+      ? preset.tasks.splits
+      : { train: 0, validation: 0, test: 0 },
+    documents: preset.tasks.kind === "synthetic-search" ? preset.tasks.documents : 0,
+    maxHops: 3,
+    minHops: 2,
+  }).tasks.filter((t) => t.split !== "train");
+  const people = new Set(cells.map(personAsked));
+  assert.equal(people.size, 128);
+  const heldOut = (["validation", "test"] as const).flatMap((split) =>
+    heldOutSearchTasks(split, 3).tasks
+  );
+  assert.deepEqual(new Set(heldOut.map(personAsked)), people);
+  const hops = new Set<number>();
+  for (let k = 0; k < SEARCH_WORLDS; k += 9) {
+    for (const t of pool3(k).tasks) {
+      assert.ok(!people.has(personAsked(t)), `world ${k} asks about the held-out ${t.problem}`);
+      hops.add(t.hops);
+    }
+  }
+  assert.deepEqual([...hops].sort(), [1, 2, 3]);
+});
+
 Deno.test("the mixed corpus draws every kind, deterministically, within a 512-token row", () => {
   const tasks = generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 500 });
   const source: CorpusSource = {
@@ -175,45 +208,76 @@ Deno.test("the mixed corpus draws every kind, deterministically, within a 512-to
 
 /** What a reader of the drill's question and evidence should reply: the facts, then the next step. */
 function expectedLookupReply(prompt: string): string {
-  const [, hop, person] = /^Question: In which (city|country) was (.+) born\?\n/.exec(prompt)!;
+  const [, asked, person] = /^Question: In which (city|country|region) was (.+) born\?\n/.exec(
+    prompt,
+  )!;
   const evidence = [...prompt.matchAll(/^\[\d+\] (.+)$/gm)].map((m) => m[1]);
-  const birth = evidence.find((d) => d.startsWith(`${person} was born in `));
-  if (birth === undefined) return `query: ${person}\n`;
-  const city = birth.slice(`${person} was born in `.length, -1);
-  if (hop === "city") return `${birth} The final answer is \\boxed{${city}}.\n`;
-  const country = evidence.find((d) => d.startsWith(`${city} is a city in `));
-  if (country === undefined) return `${birth} query: ${city}\n`;
-  return `${birth} ${country} The final answer is \\boxed{${
-    country.slice(`${city} is a city in `.length, -1)
-  }}.\n`;
+  // Each hop: the document that starts with what the previous one named, and what it names.
+  const found: string[] = [];
+  let subject = person;
+  for (const [hop, lead] of [" was born in ", " is a city in ", " lies in "].entries()) {
+    const doc = evidence.find((d) => d.startsWith(`${subject}${lead}`));
+    if (doc === undefined) return `${found.map((d) => `${d} `).join("")}query: ${subject}\n`;
+    found.push(doc);
+    subject = doc.slice(`${subject}${lead}`.length, -1);
+    if (["city", "country", "region"][hop] === asked) break;
+  }
+  return `${found.join(" ")} The final answer is \\boxed{${subject}}.\n`;
 }
 
 Deno.test("lookup drills: fresh names, distractors sharing them, replies a reader of the evidence gives", () => {
-  const names = new Set<string>();
-  const replies = { query: 0, answer: 0 };
-  let sharing = 0;
-  for (let i = 0; i < 400; i++) {
-    const stream = randomStream({ seed: 3, purpose: "lookup-test", sample: i });
-    let n = 0;
-    const { prompt, reply, chat } = lookupDrillText((a, b) => uniformInt(stream, n++, a, b));
-    assert.equal(chat, false);
-    assert.equal(reply, expectedLookupReply(prompt), prompt);
-    const person = /was (.+) born\?/.exec(prompt)![1];
-    names.add(person);
-    const [first, last] = person.split(" ");
-    if (
-      [...prompt.matchAll(/^\[\d+\] (.+) was born in/gm)].some((m) =>
-        m[1] !== person && (m[1].startsWith(`${first} `) || m[1].endsWith(` ${last}`))
-      )
-    ) sharing++;
-    replies[parseQuery(reply) === null ? "answer" : "query"]++;
-    if (parseQuery(reply) === null) assert.ok(parseAnswerText(reply) !== null, reply);
-    assert.ok(reply.length <= SEARCH_REPLY_TOKENS, reply);
+  for (const maxHops of SEARCH_HOPS) {
+    const names = new Set<string>();
+    const replies = { query: 0, answer: 0 };
+    const asked = new Set<string>();
+    let sharing = 0;
+    for (let i = 0; i < 400; i++) {
+      const stream = randomStream({ seed: 3, purpose: "lookup-test", sample: i });
+      let n = 0;
+      const { prompt, reply, chat } = lookupDrillText(
+        (a, b) => uniformInt(stream, n++, a, b),
+        maxHops,
+      );
+      assert.equal(chat, false);
+      assert.equal(reply, expectedLookupReply(prompt), prompt);
+      const person = /was (.+) born\?/.exec(prompt)![1];
+      names.add(person);
+      asked.add(/In which (\w+)/.exec(prompt)![1]);
+      const [first, last] = person.split(" ");
+      if (
+        [...prompt.matchAll(/^\[\d+\] (.+) was born in/gm)].some((m) =>
+          m[1] !== person && (m[1].startsWith(`${first} `) || m[1].endsWith(` ${last}`))
+        )
+      ) sharing++;
+      replies[parseQuery(reply) === null ? "answer" : "query"]++;
+      if (parseQuery(reply) === null) assert.ok(parseAnswerText(reply) !== null, reply);
+      assert.ok(reply.length <= searchReplyTokens(maxHops), reply);
+    }
+    // Names are drawn per item: nearly every drill asks about someone new.
+    assert.ok(names.size > 390, `${names.size} distinct people in 400 drills`);
+    assert.ok(sharing > 40, `${sharing} drills with a namesake`);
+    assert.ok(replies.query > 100 && replies.answer > 100, JSON.stringify(replies));
+    assert.deepEqual(
+      [...asked].sort(),
+      maxHops === 2 ? ["city", "country"] : ["city", "country", "region"],
+    );
   }
-  // Names are drawn per item: nearly every drill asks about someone new.
-  assert.ok(names.size > 390, `${names.size} distinct people in 400 drills`);
-  assert.ok(sharing > 40, `${sharing} drills with a namesake`);
-  assert.ok(replies.query > 100 && replies.answer > 100, JSON.stringify(replies));
+});
+
+Deno.test("drills of at most two hops are the ones the committed model trained on", async () => {
+  // The region is drawn only when a drill asks for it. The hash is of the first 200 drills as
+  // the code before three-hop drills (commit 91558e3) wrote them.
+  const texts = Array.from({ length: 200 }, (_, i) => {
+    const stream = randomStream({ seed: 11, purpose: "lookup-test", sample: i });
+    let n = 0;
+    const drill = lookupDrillText((a, b) => uniformInt(stream, n++, a, b));
+    return drill.prompt + drill.reply;
+  });
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(texts.join("")));
+  assert.equal(
+    Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""),
+    "1c7c7770120d3ac0924df1eda1cb04a0c9fddb8215f256259cf7257974dcea6e",
+  );
 });
 
 Deno.test("copy drills: the reply is the prompt's names, drawn fresh per item", () => {
@@ -250,19 +314,23 @@ Deno.test("the copy corpus is copy drills only, and needs no search worlds", () 
   }
 });
 
-Deno.test("every search reply of the corpus fits the preset's reply budget", () => {
-  const source: CorpusSource = {
-    seed: 2,
-    tokenizer,
-    tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 50 }),
-    mixture: { ...SEARCH_MIXTURE, drill: 0, solve: 0, revise: 0, verify: 0, critique: 0 },
-    searchWorlds: pool,
-  };
+Deno.test("every search reply of the corpus fits its reply budget", () => {
   assert.equal(SEARCH_REPLY_TOKENS, preset.sampling.max_tokens);
-  for (let i = 0; i < 300; i++) {
-    const item = corpusItem(source, i);
-    const [from, to] = item.lossSpans[0];
-    // The reply and its <|im_end|> (or a drill's newline), as the rollout would generate them.
-    assert.ok(to - from <= SEARCH_REPLY_TOKENS, `${item.kind} item ${i}: ${to - from} tokens`);
+  for (const hops of SEARCH_HOPS) {
+    const source: CorpusSource = {
+      seed: 2,
+      tokenizer,
+      tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 50 }),
+      mixture: { ...SEARCH_MIXTURE, drill: 0, solve: 0, revise: 0, verify: 0, critique: 0 },
+      searchWorlds: hops === 2 ? pool : pool3,
+      searchHops: hops,
+    };
+    const budget = searchReplyTokens(hops);
+    for (let i = 0; i < 300; i++) {
+      const item = corpusItem(source, i);
+      const [from, to] = item.lossSpans[0];
+      // The reply and its <|im_end|> (or a drill's newline), as the rollout would generate them.
+      assert.ok(to - from <= budget, `${hops} hops, ${item.kind} item ${i}: ${to - from} tokens`);
+    }
   }
 });

@@ -154,10 +154,17 @@ Deno.test("the heterogeneous cells differ from their Dr. MAS cell only in one si
   const models = (id: string) => Object.fromEntries(config(id).agents.map((a) => [a.id, a.model]));
   const small = "study/models/small-v2";
   assert.deepEqual(models("refine-drmas-hetero-swap"), { solver: "embedded", verifier: small });
+  // The search team's models learned three-hop lookups (grid.json's models).
+  const search = "study/models/search3";
+  assert.deepEqual(models("search-drmas"), {
+    verifier: search,
+    searcher: search,
+    answerer: search,
+  });
   assert.deepEqual(models("search-drmas-hetero"), {
-    verifier: "embedded",
-    searcher: small,
-    answerer: small,
+    verifier: search,
+    searcher: "study/models/small-search3",
+    answerer: "study/models/small-search3",
   });
   const strip = (c: ReturnType<typeof config>) =>
     JSON.parse(
@@ -184,6 +191,14 @@ Deno.test("the heterogeneous cells differ from their Dr. MAS cell only in one si
   assert.match(grid.models[small], /--init study\/models\/small --corpus arithmetic/);
   assert.match(grid.models[small], /--out study\/models\/small-v2$/);
   assert.ok(grid.models["study/models/small"]);
+  assert.match(
+    grid.models[search],
+    /--init adapters\/model\/embedded .*--max-hops 3 .*--out study\/models\/search3$/,
+  );
+  assert.match(
+    grid.models["study/models/small-search3"],
+    /--init study\/models\/small-v2 .*--max-hops 3 .*--out study\/models\/small-search3$/,
+  );
 });
 
 Deno.test("grid validation names every problem with its key", async (t) => {
@@ -403,19 +418,26 @@ Deno.test("missing model directories are named with the command that makes them"
   const grid = await loadGrid(COMMITTED);
   const cwd = await Deno.makeTempDir();
   const missing = await missingModels(grid, grid.cells, cwd);
-  assert.deepEqual(missing, [{
-    model: "study/models/small-v2",
-    cells: ["refine-drmas-hetero", "refine-drmas-hetero-swap", "search-drmas-hetero"],
-    command: grid.models["study/models/small-v2"],
-  }]);
+  const search = ["search-grpo", "search-drmas", "search-drmas-hetero"];
+  assert.deepEqual(
+    missing,
+    [
+      ["study/models/small-v2", ["refine-drmas-hetero", "refine-drmas-hetero-swap"]],
+      ["study/models/search3", search],
+      ["study/models/small-search3", ["search-drmas-hetero"]],
+    ].map(([model, cells]) => ({ model, cells, command: grid.models[model as string] })),
+  );
   assert.match(new MissingModelError(missing).message, /deno task pretrain --size small/);
   assert.deepEqual(await missingModels(grid, selectCells(grid, "refine-grpo"), cwd), []);
   const dir = join(cwd, "study/models/small-v2");
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(join(dir, "config.json"), "{}");
-  assert.equal((await missingModels(grid, grid.cells, cwd)).length, 1, "weights still missing");
+  assert.equal((await missingModels(grid, grid.cells, cwd)).length, 3, "weights still missing");
   await Deno.writeTextFile(join(dir, "model.safetensors"), "");
-  assert.deepEqual(await missingModels(grid, grid.cells, cwd), []);
+  assert.deepEqual(
+    (await missingModels(grid, grid.cells, cwd)).map((m) => m.model),
+    ["study/models/search3", "study/models/small-search3"],
+  );
 });
 
 Deno.test("run ids: a function of cell, seed and config, not of the store path", async () => {
