@@ -47,7 +47,7 @@ const DEBATE = { extends: "debate-mada" };
 
 Deno.test("the committed grid loads: cells, comparisons, sizes within the budget", async () => {
   const grid = await loadGrid(COMMITTED);
-  assert.equal(grid.seeds, 3);
+  assert.equal(grid.seeds, 4);
   assert.deepEqual(grid.cells.map((c) => c.id), [
     "refine-grpo",
     "refine-drmas",
