@@ -419,7 +419,6 @@ await runCommand(USAGE, async () => {
     searchWorlds: mixture.route + mixture.query + mixture.answer > 0
       ? searchWorldPool(hops)
       : undefined,
-    searchHops: hops,
     tasks: difficulties.flatMap((difficulty) =>
       generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
     ),

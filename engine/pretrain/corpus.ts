@@ -34,11 +34,10 @@ import {
   lookupDrillText,
   personAsked,
   SEARCH_WORLDS,
-  type SearchHops,
   type SearchItemKind,
   searchItemText,
   type SearchState,
-  searchWorldPool,
+  type SearchWorldPool,
 } from "./search-corpus.ts";
 
 /** The arithmetic turns an item teaches (the refine and debate presets' formats, and drills). */
@@ -236,10 +235,9 @@ export interface CorpusSource {
   /** The training tasks, drawn from at random per item. */
   readonly tasks: readonly ArithmeticTask[];
   readonly mixture: Mixture;
-  /** The search worlds' questions; built from searchWorldPool() when the mixture needs them. */
-  readonly searchWorlds?: ReturnType<typeof searchWorldPool>;
-  /** Hops the lookup drills chain at most, as the worlds' (default 2, the preset's). */
-  readonly searchHops?: SearchHops;
+  /** The search worlds' questions (and their hops, which the lookup drills follow); built from
+   * searchWorldPool() when the mixture needs them. */
+  readonly searchWorlds?: SearchWorldPool;
 }
 
 // Search kinds come last: an arithmetic-only mixture draws exactly what it drew before them.
@@ -270,7 +268,7 @@ export function corpusItem(source: CorpusSource, index: number): CorpusItem {
   const acceptRight = draw(0, 1) === 0;
   const opinionsRight = [0, 1, 2].map(() => draw(0, 1) === 0);
   if (kind === "lookup") {
-    return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw, source.searchHops));
+    return tokenizeItem(source.tokenizer, kind, lookupDrillText(draw, source.searchWorlds?.hops));
   }
   if (kind === "copy") return tokenizeItem(source.tokenizer, kind, copyDrillText(draw));
   if (kind === "route" || kind === "query" || kind === "answer") {

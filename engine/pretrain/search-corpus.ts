@@ -210,6 +210,12 @@ export function searchItemText(
   }
 }
 
+/** World `k` of the pretraining pool, and the hops its worlds (and so its drills) ask at most. */
+export interface SearchWorldPool {
+  (k: number): { playground: SearchPlayground; tasks: readonly SearchTask[] };
+  readonly hops: SearchHops;
+}
+
 /**
  * Pretraining worlds asking up to `hops` hops, built on first use, and their train questions
  * minus any about a held-out person: one asked in the preset world's validation or test split
@@ -217,16 +223,13 @@ export function searchItemText(
  * three-hop questions are both kept out). A pure function of `hops`: every item keyed by
  * (seed, index) draws its world from here.
  */
-export function searchWorldPool(hops: SearchHops = 2): (k: number) => {
-  playground: SearchPlayground;
-  tasks: readonly SearchTask[];
-} {
+export function searchWorldPool(hops: SearchHops = 2): SearchWorldPool {
   const heldOut = new Set(
     (["validation", "test"] as const).flatMap((s) => heldOutSearchTasks(s).tasks)
       .map(personAsked),
   );
   const cache = new Map<number, { playground: SearchPlayground; tasks: readonly SearchTask[] }>();
-  return (k) => {
+  const world = (k: number) => {
     let entry = cache.get(k);
     if (entry === undefined) {
       const playground = searchPlayground(SEARCH_WORLD_SEED_OFFSET + k, hops);
@@ -238,6 +241,7 @@ export function searchWorldPool(hops: SearchHops = 2): (k: number) => {
     }
     return entry;
   };
+  return Object.assign(world, { hops });
 }
 
 /** Distinct invented names of two or three syllables, drawn per call (as the worlds' names). */

@@ -323,7 +323,6 @@ Deno.test("every search reply of the corpus fits its reply budget", () => {
       tasks: generateArithmeticTasks({ seed: 1, difficulty: 1, split: "train", count: 50 }),
       mixture: { ...SEARCH_MIXTURE, drill: 0, solve: 0, revise: 0, verify: 0, critique: 0 },
       searchWorlds: hops === 2 ? pool : pool3,
-      searchHops: hops,
     };
     const budget = searchReplyTokens(hops);
     for (let i = 0; i < 300; i++) {
