@@ -18,21 +18,27 @@
  * durations (kept in .polyrl/test-durations.json; in a fresh clone, by the size of their test
  * files), because a folder spends part of its time waiting on the processes it starts (a CLI's
  * module load, a dashboard, Chromium, a training run) while the other core could work. The
- * folders in ALONE run by themselves, before the others: their tests start processes that together
- * keep every core busy while timers run (workers: a trainer, two workers and their servers, one
- * killed mid-step; device: h200.sh's stages, each under a time limit; onnx-runtime: the software
- * Vulkan adapter's threads), so a folder beside them would be slowed past its own timers or push
- * theirs. The other folders' timed assertions leave several
+ * folders in ALONE never run beside each other or beside a heavy folder: their tests start
+ * processes that together keep a core or more busy while timers run (workers: a trainer, two
+ * workers and their servers, one killed mid-step; device: h200.sh's stages, each under a time
+ * limit; onnx-runtime: the software Vulkan adapter's threads). They run one after another first,
+ * and beside them the other slots take the lightest folders (unit tests of one process each); then
+ * every slot takes the rest, longest first. The other folders' timed assertions leave several
  * times the time they measure. No two folders share a fixed port or path: the tests use temporary
  * directories, port 0 and a fresh Postgres schema each. The tests within a folder run one at a
  * time (no `--parallel`): many time a step or kill a process they started.
+ *
+ * Fixtures that several test files share (suite-fixture.ts) are made once per run in a folder
+ * named to the tests in $POLYRL_TEST_FIXTURES and removed at the end.
  *
  * A folder's output is printed whole when it finishes (streamed as it runs when one folder runs at
  * a time), then a line with its time, its CPU time (user + system of its processes, on Linux)
  * and counts. Before each folder starts, the runner prints the folder (k of N), the time so far
  * and an estimate of the time left.
  */
+import { join } from "node:path";
 import { userPathIfExists } from "../events/cli/user-path.ts";
+import { SUITE_FIXTURES_VAR } from "./support/suite-fixture.ts";
 
 /** Folders that must not run beside another (see the doc comment above). */
 const ALONE = new Set(["tests/workers/", "tests/device/", "tests/onnx-runtime/"]);
@@ -59,12 +65,13 @@ const expectedLength = groups.every((paths) => lastDurations[key(paths)] !== und
   : new Map(
     await Promise.all(groups.map(async (paths) => [key(paths), await testBytes(paths)] as const)),
   );
-// The alone folders first, then the rest longest first, so that the last to finish are short.
+// Longest first, so that the last to finish are short.
 groups.sort((a, b) =>
-  Number(isAlone(b)) - Number(isAlone(a)) ||
-  expectedLength.get(key(b))! - expectedLength.get(key(a))! ||
-  key(a).localeCompare(key(b))
+  expectedLength.get(key(b))! - expectedLength.get(key(a))! || key(a).localeCompare(key(b))
 );
+const aloneGroups = groups.filter(isAlone);
+/** The other folders, longest first: taken from the front, or from the back beside ALONE's. */
+const sharedGroups = groups.filter((paths) => !isAlone(paths));
 
 /** The size of the test files under `paths`, which roughly follows their run time. */
 async function testBytes(paths: string[]): Promise<number> {
@@ -75,7 +82,7 @@ async function testBytes(paths: string[]): Promise<number> {
     else if (info?.isDirectory) {
       for await (const e of Deno.readDir(path)) {
         if (e.isFile && e.name.endsWith("_test.ts")) {
-          bytes += (await Deno.stat(`${path}${e.name}`)).size;
+          bytes += (await Deno.stat(join(path, e.name))).size;
         }
       }
     }
@@ -84,19 +91,20 @@ async function testBytes(paths: string[]): Promise<number> {
 }
 
 const durations: Record<string, number> = {};
+const fixtures = await Deno.makeTempDir({ prefix: "polyrl-suite-fixtures-" });
 const started = performance.now();
 const clock = (ms: number) => {
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 };
-/** The time left once `k` folders have started: the last run's durations, else the mean. */
-const estimateLeft = (k: number): string => {
-  const left = groups.slice(k);
+/** The time left for the folders not started yet: the last run's durations, else the mean. */
+const estimateLeft = (): string => {
+  const left = [...aloneGroups, ...sharedGroups];
   const known = left.map((paths) => lastDurations[key(paths)]);
   if (known.every((ms) => ms !== undefined)) {
     const aloneMs = left.filter(isAlone).reduce((sum, paths) => sum + lastDurations[key(paths)], 0);
     const sharedMs = known.reduce((a, b) => a + b, 0) - aloneMs;
-    return `, about ${clock(aloneMs + sharedMs / jobs)} left`;
+    return `, about ${clock(Math.max(aloneMs, sharedMs / jobs))} left`;
   }
   const done = Object.keys(durations).length;
   if (done === 0) return "";
@@ -153,11 +161,13 @@ if (!check.success) {
 }
 
 /** Runs one folder's `deno test`, then prints its output (when buffered), time and counts. */
-async function runGroup(k: number, paths: string[], buffered: boolean): Promise<void> {
+let startedGroups = 0;
+async function runGroup(paths: string[], buffered: boolean): Promise<void> {
+  startedGroups += 1;
   console.error(
-    `[${k + 1}/${groups.length}] ${key(paths)} (elapsed ${clock(performance.now() - started)}${
-      estimateLeft(k)
-    })`,
+    `[${startedGroups}/${groups.length}] ${key(paths)} (elapsed ${
+      clock(performance.now() - started)
+    }${estimateLeft()})`,
   );
   const groupStarted = performance.now();
   const junitPath = await Deno.makeTempFile({ prefix: "polyrl-junit-", suffix: ".xml" });
@@ -166,6 +176,7 @@ async function runGroup(k: number, paths: string[], buffered: boolean): Promise<
     args: ["test", "-A", "--no-check", "--permit-no-files", `--junit-path=${junitPath}`, ...paths],
     stdout: output,
     stderr: output,
+    env: { [SUITE_FIXTURES_VAR]: fixtures },
   }).output();
   const cpu = await cpuSinceLast();
   if (buffered) {
@@ -192,18 +203,28 @@ async function runGroup(k: number, paths: string[], buffered: boolean): Promise<
   );
 }
 
-let next = 0;
-while (next < groups.length && isAlone(groups[next])) {
-  await runGroup(next, groups[next], false);
-  next += 1;
-}
-const workers = Math.min(jobs, groups.length - next);
-await Promise.all(Array.from({ length: workers }, async () => {
-  while (next < groups.length) {
-    const k = next++;
-    await runGroup(k, groups[k], workers > 1);
+const slots = Math.min(jobs, groups.length);
+const buffered = slots > 1;
+/** Runs the folders left in `from`, taking each from its front or back, until none is left. */
+async function drain(from: string[][], end: "front" | "back"): Promise<void> {
+  for (let paths; (paths = end === "front" ? from.shift() : from.pop()) !== undefined;) {
+    await runGroup(paths, buffered);
   }
+}
+// The ALONE folders in one slot, the lightest folders beside them; then everything else.
+let aloneDone = false;
+await Promise.all(Array.from({ length: slots }, async (_, slot) => {
+  if (slot === 0) {
+    await drain(aloneGroups, "front");
+    aloneDone = true;
+  } else {
+    while (!aloneDone && sharedGroups.length > 0) {
+      await runGroup(sharedGroups.pop()!, buffered);
+    }
+  }
+  await drain(sharedGroups, "front");
 }));
+await Deno.remove(fixtures, { recursive: true });
 
 if (Deno.args.length === 0) {
   await Deno.mkdir(new URL(".", durationsFile), { recursive: true });
