@@ -15,8 +15,8 @@
  * exit status, and counts it failed.
  *
  * Up to POLYRL_TEST_JOBS folders (default 2) run at once, longest first by the last full run's
- * durations (kept in .polyrl/test-durations.json; in a fresh clone, by the size of their test
- * files), because a folder spends part of its time waiting on the processes it starts (a CLI's
+ * CPU times (kept in .polyrl/test-cpu.json; in a fresh clone, tests/folder-cpu.json, a CI run's
+ * copy of that file; else by the size of their test files), because a folder spends part of its time waiting on the processes it starts (a CLI's
  * module load, a dashboard, Chromium, a training run) while the other core could work. The
  * folders in ALONE never run beside each other or beside a heavy folder: their tests start
  * processes that together keep a core or more busy while timers run (workers: a trainer, two
@@ -45,10 +45,14 @@ const ALONE = new Set(["tests/workers/", "tests/device/", "tests/onnx-runtime/"]
 
 const jobs = Math.max(1, Number(Deno.env.get("POLYRL_TEST_JOBS") ?? 2) || 1);
 
-const durationsFile = new URL("../.polyrl/test-durations.json", import.meta.url);
-const lastDurations: Record<string, number> = await Deno.readTextFile(durationsFile)
-  .then((text) => JSON.parse(text))
-  .catch(() => ({}));
+/** Each folder's CPU seconds in this clone's last full run (written at the end of one). */
+const localCostsFile = new URL("../.polyrl/test-cpu.json", import.meta.url);
+/** The same from a CI run, committed, for a fresh clone (refresh it from a CI run's local file). */
+const committedCostsFile = new URL("./folder-cpu.json", import.meta.url);
+const readCosts = (file: URL): Promise<Record<string, number> | undefined> =>
+  Deno.readTextFile(file).then((text) => JSON.parse(text), () => undefined);
+const lastCosts: Record<string, number> = await readCosts(localCostsFile) ??
+  await readCosts(committedCostsFile) ?? {};
 
 // A PATH given from a subdirectory means that directory; importing user-path also keeps the
 // user's directory from reaching the tests' own task subprocesses.
@@ -59,9 +63,10 @@ const groups: string[][] = Deno.args.length > 0
     .map((e) => [`tests/${e.name}/`]);
 const key = (paths: string[]) => paths.join(" ");
 const isAlone = (paths: string[]) => ALONE.has(key(paths));
-/** How long a folder is expected to take: its last duration, else its test files' size in bytes. */
-const expectedLength = groups.every((paths) => lastDurations[key(paths)] !== undefined)
-  ? new Map(groups.map((paths) => [key(paths), lastDurations[key(paths)]]))
+const knownCosts = groups.every((paths) => lastCosts[key(paths)] !== undefined);
+/** How long a folder is expected to take: its last CPU time, else its test files' size. */
+const expectedLength = knownCosts
+  ? new Map(groups.map((paths) => [key(paths), lastCosts[key(paths)]]))
   : new Map(
     await Promise.all(groups.map(async (paths) => [key(paths), await testBytes(paths)] as const)),
   );
@@ -90,23 +95,27 @@ async function testBytes(paths: string[]): Promise<number> {
   return bytes;
 }
 
-const durations: Record<string, number> = {};
+/** The CPU seconds of each folder run so far (undefined where there is no /proc). */
+const costs: Record<string, number | undefined> = {};
 const fixtures = await Deno.makeTempDir({ prefix: "polyrl-suite-fixtures-" });
 const started = performance.now();
 const clock = (ms: number) => {
   const s = Math.round(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 };
-/** The time left for the folders not started yet: the last run's durations, else the mean. */
+/**
+ * The time left for the folders not started yet: from the last run's CPU times (the suite keeps
+ * its cores busy, so CPU time over the slots is about wall time), else the mean so far.
+ */
 const estimateLeft = (): string => {
   const left = [...aloneGroups, ...sharedGroups];
-  const known = left.map((paths) => lastDurations[key(paths)]);
-  if (known.every((ms) => ms !== undefined)) {
-    const aloneMs = left.filter(isAlone).reduce((sum, paths) => sum + lastDurations[key(paths)], 0);
-    const sharedMs = known.reduce((a, b) => a + b, 0) - aloneMs;
-    return `, about ${clock(Math.max(aloneMs, sharedMs / jobs))} left`;
+  if (knownCosts) {
+    const cost = (paths: string[]) => lastCosts[key(paths)];
+    const alone = left.filter(isAlone).reduce((sum, paths) => sum + cost(paths), 0);
+    const shared = left.filter((paths) => !isAlone(paths)).reduce((s, paths) => s + cost(paths), 0);
+    return `, about ${clock(1000 * Math.max(alone, (alone + shared) / jobs))} left`;
   }
-  const done = Object.keys(durations).length;
+  const done = Object.keys(costs).length;
   if (done === 0) return "";
   return `, about ${clock(((performance.now() - started) / done) * (groups.length - done))} left`;
 };
@@ -196,9 +205,11 @@ async function runGroup(paths: string[], buffered: boolean): Promise<void> {
   failed += groupFailed;
   skipped += groupSkipped;
   if (!run.success) fail(`deno test ${key(paths)}`, run.code);
-  durations[key(paths)] = performance.now() - groupStarted;
+  costs[key(paths)] = cpu;
   console.error(
-    `${key(paths)}: ${clock(durations[key(paths)])}${cpuClock(cpu)}, ${groupPassed} passed, ` +
+    `${key(paths)}: ${clock(performance.now() - groupStarted)}${
+      cpuClock(cpu)
+    }, ${groupPassed} passed, ` +
       `${groupFailed} failed`,
   );
 }
@@ -227,8 +238,11 @@ await Promise.all(Array.from({ length: slots }, async (_, slot) => {
 await Deno.remove(fixtures, { recursive: true });
 
 if (Deno.args.length === 0) {
-  await Deno.mkdir(new URL(".", durationsFile), { recursive: true });
-  await Deno.writeTextFile(durationsFile, JSON.stringify(durations, null, 2) + "\n");
+  await Deno.mkdir(new URL(".", localCostsFile), { recursive: true });
+  const rounded = Object.fromEntries(
+    Object.entries(costs).sort().map(([folder, cpu]) => [folder, Math.round(cpu ?? 0)]),
+  );
+  await Deno.writeTextFile(localCostsFile, JSON.stringify(rounded, null, 2) + "\n");
 }
 const totalCpu = await childCpuSeconds();
 console.error(`elapsed ${clock(performance.now() - started)}${cpuClock(totalCpu)}`);
