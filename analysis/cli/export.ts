@@ -6,12 +6,12 @@
  */
 import { dirname, resolve } from "node:path";
 import {
+  commandExitCode,
   DEFAULT_STORE,
   defineCommand,
   invocationDir,
   parseFormat,
   refuseStoreOutput,
-  runCommand,
   storeOption,
   UsageError,
   userPath,
@@ -48,37 +48,41 @@ const cli = defineCommand({
   examples: ["deno task export latest --format csv --out /tmp/latest-run"],
 });
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat<"parquet" | "csv">(values.format, ["parquet", "csv"]);
-  if (positionals.length === 0) throw new UsageError("name at least one RUN (an id or latest)");
-  await using analysis = await openAnalysis(values.store);
-  let runs: string[];
-  try {
-    runs = await resolveRuns(analysis.db, positionals);
-  } catch (err) {
-    if (err instanceof UnknownRunError) throw new UsageError(err.message);
-    throw err;
-  }
-  const dir = values.out ?? defaultFolder(runs);
-  // --out itself was checked as it was parsed; the default folder and every file are checked
-  // here, all before the first is written.
-  const stores = [values.store, DEFAULT_STORE];
-  refuseStoreOutput(dir, stores);
-  const files = EXPORTED.map((table) => `${dir}/${table}.${format}`);
-  for (const file of files) refuseStoreOutput(file, stores);
-  await Deno.mkdir(dir, { recursive: true });
-  const inRuns = runs.map(sqlString).join(", ");
-  const options = format === "parquet" ? "(FORMAT parquet)" : "(FORMAT csv, HEADER true)";
-  for (const [i, table] of EXPORTED.entries()) {
-    const file = files[i];
-    const query = `SELECT * FROM ${table} WHERE run_id IN (${inRuns}) ORDER BY ALL`;
-    await analysis.conn.run(`COPY (${query}) TO ${sqlString(file)} ${options}`);
-    const [{ n }] = (await analysis.conn.runAndReadAll(`SELECT count(*) AS n FROM (${query})`))
-      .getRowObjectsJS();
-    console.log(`${file}\t${n} rows`);
-  }
-});
+/** `deno task export ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat<"parquet" | "csv">(values.format, ["parquet", "csv"]);
+    if (positionals.length === 0) throw new UsageError("name at least one RUN (an id or latest)");
+    await using analysis = await openAnalysis(values.store);
+    let runs: string[];
+    try {
+      runs = await resolveRuns(analysis.db, positionals);
+    } catch (err) {
+      if (err instanceof UnknownRunError) throw new UsageError(err.message);
+      throw err;
+    }
+    const dir = values.out ?? defaultFolder(runs);
+    // --out itself was checked as it was parsed; the default folder and every file are checked
+    // here, all before the first is written.
+    const stores = [values.store, DEFAULT_STORE];
+    refuseStoreOutput(dir, stores);
+    const files = EXPORTED.map((table) => `${dir}/${table}.${format}`);
+    for (const file of files) refuseStoreOutput(file, stores);
+    await Deno.mkdir(dir, { recursive: true });
+    const inRuns = runs.map(sqlString).join(", ");
+    const options = format === "parquet" ? "(FORMAT parquet)" : "(FORMAT csv, HEADER true)";
+    for (const [i, table] of EXPORTED.entries()) {
+      const file = files[i];
+      const query = `SELECT * FROM ${table} WHERE run_id IN (${inRuns}) ORDER BY ALL`;
+      await analysis.conn.run(`COPY (${query}) TO ${sqlString(file)} ${options}`);
+      const [{ n }] = (await analysis.conn.runAndReadAll(`SELECT count(*) AS n FROM (${query})`))
+        .getRowObjectsJS();
+      console.log(`${file}\t${n} rows`);
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
 
 /**
  * The default output folder: one folder right inside the directory the user ran the task from,

@@ -5,11 +5,11 @@
  */
 import { join } from "node:path";
 import {
+  commandExitCode,
   DEFAULT_STORE,
   defineCommand,
   parseFormat,
   refuseStoreOutput,
-  runCommand,
   storeOption,
   UsageError,
   userPath,
@@ -171,60 +171,66 @@ async function writeCsvTables(
   return written;
 }
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat<ReportFormat>(values.format, ["md", "csv", "json"]);
-  const metric = values.metric;
-  if (metric !== "avg@k" && metric !== "pass@k") {
-    throw new UsageError(`--metric must be avg@k or pass@k; got ${metric}`);
-  }
-  const groupBy = values["group-by"];
-  const spikeMultiple = Number(values["spike-multiple"]);
-  if (!(spikeMultiple > 0)) {
-    throw new UsageError(`--spike-multiple must be a number > 0; got ${values["spike-multiple"]}`);
-  }
-  const baseline = parseBaseline(values.baseline, groupBy);
-  await using analysis = await openAnalysis(values.store);
-  // The --where predicate is user SQL: the instance is sealed as deno task sql's is.
-  await sealDuckDB(analysis.conn, { files: "read" });
-  let report: Report;
-  try {
-    const named = positionals.length > 0 ? await resolveRuns(analysis.db, positionals) : [];
-    const selection = parseSelection(values, named);
-    const ids = await selectRuns(analysis.conn, selection);
-    report = buildReport(await loadRunSummaries(analysis.db, ids, metric), {
-      groupBy,
-      baseline,
-      spikeMultiple,
-      metric,
-    });
-  } catch (err) {
-    if (
-      err instanceof UnknownRunError || err instanceof ReportError ||
-      err instanceof RunSelectionError || err instanceof NoRunsSelectedError
-    ) {
-      throw new UsageError(err.message);
+/** `deno task report ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat<ReportFormat>(values.format, ["md", "csv", "json"]);
+    const metric = values.metric;
+    if (metric !== "avg@k" && metric !== "pass@k") {
+      throw new UsageError(`--metric must be avg@k or pass@k; got ${metric}`);
     }
-    throw err;
-  }
-  // A named baseline that no selected run has is a typo or a selection that left it out; a
-  // report that quietly compared nothing would hide it.
-  if (baseline !== undefined && !report.groups.some((g) => g.value === baseline)) {
-    throw new UsageError(
-      `--baseline: ${report.vsBaselineEmpty}; name one of them, or select runs of ` +
-        `${groupBy}=${baseline}`,
-    );
-  }
-  if (format === "csv") {
-    const written = await writeCsvTables(report, values.out ?? userPath(DEFAULT_CSV_DIR), [
-      values.store,
-      DEFAULT_STORE,
-    ]);
-    console.error(`wrote ${written.length} CSV files:`);
-    console.log(written.join("\n"));
-    return;
-  }
-  const text = renderReport(report, format);
-  if (values.out) await Deno.writeTextFile(values.out, text);
-  else console.log(text.replace(/\n$/, ""));
-});
+    const groupBy = values["group-by"];
+    const spikeMultiple = Number(values["spike-multiple"]);
+    if (!(spikeMultiple > 0)) {
+      throw new UsageError(
+        `--spike-multiple must be a number > 0; got ${values["spike-multiple"]}`,
+      );
+    }
+    const baseline = parseBaseline(values.baseline, groupBy);
+    await using analysis = await openAnalysis(values.store);
+    // The --where predicate is user SQL: the instance is sealed as deno task sql's is.
+    await sealDuckDB(analysis.conn, { files: "read" });
+    let report: Report;
+    try {
+      const named = positionals.length > 0 ? await resolveRuns(analysis.db, positionals) : [];
+      const selection = parseSelection(values, named);
+      const ids = await selectRuns(analysis.conn, selection);
+      report = buildReport(await loadRunSummaries(analysis.db, ids, metric), {
+        groupBy,
+        baseline,
+        spikeMultiple,
+        metric,
+      });
+    } catch (err) {
+      if (
+        err instanceof UnknownRunError || err instanceof ReportError ||
+        err instanceof RunSelectionError || err instanceof NoRunsSelectedError
+      ) {
+        throw new UsageError(err.message);
+      }
+      throw err;
+    }
+    // A named baseline that no selected run has is a typo or a selection that left it out; a
+    // report that quietly compared nothing would hide it.
+    if (baseline !== undefined && !report.groups.some((g) => g.value === baseline)) {
+      throw new UsageError(
+        `--baseline: ${report.vsBaselineEmpty}; name one of them, or select runs of ` +
+          `${groupBy}=${baseline}`,
+      );
+    }
+    if (format === "csv") {
+      const written = await writeCsvTables(report, values.out ?? userPath(DEFAULT_CSV_DIR), [
+        values.store,
+        DEFAULT_STORE,
+      ]);
+      console.error(`wrote ${written.length} CSV files:`);
+      console.log(written.join("\n"));
+      return;
+    }
+    const text = renderReport(report, format);
+    if (values.out) await Deno.writeTextFile(values.out, text);
+    else console.log(text.replace(/\n$/, ""));
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

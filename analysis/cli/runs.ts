@@ -5,10 +5,10 @@
  * annotation event (the log is only ever appended to: hiding deletes nothing).
  */
 import {
+  commandExitCode,
   defineCommand,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -61,52 +61,56 @@ type Action = (typeof ACTIONS)[number];
 /** What an annotating action did, as its confirmation says it. */
 const DONE = { tag: "tagged", untag: "untagged", hide: "hidden", unhide: "unhidden" } as const;
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat(values.format);
-  const [first, ...rest] = positionals;
-  const action = (first ?? "list") as Action;
-  if (!ACTIONS.includes(action)) {
-    throw new UsageError(`unknown action ${first}: use one of ${ACTIONS.join(", ")}`);
-  }
-  if (action !== "list" && (values.all || values.tag !== undefined || values.status)) {
-    throw new UsageError("--all, --tag and --status filter runs list only");
-  }
-  if (values.status !== undefined && !(STATUSES as readonly string[]).includes(values.status)) {
-    throw new UsageError(`--status must be one of ${STATUSES.join(", ")}; got ${values.status}`);
-  }
-  await using analysis = await openAnalysis(values.store);
-  if (action === "list") {
-    if (rest.length > 0) throw new UsageError(`runs list takes no RUN (got ${rest.join(" ")})`);
-    return await print(analysis, listQuery(values), format);
-  }
-  if (rest.length === 0) throw new UsageError(`runs ${action} needs a RUN (an id or latest)`);
-  if (action === "attempts") {
-    if (rest.length > 1) throw new UsageError("runs attempts takes one RUN");
-    const [run] = await runIds(analysis, rest);
-    return await print(analysis, attemptsQuery(run), format);
-  }
-  const tagging = action === "tag" || action === "untag";
-  const [runArg, ...tags] = tagging ? rest : [];
-  if (tagging && tags.length === 0) throw new UsageError(`runs ${action} needs RUN and a TAG`);
-  const runs = await runIds(analysis, tagging ? [runArg] : rest);
-  const annotations = await pendingAnnotations(analysis, action, runs, tags);
-  await using store = await openStore(values.store, { create: false });
-  for (const { annotation, changes } of annotations) {
-    const what = "tag" in annotation ? `${annotation.runId} ${annotation.tag}` : annotation.runId;
-    if (!changes) {
-      console.error(`${what}: already ${DONE[action]}`);
-      continue;
+/** `deno task runs ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat(values.format);
+    const [first, ...rest] = positionals;
+    const action = (first ?? "list") as Action;
+    if (!ACTIONS.includes(action)) {
+      throw new UsageError(`unknown action ${first}: use one of ${ACTIONS.join(", ")}`);
     }
-    try {
-      await annotateRun(store, annotation);
-    } catch (err) {
-      if (err instanceof EventValidationError) throw new UsageError(err.message);
-      throw err;
+    if (action !== "list" && (values.all || values.tag !== undefined || values.status)) {
+      throw new UsageError("--all, --tag and --status filter runs list only");
     }
-    console.log(`${DONE[action]} ${what}`);
-  }
-});
+    if (values.status !== undefined && !(STATUSES as readonly string[]).includes(values.status)) {
+      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}; got ${values.status}`);
+    }
+    await using analysis = await openAnalysis(values.store);
+    if (action === "list") {
+      if (rest.length > 0) throw new UsageError(`runs list takes no RUN (got ${rest.join(" ")})`);
+      return await print(analysis, listQuery(values), format);
+    }
+    if (rest.length === 0) throw new UsageError(`runs ${action} needs a RUN (an id or latest)`);
+    if (action === "attempts") {
+      if (rest.length > 1) throw new UsageError("runs attempts takes one RUN");
+      const [run] = await runIds(analysis, rest);
+      return await print(analysis, attemptsQuery(run), format);
+    }
+    const tagging = action === "tag" || action === "untag";
+    const [runArg, ...tags] = tagging ? rest : [];
+    if (tagging && tags.length === 0) throw new UsageError(`runs ${action} needs RUN and a TAG`);
+    const runs = await runIds(analysis, tagging ? [runArg] : rest);
+    const annotations = await pendingAnnotations(analysis, action, runs, tags);
+    await using store = await openStore(values.store, { create: false });
+    for (const { annotation, changes } of annotations) {
+      const what = "tag" in annotation ? `${annotation.runId} ${annotation.tag}` : annotation.runId;
+      if (!changes) {
+        console.error(`${what}: already ${DONE[action]}`);
+        continue;
+      }
+      try {
+        await annotateRun(store, annotation);
+      } catch (err) {
+        if (err instanceof EventValidationError) throw new UsageError(err.message);
+        throw err;
+      }
+      console.log(`${DONE[action]} ${what}`);
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
 
 /** Resolves RUN arguments, a run that is not there being a usage mistake. */
 async function runIds(analysis: Analysis, args: readonly string[]): Promise<string[]> {
@@ -186,7 +190,5 @@ async function print(
     rows: reader.getRowsJS(),
     truncated: false,
   };
-  Deno.stdout.writeSync(new TextEncoder().encode(
-    formatQueryTable(table, format) + (format === "table" ? "\n" : ""),
-  ));
+  console.log(formatQueryTable(table, format).replace(/\n$/, ""));
 }

@@ -14,9 +14,9 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import {
+  commandExitCode,
   defineCommand,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -89,20 +89,29 @@ async function runOne(conn: DuckDBConnection, query: string, format: Format, out
   }
 }
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat<Format>(values.format, ["table", "csv", "json", "parquet"]);
-  if (positionals.length > 1) {
-    throw new UsageError(
-      `give the query as one quoted argument; got ${positionals.length} arguments`,
-    );
-  }
-  await using analysis = await openAnalysis(values.store, { rebuild: values.rebuild });
-  await sealDuckDB(analysis.conn, { files: "read" });
-  if (positionals.length === 0) {
-    if (format === "parquet") throw new UsageError("--format parquet needs a query and --out FILE");
-    const conn = analysis.conn;
-    return await sqlPrompt(conn, { mode: format, run: (query, mode) => runOne(conn, query, mode) });
-  }
-  await runOne(analysis.conn, positionals[0], format, values.out);
-});
+/** `deno task sql ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat<Format>(values.format, ["table", "csv", "json", "parquet"]);
+    if (positionals.length > 1) {
+      throw new UsageError(
+        `give the query as one quoted argument; got ${positionals.length} arguments`,
+      );
+    }
+    await using analysis = await openAnalysis(values.store, { rebuild: values.rebuild });
+    await sealDuckDB(analysis.conn, { files: "read" });
+    if (positionals.length === 0) {
+      if (format === "parquet") {
+        throw new UsageError("--format parquet needs a query and --out FILE");
+      }
+      const conn = analysis.conn;
+      return await sqlPrompt(conn, {
+        mode: format,
+        run: (query, mode) => runOne(conn, query, mode),
+      });
+    }
+    await runOne(analysis.conn, positionals[0], format, values.out);
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -4,10 +4,10 @@
  * four significant digits; json and csv carry full precision.
  */
 import {
+  commandExitCode,
   defineCommand,
   formatOption,
   parseFormat,
-  runCommand,
   toCsv,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -48,35 +48,39 @@ function usageOnBadInput<T>(f: () => T): T {
   }
 }
 
-await runCommand(USAGE, () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  if (positionals[0] !== "welch" || positionals.length !== 1) {
-    throw new UsageError(`the only statistic is welch; got ${positionals.join(" ") || "none"}`);
-  }
-  const r = usageOnBadInput(() =>
-    welchFromSummary(parseGroup("a", values.a), parseGroup("b", values.b))
-  );
-  const format = values.json ? "json" : parseFormat(values.format);
-  if (format === "json") {
-    console.log(JSON.stringify({ diff: r.diff, se: r.se, df: r.df, t: r.t, p: r.p, ci95: r.ci }));
-    return;
-  }
-  if (format === "csv") {
-    const columns = ["diff", "se", "df", "t", "p", "ci95_low", "ci95_high"];
-    console.log(toCsv(columns, [[r.diff, r.se, r.df, r.t, r.p, r.ci[0], r.ci[1]]]).trimEnd());
-    return;
-  }
-  const digits = (x: number) => Number(x.toPrecision(4)).toString();
-  // A p-value below 1e-4 keeps its exponent: rounding it to 0 would claim certainty.
-  const p = r.p < 1e-4 ? r.p.toExponential(2) : digits(r.p);
-  console.log(
-    [
-      `diff  ${digits(r.diff)}`,
-      `se    ${digits(r.se)}`,
-      `df    ${digits(r.df)}`,
-      `t     ${digits(r.t)}`,
-      `p     ${p}`,
-      `ci95  [${digits(r.ci[0])}, ${digits(r.ci[1])}]`,
-    ].join("\n"),
-  );
-});
+/** `deno task stats ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, () => {
+    const { values, positionals } = cli.parse(args);
+    if (positionals[0] !== "welch" || positionals.length !== 1) {
+      throw new UsageError(`the only statistic is welch; got ${positionals.join(" ") || "none"}`);
+    }
+    const r = usageOnBadInput(() =>
+      welchFromSummary(parseGroup("a", values.a), parseGroup("b", values.b))
+    );
+    const format = values.json ? "json" : parseFormat(values.format);
+    if (format === "json") {
+      console.log(JSON.stringify({ diff: r.diff, se: r.se, df: r.df, t: r.t, p: r.p, ci95: r.ci }));
+      return;
+    }
+    if (format === "csv") {
+      const columns = ["diff", "se", "df", "t", "p", "ci95_low", "ci95_high"];
+      console.log(toCsv(columns, [[r.diff, r.se, r.df, r.t, r.p, r.ci[0], r.ci[1]]]).trimEnd());
+      return;
+    }
+    const digits = (x: number) => Number(x.toPrecision(4)).toString();
+    // A p-value below 1e-4 keeps its exponent: rounding it to 0 would claim certainty.
+    const p = r.p < 1e-4 ? r.p.toExponential(2) : digits(r.p);
+    console.log(
+      [
+        `diff  ${digits(r.diff)}`,
+        `se    ${digits(r.se)}`,
+        `df    ${digits(r.df)}`,
+        `t     ${digits(r.t)}`,
+        `p     ${p}`,
+        `ci95  [${digits(r.ci[0])}, ${digits(r.ci[1])}]`,
+      ].join("\n"),
+    );
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

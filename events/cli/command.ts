@@ -125,7 +125,15 @@ function helpText<O extends Options>(spec: CommandSpec<O>): string {
   ].join("\n");
 }
 
-/** Builds a parser for one command. `parse` prints help and exits 0 on `--help`. */
+/** `--help` was asked for and printed: the command ends there, with exit 0. */
+class HelpShown extends Error {
+  override name = "HelpShown";
+}
+
+/**
+ * Builds a parser for one command. On `--help`, `parse` prints the help and throws, ending the
+ * command with exit 0 (parse inside `commandExitCode` or `runCommand`).
+ */
 export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
   const optionEntries = Object.entries(spec.options) as [string, Options[string] & OptionHelp][];
   // Path options parse without their default, so that only a value the user typed is resolved.
@@ -164,7 +172,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
     parse(args: string[]) {
       if (args.includes("--help") || args.includes("-h")) {
         console.log(helpText(spec));
-        Deno.exit(ExitCode.ok);
+        throw new HelpShown();
       }
       let parsed;
       try {
@@ -205,22 +213,52 @@ function unknownOptionText(args: string[], known: readonly string[]): string {
 }
 
 /**
- * Runs a command body with the project's exit-code conventions: a UsageError prints the message
- * and the usage line and exits 2; any other error prints its message and exits 1.
+ * Runs a command body with the project's exit-code conventions and resolves to the exit code: a
+ * UsageError prints the message and the usage line (2), `--help` has printed the help (0), any
+ * other error prints its message (1), else the body's code (default 0). A task whose tests run it
+ * in their own process (tests/support/run-cli.ts) exports this as `main` and exits with it only
+ * when it is the program:
+ *
+ * @example
+ * ```ts
+ * import { commandExitCode, defineCommand } from "./command.ts";
+ *
+ * const cli = defineCommand({
+ *   name: "hello",
+ *   usage: "deno task hello",
+ *   summary: "Says hello.",
+ *   options: {},
+ *   examples: ["deno task hello"],
+ * });
+ * export const main = (args: string[]) =>
+ *   commandExitCode(cli.usage, () => {
+ *     cli.parse(args);
+ *     console.log("hello");
+ *   });
+ * if (import.meta.main) Deno.exit(await main(Deno.args));
+ * ```
  */
+export async function commandExitCode(
+  usage: string,
+  body: () => Promise<number | void> | number | void,
+): Promise<number> {
+  try {
+    return (await body()) ?? ExitCode.ok;
+  } catch (err) {
+    if (err instanceof HelpShown) return ExitCode.ok;
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\nusage: ${usage}`);
+      return ExitCode.badUsage;
+    }
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    return ExitCode.failedCheck;
+  }
+}
+
+/** `commandExitCode`, then exits the process with its code. */
 export async function runCommand(
   usage: string,
   body: () => Promise<number | void> | number | void,
 ): Promise<never> {
-  try {
-    const code = await body();
-    Deno.exit(code ?? ExitCode.ok);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}\nusage: ${usage}`);
-      Deno.exit(ExitCode.badUsage);
-    }
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-    Deno.exit(ExitCode.failedCheck);
-  }
+  Deno.exit(await commandExitCode(usage, body));
 }

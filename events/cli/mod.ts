@@ -23,6 +23,7 @@
  * @module
  */
 export {
+  commandExitCode,
   type CommandSpec,
   DEFAULT_STORE,
   defineCommand,

@@ -4,11 +4,11 @@
  * first bad position with the reason. Exit 0 when intact, 1 on damage, 2 on bad usage.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
 } from "./command.ts";
@@ -55,19 +55,25 @@ function render(report: VerifyReport, format: string): string {
   return lines.join("\n");
 }
 
-await runCommand(cli.usage, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat(values.format);
-  if (positionals.length > 1) throw new UsageError(`expected at most one RUN, got ${positionals}`);
-  const store = await openStore(String(values.store), { readOnly: true });
-  try {
-    const report = await store.verify({ stream: positionals[0] });
-    if (positionals[0] !== undefined && report.events === 0 && report.ok) {
-      throw new UsageError(`run ${positionals[0]} has no events in ${store.target}`);
+/** `deno task verify ARGS` in this process: prints what the task prints; resolves to its exit code. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat(values.format);
+    if (positionals.length > 1) {
+      throw new UsageError(`expected at most one RUN, got ${positionals}`);
     }
-    console.log(render(report, format));
-    return report.ok ? ExitCode.ok : ExitCode.failedCheck;
-  } finally {
-    await store.close();
-  }
-});
+    const store = await openStore(String(values.store), { readOnly: true });
+    try {
+      const report = await store.verify({ stream: positionals[0] });
+      if (positionals[0] !== undefined && report.events === 0 && report.ok) {
+        throw new UsageError(`run ${positionals[0]} has no events in ${store.target}`);
+      }
+      console.log(render(report, format));
+      return report.ok ? ExitCode.ok : ExitCode.failedCheck;
+    } finally {
+      await store.close();
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
