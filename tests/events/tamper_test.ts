@@ -13,6 +13,7 @@ import {
   openStore,
   type VerifyReport,
 } from "../../events/mod.ts";
+import { runCli } from "../support/run-cli.ts";
 import { storeKinds, type StoreTarget } from "./stores.ts";
 import { stepEvent, turnEvent } from "./sample-events.ts";
 
@@ -204,17 +205,7 @@ for (const { kind: storeKind, make, ignore } of storeKinds) {
   });
 }
 
-const verifyCli = new URL("../../events/cli/verify.ts", import.meta.url).pathname;
-
-async function cli(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", verifyCli, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-}
+const cli = (...args: string[]) => runCli("events/cli/verify.ts", ...args);
 
 Deno.test("deno task verify: exit 0 when intact, 1 with the first bad position, 2 on bad usage", async () => {
   const { target, dispose } = await damaged(storeKinds[0].make, () => Promise.resolve());
