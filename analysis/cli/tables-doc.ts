@@ -4,7 +4,7 @@
  * `deno task docs` runs it to write or check the file: the engine, where that task lives, may not
  * import analysis (docs/ARCHITECTURE.md, "Layers").
  */
-import { defineCommand, ExitCode, runCommand } from "../../events/cli/mod.ts";
+import { commandExitCode, defineCommand, ExitCode } from "../../events/cli/mod.ts";
 import { tablesDoc } from "../projections/tables-doc.ts";
 
 const DEFAULT_FILE = "analysis/TABLES.md";
@@ -21,9 +21,15 @@ const cli = defineCommand({
   examples: ["deno run -A analysis/cli/tables-doc.ts", "deno task docs"],
 });
 
-await runCommand(USAGE, async () => {
-  const { positionals } = cli.parse(Deno.args);
-  const file = positionals[0] ?? DEFAULT_FILE;
-  await Deno.stdout.write(new TextEncoder().encode(await tablesDoc(await Deno.readTextFile(file))));
-  return ExitCode.ok;
-});
+/** `deno task tables-doc ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { positionals } = cli.parse(args);
+    const file = positionals[0] ?? DEFAULT_FILE;
+    await Deno.stdout.write(
+      new TextEncoder().encode(await tablesDoc(await Deno.readTextFile(file))),
+    );
+    return ExitCode.ok;
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

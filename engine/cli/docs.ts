@@ -7,7 +7,7 @@
  * `--check` writes nothing and exits 1 when one differs from what its source gives, naming the fix.
  */
 import { fileURLToPath } from "node:url";
-import { defineCommand, ExitCode, runCommand } from "../../events/cli/mod.ts";
+import { commandExitCode, defineCommand, ExitCode } from "../../events/cli/mod.ts";
 import { withEstimatorTable } from "../advantages/mod.ts";
 import { configReference } from "../config/mod.ts";
 
@@ -91,37 +91,41 @@ async function readIfPresent(path: string): Promise<string | undefined> {
   });
 }
 
-await runCommand(USAGE, async () => {
-  const { values } = cli.parse(Deno.args);
-  const readme = await Deno.readTextFile(values.readme);
-  const documents: Generated[] = [
-    { path: values.out, text: configReference(), from: "engine/config/schema.ts" },
-    {
-      path: values.readme,
-      text: withEstimatorTable(readme, values.readme),
-      from: "engine/advantages/registry.ts",
-    },
-    {
-      path: values.tables,
-      text: await withBaseTables(values.tables),
-      from: "analysis/projections/tables.ts",
-    },
-  ];
-  let stale = 0;
-  for (const { path, text, from } of documents) {
-    const current = path === values.readme ? readme : await readIfPresent(path);
-    if (current === text) {
-      console.log(`${path} matches ${from}`);
-    } else if (!values.check) {
-      await Deno.writeTextFile(path, text);
-      console.log(`wrote ${path}`);
-    } else {
-      stale++;
-      console.error(
-        `${path} ${current === undefined ? "is missing" : "is out of date"}: ` +
-          `run deno task docs (it is generated from ${from})`,
-      );
+/** `deno task docs ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values } = cli.parse(args);
+    const readme = await Deno.readTextFile(values.readme);
+    const documents: Generated[] = [
+      { path: values.out, text: configReference(), from: "engine/config/schema.ts" },
+      {
+        path: values.readme,
+        text: withEstimatorTable(readme, values.readme),
+        from: "engine/advantages/registry.ts",
+      },
+      {
+        path: values.tables,
+        text: await withBaseTables(values.tables),
+        from: "analysis/projections/tables.ts",
+      },
+    ];
+    let stale = 0;
+    for (const { path, text, from } of documents) {
+      const current = path === values.readme ? readme : await readIfPresent(path);
+      if (current === text) {
+        console.log(`${path} matches ${from}`);
+      } else if (!values.check) {
+        await Deno.writeTextFile(path, text);
+        console.log(`wrote ${path}`);
+      } else {
+        stale++;
+        console.error(
+          `${path} ${current === undefined ? "is missing" : "is out of date"}: ` +
+            `run deno task docs (it is generated from ${from})`,
+        );
+      }
     }
-  }
-  return stale === 0 ? ExitCode.ok : ExitCode.failedCheck;
-});
+    return stale === 0 ? ExitCode.ok : ExitCode.failedCheck;
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

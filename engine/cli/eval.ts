@@ -8,10 +8,10 @@
  * result), then avg@n and pass@n per benchmark as mean ± SEM over seeds.
  */
 import {
+  commandExitCode,
   defineCommand,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
   userPath,
@@ -213,166 +213,170 @@ function table(rows: readonly BenchmarkSummary[]): string {
   return [line(head), ...body.map(line), note].join("\n");
 }
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat(values.format);
-  // `eval RUN`: the run's team; `eval --model M`: one model in every role of a protocol.
-  const teamRun = values.model === undefined ? positionals[0] : undefined;
-  if (values.model === undefined && teamRun === undefined) {
-    throw new UsageError(
-      "name a training run (deno task eval RUN|latest) or a model (--model DIR|embedded|RUN)",
-    );
-  }
-  const data = [
-    ...(values.data ?? []),
-    ...positionals.slice(teamRun === undefined ? 0 : 1).map(userPath),
-  ];
-  if (teamRun === undefined && data.length === 0) {
-    throw new UsageError("--data needs at least one benchmark file");
-  }
-  if (teamRun !== undefined) {
-    for (const flag of ["workflow", "worker-group"] as const) {
-      if (values[flag] !== undefined) {
-        throw new UsageError(
-          `--${flag} is for --model; eval RUN evaluates every worker group of the run in its ` +
-            "own workflow",
-        );
-      }
-    }
-  }
-  const protocol = (values.workflow ?? "single") as Protocol;
-  if (!PROTOCOLS.includes(protocol)) {
-    throw new UsageError(
-      `--workflow must be one of ${PROTOCOLS.join(", ")}; got ${values.workflow}`,
-    );
-  }
-  if (!(DEVICES as readonly string[]).includes(values.device)) {
-    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${values.device}`);
-  }
-  const n = values.n === undefined ? null : integer("n", values.n, 1, MAX_SAMPLES);
-  const k = integer("seeds", values.seeds, 1, MAX_SEEDS);
-  const firstSeed = values.seed === undefined
-    ? null
-    : integer("seed", values.seed, 0, Number.MAX_SAFE_INTEGER - k + 1);
-  const threads = integer("threads", values.threads, 1, MAX_THREADS);
-  const sampling = {
-    temperature: number("temperature", values.temperature),
-    top_p: number("top-p", values["top-p"]),
-    max_tokens: values["max-tokens"] === undefined
-      ? undefined
-      : integer("max-tokens", values["max-tokens"], 1, MAX_NEW_TOKENS),
-  };
-  const seedsFrom = (first: number) => Array.from({ length: k }, (_, i) => first + i);
-  const base = values["run-id"] ??
-    `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
-      crypto.randomUUID().slice(0, 6)
-    }`;
-  // Run ids and benchmark files are checked before the store is opened: a refused command
-  // creates no store and records no run.
-  runIds(base, seedsFrom(firstSeed ?? 0));
-  const questions = await checkBenchmarkFiles(data);
-
-  // A run's team or checkpoint is in a store already: only the embedded model or a model
-  // directory may start a new store, so a mistyped RUN or store path creates nothing.
-  const model = values.model === undefined ? undefined : await userPathIfExists(values.model);
-  const fromOutside = model === "embedded" ||
-    (model !== undefined && (await Deno.stat(model).catch(() => null))?.isDirectory === true);
-  await using store = await openStore(values.store, { create: fromOutside }).catch((err) => {
-    if (!(err instanceof StoreNotFoundError) || model === undefined) throw err;
-    throw new UsageError(
-      `--model ${model}: no such model directory, and the store ${values.store} has no run ` +
-        `${model}: there is no store at that path (give a directory, "embedded", RUN, ` +
-        "RUN@STEP or latest, and --store of the run's store)",
-    );
-  });
-  try {
-    const team = teamRun === undefined ? null : await resolveTeam(store, teamRun, "RUN");
-    const source = team !== null ? null : await resolveModelSource(
-      store,
-      model!,
-      { workerGroup: values["worker-group"] },
-    );
-    // A team re-evaluated with its run's seed re-samples the run's own evaluation.
-    const seeds = seedsFrom(firstSeed ?? team?.config.seed ?? 0);
-    const ids = runIds(base, seeds);
-    const label = team?.label ?? source!.label;
-    // Before any run.started: every model's context holds --max-tokens, its tokenizer the text.
-    const settings = { n, seed: seeds[0], sampling, device: values.device, threads };
-    await checkModelFit(
-      team
-        ? teamEvalConfig({ ...settings, team, benchmarks: data.length === 0 ? null : data })
-        : evalConfig({ ...settings, source: source!, protocol, benchmarks: data, n: n ?? 16 }),
-      { train: [], validation: [], test: [], benchmarks: questions },
-      { given: team ? undefined : "--model", maxTokens: "--max-tokens" },
-    );
-    const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
-    const progress = progressReporter("eval", Deno.stderr.isTerminal(), "episodes");
-    try {
-      console.error(
-        `store ${store.target}; backend ${runtime.info.backend}; ` +
-          (team
-            ? `team ${label}: ${team.members.map((m) => m.source.label).join(", ")}`
-            : `model ${label}`),
+/** `deno task eval ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat(values.format);
+    // `eval RUN`: the run's team; `eval --model M`: one model in every role of a protocol.
+    const teamRun = values.model === undefined ? positionals[0] : undefined;
+    if (values.model === undefined && teamRun === undefined) {
+      throw new UsageError(
+        "name a training run (deno task eval RUN|latest) or a model (--model DIR|embedded|RUN)",
       );
-      const common = {
-        store,
-        runtime,
-        seeds,
-        runIds: ids,
-        sampling,
-        device: values.device,
-        threads,
-        name: values.name,
-        onRunStarted: (id: string) => {
-          progress.clearLine();
-          printRunId(id, format);
-        },
-        onProgress: (p: EvalProgress) => progress.update(p.done, p.total, `seed ${p.seed}`),
-      };
-      const result = team
-        ? await runTeamEvaluation({
-          ...common,
-          team,
-          benchmarks: data.length === 0 ? null : data,
-          n,
-        })
-        : await runEvaluation({
-          ...common,
-          source: source!,
-          protocol,
-          benchmarks: data,
-          n: n ?? 16,
-        });
-      const shown = { model: label, protocol: team ? "team" : protocol };
-      progress.finish();
-      if (format === "json") {
-        console.log(JSON.stringify({ ...result, ...shown }, null, 2));
-      } else if (format === "csv") {
-        console.log("benchmark,problems,n,seeds,avg_mean,avg_sem,pass_mean,pass_sem");
-        for (const r of result.benchmarks) {
-          console.log(
-            [
-              r.benchmark,
-              r.problems,
-              r.n,
-              r.seeds,
-              r.avg.mean,
-              r.avg.sem ?? "",
-              r.pass.mean,
-              r.pass.sem ?? "",
-            ]
-              .join(","),
+    }
+    const data = [
+      ...(values.data ?? []),
+      ...positionals.slice(teamRun === undefined ? 0 : 1).map(userPath),
+    ];
+    if (teamRun === undefined && data.length === 0) {
+      throw new UsageError("--data needs at least one benchmark file");
+    }
+    if (teamRun !== undefined) {
+      for (const flag of ["workflow", "worker-group"] as const) {
+        if (values[flag] !== undefined) {
+          throw new UsageError(
+            `--${flag} is for --model; eval RUN evaluates every worker group of the run in its ` +
+              "own workflow",
           );
         }
-      } else console.log(table(result.benchmarks));
-    } finally {
-      await runtime.close();
+      }
     }
-  } catch (err) {
-    if (err instanceof EvaluationInputError) throw new UsageError(err.message);
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    // A model that does not fit, or whose files turn out damaged as they load (NaN weights).
-    if (err instanceof ModelFitError || err instanceof HfError) throw new UsageError(err.message);
-    throw err;
-  }
-});
+    const protocol = (values.workflow ?? "single") as Protocol;
+    if (!PROTOCOLS.includes(protocol)) {
+      throw new UsageError(
+        `--workflow must be one of ${PROTOCOLS.join(", ")}; got ${values.workflow}`,
+      );
+    }
+    if (!(DEVICES as readonly string[]).includes(values.device)) {
+      throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${values.device}`);
+    }
+    const n = values.n === undefined ? null : integer("n", values.n, 1, MAX_SAMPLES);
+    const k = integer("seeds", values.seeds, 1, MAX_SEEDS);
+    const firstSeed = values.seed === undefined
+      ? null
+      : integer("seed", values.seed, 0, Number.MAX_SAFE_INTEGER - k + 1);
+    const threads = integer("threads", values.threads, 1, MAX_THREADS);
+    const sampling = {
+      temperature: number("temperature", values.temperature),
+      top_p: number("top-p", values["top-p"]),
+      max_tokens: values["max-tokens"] === undefined
+        ? undefined
+        : integer("max-tokens", values["max-tokens"], 1, MAX_NEW_TOKENS),
+    };
+    const seedsFrom = (first: number) => Array.from({ length: k }, (_, i) => first + i);
+    const base = values["run-id"] ??
+      `eval-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${
+        crypto.randomUUID().slice(0, 6)
+      }`;
+    // Run ids and benchmark files are checked before the store is opened: a refused command
+    // creates no store and records no run.
+    runIds(base, seedsFrom(firstSeed ?? 0));
+    const questions = await checkBenchmarkFiles(data);
+
+    // A run's team or checkpoint is in a store already: only the embedded model or a model
+    // directory may start a new store, so a mistyped RUN or store path creates nothing.
+    const model = values.model === undefined ? undefined : await userPathIfExists(values.model);
+    const fromOutside = model === "embedded" ||
+      (model !== undefined && (await Deno.stat(model).catch(() => null))?.isDirectory === true);
+    await using store = await openStore(values.store, { create: fromOutside }).catch((err) => {
+      if (!(err instanceof StoreNotFoundError) || model === undefined) throw err;
+      throw new UsageError(
+        `--model ${model}: no such model directory, and the store ${values.store} has no run ` +
+          `${model}: there is no store at that path (give a directory, "embedded", RUN, ` +
+          "RUN@STEP or latest, and --store of the run's store)",
+      );
+    });
+    try {
+      const team = teamRun === undefined ? null : await resolveTeam(store, teamRun, "RUN");
+      const source = team !== null ? null : await resolveModelSource(
+        store,
+        model!,
+        { workerGroup: values["worker-group"] },
+      );
+      // A team re-evaluated with its run's seed re-samples the run's own evaluation.
+      const seeds = seedsFrom(firstSeed ?? team?.config.seed ?? 0);
+      const ids = runIds(base, seeds);
+      const label = team?.label ?? source!.label;
+      // Before any run.started: every model's context holds --max-tokens, its tokenizer the text.
+      const settings = { n, seed: seeds[0], sampling, device: values.device, threads };
+      await checkModelFit(
+        team
+          ? teamEvalConfig({ ...settings, team, benchmarks: data.length === 0 ? null : data })
+          : evalConfig({ ...settings, source: source!, protocol, benchmarks: data, n: n ?? 16 }),
+        { train: [], validation: [], test: [], benchmarks: questions },
+        { given: team ? undefined : "--model", maxTokens: "--max-tokens" },
+      );
+      const runtime = await openRuntime(values.device as (typeof DEVICES)[number], { threads });
+      const progress = progressReporter("eval", Deno.stderr.isTerminal(), "episodes");
+      try {
+        console.error(
+          `store ${store.target}; backend ${runtime.info.backend}; ` +
+            (team
+              ? `team ${label}: ${team.members.map((m) => m.source.label).join(", ")}`
+              : `model ${label}`),
+        );
+        const common = {
+          store,
+          runtime,
+          seeds,
+          runIds: ids,
+          sampling,
+          device: values.device,
+          threads,
+          name: values.name,
+          onRunStarted: (id: string) => {
+            progress.clearLine();
+            printRunId(id, format);
+          },
+          onProgress: (p: EvalProgress) => progress.update(p.done, p.total, `seed ${p.seed}`),
+        };
+        const result = team
+          ? await runTeamEvaluation({
+            ...common,
+            team,
+            benchmarks: data.length === 0 ? null : data,
+            n,
+          })
+          : await runEvaluation({
+            ...common,
+            source: source!,
+            protocol,
+            benchmarks: data,
+            n: n ?? 16,
+          });
+        const shown = { model: label, protocol: team ? "team" : protocol };
+        progress.finish();
+        if (format === "json") {
+          console.log(JSON.stringify({ ...result, ...shown }, null, 2));
+        } else if (format === "csv") {
+          console.log("benchmark,problems,n,seeds,avg_mean,avg_sem,pass_mean,pass_sem");
+          for (const r of result.benchmarks) {
+            console.log(
+              [
+                r.benchmark,
+                r.problems,
+                r.n,
+                r.seeds,
+                r.avg.mean,
+                r.avg.sem ?? "",
+                r.pass.mean,
+                r.pass.sem ?? "",
+              ]
+                .join(","),
+            );
+          }
+        } else console.log(table(result.benchmarks));
+      } finally {
+        await runtime.close();
+      }
+    } catch (err) {
+      if (err instanceof EvaluationInputError) throw new UsageError(err.message);
+      if (err instanceof ConfigError) throw new UsageError(err.message);
+      // A model that does not fit, or whose files turn out damaged as they load (NaN weights).
+      if (err instanceof ModelFitError || err instanceof HfError) throw new UsageError(err.message);
+      throw err;
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

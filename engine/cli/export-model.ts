@@ -12,7 +12,7 @@
  * output says where the base weights are.
  */
 import { resolve } from "node:path";
-import { defineCommand, runCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
+import { commandExitCode, defineCommand, storeOption, UsageError } from "../../events/cli/mod.ts";
 import { openStore } from "../../events/mod.ts";
 import {
   ADAPTER_CONFIG_FILE,
@@ -97,84 +97,90 @@ async function checkOut(dir: string): Promise<void> {
   }
 }
 
-await runCommand(cli.usage, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  if (positionals.length !== 1) {
-    throw new UsageError(`name one run (RUN, RUN@STEP or latest); got ${positionals.length}`);
-  }
-  if (values.out === undefined) throw new UsageError("--out DIR is required");
-  const format = values.format as (typeof FORMATS)[number];
-  if (!FORMATS.includes(format)) {
-    throw new UsageError(
-      `--format must be peft (the LoRA adapter) or merged (a full HF checkpoint); got ${
-        values.format ?? "nothing"
-      }`,
-    );
-  }
-  if (!isFloatDtype(values.dtype)) {
-    throw new UsageError(`--dtype must be one of ${FLOAT_DTYPES.join(", ")}; got ${values.dtype}`);
-  }
-  const dtype: FloatDtype = values.dtype;
-  const out = values.out;
-  await checkOut(out);
-  await using store = await openStore(values.store, { readOnly: true });
-  try {
-    const found = await findRun(store, positionals[0], "RUN");
-    if (found === null) {
+/** `deno task export-model ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values, positionals } = cli.parse(args);
+    if (positionals.length !== 1) {
+      throw new UsageError(`name one run (RUN, RUN@STEP or latest); got ${positionals.length}`);
+    }
+    if (values.out === undefined) throw new UsageError("--out DIR is required");
+    const format = values.format as (typeof FORMATS)[number];
+    if (!FORMATS.includes(format)) {
       throw new UsageError(
-        `store ${store.target} has no run ${runOfSpec(positionals[0])} (give RUN, RUN@STEP or ` +
-          "latest)",
+        `--format must be peft (the LoRA adapter) or merged (a full HF checkpoint); got ${
+          values.format ?? "nothing"
+        }`,
       );
     }
-    const checkpoints = await runCheckpoints(store, found.run, found.step, "RUN");
-    const source = pickCheckpoint(checkpoints, values["worker-group"]);
-    if (checkpoints.ended !== "completed") {
-      console.error(
-        `note: run ${found.run} ${checkpoints.ended ?? "has not finished"}; exporting its ` +
-          `checkpoint of step ${source.step}`,
+    if (!isFloatDtype(values.dtype)) {
+      throw new UsageError(
+        `--dtype must be one of ${FLOAT_DTYPES.join(", ")}; got ${values.dtype}`,
       );
     }
-    const base = await loadBaseModel(source.model, "RUN", source.label);
-    const baseDir = resolve(modelDirectory(source.model));
-    const spec = checkpointSpec(base.config, source);
-    const tensors = await checkpointTensors(store, source, spec, "RUN");
-    let written: string[];
-    let baseNote: string | null = null;
-    if (spec.lora === null) {
-      if (format === "peft") {
+    const dtype: FloatDtype = values.dtype;
+    const out = values.out;
+    await checkOut(out);
+    await using store = await openStore(values.store, { readOnly: true });
+    try {
+      const found = await findRun(store, positionals[0], "RUN");
+      if (found === null) {
         throw new UsageError(
-          `worker group ${source.workerGroup} of run ${found.run} trained its full weights, ` +
-            "not a LoRA adapter; export it with --format merged",
+          `store ${store.target} has no run ${runOfSpec(positionals[0])} (give RUN, RUN@STEP or ` +
+            "latest)",
         );
       }
-      written = await saveHfModel(out, base.config, tensors, { dtype, tokenizerFrom: baseDir });
-    } else {
-      const byName = new Map(tensors.map((t) => [t.name, t.data]));
-      const reference = baseModelReference(baseDir, resolve(out));
-      const adapter = loraAdapter(base.config, spec.lora, (t) => ({
-        a: byName.get(loraParamName(t.module, "A"))!,
-        b: byName.get(loraParamName(t.module, "B"))!,
-      }), reference.name);
-      if (format === "peft") {
-        const config = { ...adapter.config, baseRevision: reference.revision };
-        await saveLoraAdapter(out, { ...adapter, config }, { dtype });
-        written = [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE];
-        baseNote = `base weights: ${baseDir}; ${ADAPTER_CONFIG_FILE} names them ` +
-          (reference.revision === null
-            ? `${reference.name} (their path from ${out})`
-            : `${reference.name} at revision ${reference.revision} (their Hugging Face Hub repo)`);
-      } else {
-        written = await saveHfModel(out, base.config, mergeLoraAdapter(base.tensors, adapter), {
-          dtype,
-          tokenizerFrom: baseDir,
-        });
+      const checkpoints = await runCheckpoints(store, found.run, found.step, "RUN");
+      const source = pickCheckpoint(checkpoints, values["worker-group"]);
+      if (checkpoints.ended !== "completed") {
+        console.error(
+          `note: run ${found.run} ${checkpoints.ended ?? "has not finished"}; exporting its ` +
+            `checkpoint of step ${source.step}`,
+        );
       }
+      const base = await loadBaseModel(source.model, "RUN", source.label);
+      const baseDir = resolve(modelDirectory(source.model));
+      const spec = checkpointSpec(base.config, source);
+      const tensors = await checkpointTensors(store, source, spec, "RUN");
+      let written: string[];
+      let baseNote: string | null = null;
+      if (spec.lora === null) {
+        if (format === "peft") {
+          throw new UsageError(
+            `worker group ${source.workerGroup} of run ${found.run} trained its full weights, ` +
+              "not a LoRA adapter; export it with --format merged",
+          );
+        }
+        written = await saveHfModel(out, base.config, tensors, { dtype, tokenizerFrom: baseDir });
+      } else {
+        const byName = new Map(tensors.map((t) => [t.name, t.data]));
+        const reference = baseModelReference(baseDir, resolve(out));
+        const adapter = loraAdapter(base.config, spec.lora, (t) => ({
+          a: byName.get(loraParamName(t.module, "A"))!,
+          b: byName.get(loraParamName(t.module, "B"))!,
+        }), reference.name);
+        if (format === "peft") {
+          const config = { ...adapter.config, baseRevision: reference.revision };
+          await saveLoraAdapter(out, { ...adapter, config }, { dtype });
+          written = [ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE];
+          baseNote = `base weights: ${baseDir}; ${ADAPTER_CONFIG_FILE} names them ` +
+            (reference.revision === null
+              ? `${reference.name} (their path from ${out})`
+              : `${reference.name} at revision ${reference.revision} (their Hugging Face Hub repo)`);
+        } else {
+          written = await saveHfModel(out, base.config, mergeLoraAdapter(base.tensors, adapter), {
+            dtype,
+            tokenizerFrom: baseDir,
+          });
+        }
+      }
+      console.log(`exported ${source.label} (${format}, ${dtype}) to ${out}`);
+      for (const file of written) console.log(`  ${file}`);
+      if (baseNote !== null) console.log(baseNote);
+    } catch (err) {
+      if (err instanceof EvaluationInputError) throw new UsageError(err.message);
+      throw err;
     }
-    console.log(`exported ${source.label} (${format}, ${dtype}) to ${out}`);
-    for (const file of written) console.log(`  ${file}`);
-    if (baseNote !== null) console.log(baseNote);
-  } catch (err) {
-    if (err instanceof EvaluationInputError) throw new UsageError(err.message);
-    throw err;
-  }
-});
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -9,11 +9,11 @@
  * Exit 0 whether or not answers match; 2 on bad usage.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
   type OutputFormat,
   parseFormat,
-  runCommand,
   textTable,
   toCsv,
   UsageError,
@@ -131,83 +131,87 @@ function describe(result: GradeResult): string {
   ].join("\n");
 }
 
-await runCommand(usage, async () => {
-  const args = Deno.args.filter((a) => a !== "--no-strict");
-  const noStrict = args.length !== Deno.args.length;
-  const { values, positionals } = cli.parse(args);
-  if (noStrict && values.strict) throw new UsageError("--strict and --no-strict conflict");
-  if (values["plain-only"] && values["latex-only"]) {
-    throw new UsageError("--plain-only and --latex-only conflict: choose one extractor");
-  }
-  const rounding = integerOption("float-rounding", values["float-rounding"], 0, 15);
-  // Only options given on the command line override a batch line's own options.
-  const overrides: Partial<GradeOptions> = {
-    ...(noStrict ? { strict: false } : {}),
-    ...(values["allow-set-relation"] ? { allowSetRelation: true } : {}),
-    ...(values["plain-only"] ? { plainOnly: true } : {}),
-    ...(values["latex-only"] ? { latexOnly: true } : {}),
-    ...(rounding === undefined ? {} : { floatRounding: rounding }),
-  };
-  const timeoutMs = integerOption("timeout-ms", values["timeout-ms"], 1, 3_600_000) ?? 5000;
+/** `deno task grade ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(usage, async () => {
+    const strictArgs = args.filter((a) => a !== "--no-strict");
+    const noStrict = strictArgs.length !== args.length;
+    const { values, positionals } = cli.parse(strictArgs);
+    if (noStrict && values.strict) throw new UsageError("--strict and --no-strict conflict");
+    if (values["plain-only"] && values["latex-only"]) {
+      throw new UsageError("--plain-only and --latex-only conflict: choose one extractor");
+    }
+    const rounding = integerOption("float-rounding", values["float-rounding"], 0, 15);
+    // Only options given on the command line override a batch line's own options.
+    const overrides: Partial<GradeOptions> = {
+      ...(noStrict ? { strict: false } : {}),
+      ...(values["allow-set-relation"] ? { allowSetRelation: true } : {}),
+      ...(values["plain-only"] ? { plainOnly: true } : {}),
+      ...(values["latex-only"] ? { latexOnly: true } : {}),
+      ...(rounding === undefined ? {} : { floatRounding: rounding }),
+    };
+    const timeoutMs = integerOption("timeout-ms", values["timeout-ms"], 1, 3_600_000) ?? 5000;
 
-  if (values.json && values.format !== undefined && values.format !== "json") {
-    throw new UsageError(`--json and --format ${values.format} conflict: choose one`);
-  }
-  const single = values.gold !== undefined || values.pred !== undefined;
-  const format: OutputFormat = values.json
-    ? "json"
-    : values.format === undefined
-    ? (single ? "table" : "json")
-    : parseFormat(values.format);
-  if (single) {
-    if (positionals.length > 0) {
-      throw new UsageError("give either --gold/--pred or a FILE, not both");
+    if (values.json && values.format !== undefined && values.format !== "json") {
+      throw new UsageError(`--json and --format ${values.format} conflict: choose one`);
     }
-    if (values.gold === undefined || values.pred === undefined) {
-      throw new UsageError("single mode needs both --gold and --pred");
+    const single = values.gold !== undefined || values.pred !== undefined;
+    const format: OutputFormat = values.json
+      ? "json"
+      : values.format === undefined
+      ? (single ? "table" : "json")
+      : parseFormat(values.format);
+    if (single) {
+      if (positionals.length > 0) {
+        throw new UsageError("give either --gold/--pred or a FILE, not both");
+      }
+      if (values.gold === undefined || values.pred === undefined) {
+        throw new UsageError("single mode needs both --gold and --pred");
+      }
+      const runner = new GradeRunner({ timeoutMs });
+      try {
+        const result = await runner.grade(values.gold, values.pred, {
+          ...DEFAULT_GRADE_OPTIONS,
+          ...overrides,
+        });
+        if (format === "json") console.log(JSON.stringify(result, null, 2));
+        else if (format === "csv") console.log(toCsv(COLUMNS, [row(result)]).trimEnd());
+        else console.log(describe(result));
+      } finally {
+        await runner.close();
+      }
+      return ExitCode.ok;
     }
-    const runner = new GradeRunner({ timeoutMs });
+
+    if (positionals.length !== 1) throw new UsageError("give one FILE.jsonl, or --gold and --pred");
+    const file = userPath(positionals[0]);
+    let text: string;
     try {
-      const result = await runner.grade(values.gold, values.pred, {
-        ...DEFAULT_GRADE_OPTIONS,
-        ...overrides,
-      });
-      if (format === "json") console.log(JSON.stringify(result, null, 2));
-      else if (format === "csv") console.log(toCsv(COLUMNS, [row(result)]).trimEnd());
-      else console.log(describe(result));
-    } finally {
-      await runner.close();
+      text = await readRegularTextFile(file, { maxBytes: BATCH_MAX_BYTES });
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
     }
+    const records: BatchRecord[] = [];
+    for await (const record of gradeJsonl(text, { timeoutMs, overrides })) {
+      records.push(record);
+      if (format === "json") console.log(JSON.stringify(record));
+    }
+    if (format !== "json") {
+      const [columns, rows] = batchTable(records);
+      console.log(format === "csv" ? toCsv(columns, rows).trimEnd() : textTable(columns, rows));
+    }
+    const s = summarize(records);
+    const agreement = s.withExpected > 0
+      ? `; agrees with the expected verdict on ${s.agreed}/${s.withExpected} ` +
+        `(${((100 * s.agreed) / s.withExpected).toFixed(1)}%)`
+      : "";
+    console.error(
+      `graded ${s.graded} of ${s.lines} lines: ${s.equivalent} equivalent, ${
+        s.graded - s.equivalent
+      } not ` +
+        `(${s.timeouts} timeouts), ${s.malformed} malformed${agreement}`,
+    );
     return ExitCode.ok;
-  }
+  });
 
-  if (positionals.length !== 1) throw new UsageError("give one FILE.jsonl, or --gold and --pred");
-  const file = userPath(positionals[0]);
-  let text: string;
-  try {
-    text = await readRegularTextFile(file, { maxBytes: BATCH_MAX_BYTES });
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-  }
-  const records: BatchRecord[] = [];
-  for await (const record of gradeJsonl(text, { timeoutMs, overrides })) {
-    records.push(record);
-    if (format === "json") console.log(JSON.stringify(record));
-  }
-  if (format !== "json") {
-    const [columns, rows] = batchTable(records);
-    console.log(format === "csv" ? toCsv(columns, rows).trimEnd() : textTable(columns, rows));
-  }
-  const s = summarize(records);
-  const agreement = s.withExpected > 0
-    ? `; agrees with the expected verdict on ${s.agreed}/${s.withExpected} ` +
-      `(${((100 * s.agreed) / s.withExpected).toFixed(1)}%)`
-    : "";
-  console.error(
-    `graded ${s.graded} of ${s.lines} lines: ${s.equivalent} equivalent, ${
-      s.graded - s.equivalent
-    } not ` +
-      `(${s.timeouts} timeouts), ${s.malformed} malformed${agreement}`,
-  );
-  return ExitCode.ok;
-});
+if (import.meta.main) Deno.exit(await main(Deno.args));

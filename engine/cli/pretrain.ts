@@ -11,7 +11,7 @@
  * from the seed, batches in a fixed order, fixed cpu thread count.
  */
 import { join, relative } from "node:path";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/mod.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/mod.ts";
 import { EMBEDDED_TOKENIZER_DIR, type HfTokenizer, loadTokenizer } from "../../adapters/hf/mod.ts";
 import {
   baseTensorsFromHost,
@@ -339,172 +339,176 @@ async function evaluateSearch(
   };
 }
 
-await runCommand(USAGE, async () => {
-  const { values } = cli.parse(Deno.args);
-  const steps = positiveInt("steps", values.steps);
-  const rows = positiveInt("rows", values.rows);
-  const rowLength = positiveInt("row-length", values["row-length"]);
-  const seed = positiveInt("seed", values.seed);
-  const evalTasks = positiveInt("eval-tasks", values["eval-tasks"]);
-  const evalEvery = positiveInt("eval-every", values["eval-every"]);
-  const threads = positiveInt("threads", values.threads);
-  const logEvery = positiveInt("log-every", values["log-every"]);
-  const peak = Number(values.lr);
-  if (!(peak > 0)) throw new UsageError(`--lr must be a positive number, got ${values.lr}`);
-  const difficulties = String(values.difficulties).split(",").map((d) =>
-    positiveInt("difficulties", d)
-  );
-  if (values.out === undefined) {
-    throw new UsageError(
-      "--out DIR is required: the committed model is adapters/model/embedded, built in four " +
-        'phases (README, "The embedded model"); name that directory to overwrite it',
+/** `deno task pretrain ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values } = cli.parse(args);
+    const steps = positiveInt("steps", values.steps);
+    const rows = positiveInt("rows", values.rows);
+    const rowLength = positiveInt("row-length", values["row-length"]);
+    const seed = positiveInt("seed", values.seed);
+    const evalTasks = positiveInt("eval-tasks", values["eval-tasks"]);
+    const evalEvery = positiveInt("eval-every", values["eval-every"]);
+    const threads = positiveInt("threads", values.threads);
+    const logEvery = positiveInt("log-every", values["log-every"]);
+    const peak = Number(values.lr);
+    if (!(peak > 0)) throw new UsageError(`--lr must be a positive number, got ${values.lr}`);
+    const difficulties = String(values.difficulties).split(",").map((d) =>
+      positiveInt("difficulties", d)
     );
-  }
-  const out = values.out;
-  const backend = values.backend as BackendChoice;
-  if (!BACKENDS.includes(backend)) {
-    throw new UsageError(`--backend must be one of ${BACKENDS.join(", ")}, got ${backend}`);
-  }
-
-  const size = values.size as EmbeddedSize;
-  if (!EMBEDDED_SIZES.includes(size)) {
-    throw new UsageError(`--size must be one of ${EMBEDDED_SIZES.join(", ")}, got ${size}`);
-  }
-  const corpus = String(values.corpus);
-  const mixture = MIXTURES[corpus];
-  if (mixture === undefined) {
-    throw new UsageError(
-      `--corpus must be one of ${Object.keys(MIXTURES).join(", ")}, got ${corpus}`,
-    );
-  }
-  const init = values.init === undefined ? null : String(values.init);
-  const hops = Number(values["max-hops"]) as SearchHops;
-  if (!SEARCH_HOPS.includes(hops)) {
-    throw new UsageError(
-      `--max-hops must be one of ${SEARCH_HOPS.join(", ")}, got ${values["max-hops"]}`,
-    );
-  }
-
-  const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
-  const spec = decoderSpec(embeddedModelConfig(size));
-  const fresh = initEmbeddedModel(
-    (purpose, data, std) => fillNormal(randomStream({ seed, purpose }), data, { std }),
-    size,
-  );
-  const initial = init === null ? fresh : await checkpointWeights(init, fresh, size);
-  // Read before the log is rewritten: `--init` may name `--out` (continuing the committed model).
-  const history = init === null ? [] : await previousLog(init);
-  // Relative to the working directory (the repository root for `deno task`), so that a
-  // committed log does not name one machine's paths.
-  const initRecord = init === null
-    ? null
-    : { dir: relative(Deno.cwd(), init), sha256: await weightsSha256(init) };
-  const runtime = await openRuntime(backend, { threads });
-  const start = performance.now();
-  // The log is written as the run goes, so an interrupted run still leaves its curve.
-  await Deno.mkdir(out, { recursive: true });
-  const logPath = join(out, "pretrain-log.jsonl");
-  await Deno.writeTextFile(logPath, history.map((line) => line + "\n").join(""));
-  // Train lines go to the log and the progress line (steps, rate, ETA); the rest also to stdout.
-  const progress = progressReporter("pretrain");
-  const record = (line: Record<string, unknown>) => {
-    const text = JSON.stringify(line);
-    Deno.writeTextFileSync(logPath, text + "\n", { append: true });
-    if (line.event !== "train") console.log(text);
-  };
-  const source: CorpusSource = {
-    seed,
-    tokenizer,
-    mixture,
-    searchWorlds: mixture.route + mixture.query + mixture.answer > 0
-      ? searchWorldPool(hops)
-      : undefined,
-    tasks: difficulties.flatMap((difficulty) =>
-      generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
-    ),
-  };
-  const validation = new Map(difficulties.map((difficulty) => [
-    difficulty,
-    generateArithmeticTasks({ seed, difficulty, split: "validation", count: evalTasks }),
-  ]));
-  record({
-    event: "start",
-    params: paramCount(trainableParams(spec)),
-    size,
-    steps,
-    rows,
-    rowLength,
-    seed,
-    lr: peak,
-    difficulties,
-    corpus,
-    maxHops: hops,
-    mixture,
-    init: initRecord,
-    runtime: runtime.info,
-  });
-  const trainer = await openSupervisedTrainer(
-    runtime,
-    spec,
-    Object.fromEntries(initial.map((t) => [t.name, hostTensor("float32", t.shape, t.data)])),
-  );
-  const checkpoint = async (step: number) => {
-    const accuracy = {
-      ...await evaluate(runtime, spec, trainer, tokenizer, validation),
-      ...await evaluateSearch(runtime, spec, trainer, tokenizer, evalTasks, hops),
-    };
-    record({ event: "eval", step, split: "validation", tasks: evalTasks, accuracy });
-    const trained: Record<string, HostTensor> = {};
-    for (const name of trainer.runner.trainable) {
-      trained[IO.param(name)] = await trainer.runner.readParam(name);
-    }
-    await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained), size);
-    record({
-      event: "saved",
-      step,
-      dir: relative(Deno.cwd(), out),
-      seconds: (performance.now() - start) / 1000,
-    });
-  };
-  try {
-    let item = 0;
-    let window = 0;
-    let windowTokens = 0;
-    // A non-finite gradient skips its update in the graph; the log counts such steps.
-    let skipped = 0;
-    for (let step = 0; step < steps; step++) {
-      const batch = packRows(source, item, rows, rowLength);
-      item = batch.next;
-      const lr = learningRate(step, steps, peak);
-      const m = await trainer.step(batch.rows, { lr, weightDecay: 0.01, maxGradNorm: 1 });
-      window += m.loss * m.lossTokens;
-      windowTokens += m.lossTokens;
-      if (m.skipped) skipped++;
-      const logged = (step + 1) % logEvery === 0 || step === steps - 1;
-      progress.update(
-        step + 1,
-        steps,
-        "train",
-        logged ? { loss: window / windowTokens, gradNorm: m.gradNorm } : undefined,
+    if (values.out === undefined) {
+      throw new UsageError(
+        "--out DIR is required: the committed model is adapters/model/embedded, built in four " +
+          'phases (README, "The embedded model"); name that directory to overwrite it',
       );
-      if (logged) {
-        record({
-          event: "train",
-          step: step + 1,
-          items: item,
-          loss: window / windowTokens,
-          gradNorm: m.gradNorm,
-          skippedNonFinite: skipped,
-          lr,
-          seconds: (performance.now() - start) / 1000,
-        });
-        window = windowTokens = skipped = 0;
-      }
-      if ((step + 1) % evalEvery === 0 || step === steps - 1) await checkpoint(step + 1);
     }
-    progress.finish();
-  } finally {
-    await trainer.release();
-    await runtime.close();
-  }
-});
+    const out = values.out;
+    const backend = values.backend as BackendChoice;
+    if (!BACKENDS.includes(backend)) {
+      throw new UsageError(`--backend must be one of ${BACKENDS.join(", ")}, got ${backend}`);
+    }
+
+    const size = values.size as EmbeddedSize;
+    if (!EMBEDDED_SIZES.includes(size)) {
+      throw new UsageError(`--size must be one of ${EMBEDDED_SIZES.join(", ")}, got ${size}`);
+    }
+    const corpus = String(values.corpus);
+    const mixture = MIXTURES[corpus];
+    if (mixture === undefined) {
+      throw new UsageError(
+        `--corpus must be one of ${Object.keys(MIXTURES).join(", ")}, got ${corpus}`,
+      );
+    }
+    const init = values.init === undefined ? null : String(values.init);
+    const hops = Number(values["max-hops"]) as SearchHops;
+    if (!SEARCH_HOPS.includes(hops)) {
+      throw new UsageError(
+        `--max-hops must be one of ${SEARCH_HOPS.join(", ")}, got ${values["max-hops"]}`,
+      );
+    }
+
+    const tokenizer = await loadTokenizer(EMBEDDED_TOKENIZER_DIR.pathname);
+    const spec = decoderSpec(embeddedModelConfig(size));
+    const fresh = initEmbeddedModel(
+      (purpose, data, std) => fillNormal(randomStream({ seed, purpose }), data, { std }),
+      size,
+    );
+    const initial = init === null ? fresh : await checkpointWeights(init, fresh, size);
+    // Read before the log is rewritten: `--init` may name `--out` (continuing the committed model).
+    const history = init === null ? [] : await previousLog(init);
+    // Relative to the working directory (the repository root for `deno task`), so that a
+    // committed log does not name one machine's paths.
+    const initRecord = init === null
+      ? null
+      : { dir: relative(Deno.cwd(), init), sha256: await weightsSha256(init) };
+    const runtime = await openRuntime(backend, { threads });
+    const start = performance.now();
+    // The log is written as the run goes, so an interrupted run still leaves its curve.
+    await Deno.mkdir(out, { recursive: true });
+    const logPath = join(out, "pretrain-log.jsonl");
+    await Deno.writeTextFile(logPath, history.map((line) => line + "\n").join(""));
+    // Train lines go to the log and the progress line (steps, rate, ETA); the rest also to stdout.
+    const progress = progressReporter("pretrain");
+    const record = (line: Record<string, unknown>) => {
+      const text = JSON.stringify(line);
+      Deno.writeTextFileSync(logPath, text + "\n", { append: true });
+      if (line.event !== "train") console.log(text);
+    };
+    const source: CorpusSource = {
+      seed,
+      tokenizer,
+      mixture,
+      searchWorlds: mixture.route + mixture.query + mixture.answer > 0
+        ? searchWorldPool(hops)
+        : undefined,
+      tasks: difficulties.flatMap((difficulty) =>
+        generateArithmeticTasks({ seed, difficulty, split: "train", count: POOL_PER_DIFFICULTY })
+      ),
+    };
+    const validation = new Map(difficulties.map((difficulty) => [
+      difficulty,
+      generateArithmeticTasks({ seed, difficulty, split: "validation", count: evalTasks }),
+    ]));
+    record({
+      event: "start",
+      params: paramCount(trainableParams(spec)),
+      size,
+      steps,
+      rows,
+      rowLength,
+      seed,
+      lr: peak,
+      difficulties,
+      corpus,
+      maxHops: hops,
+      mixture,
+      init: initRecord,
+      runtime: runtime.info,
+    });
+    const trainer = await openSupervisedTrainer(
+      runtime,
+      spec,
+      Object.fromEntries(initial.map((t) => [t.name, hostTensor("float32", t.shape, t.data)])),
+    );
+    const checkpoint = async (step: number) => {
+      const accuracy = {
+        ...await evaluate(runtime, spec, trainer, tokenizer, validation),
+        ...await evaluateSearch(runtime, spec, trainer, tokenizer, evalTasks, hops),
+      };
+      record({ event: "eval", step, split: "validation", tasks: evalTasks, accuracy });
+      const trained: Record<string, HostTensor> = {};
+      for (const name of trainer.runner.trainable) {
+        trained[IO.param(name)] = await trainer.runner.readParam(name);
+      }
+      await saveEmbeddedModel(out, baseTensorsFromHost(spec, trained), size);
+      record({
+        event: "saved",
+        step,
+        dir: relative(Deno.cwd(), out),
+        seconds: (performance.now() - start) / 1000,
+      });
+    };
+    try {
+      let item = 0;
+      let window = 0;
+      let windowTokens = 0;
+      // A non-finite gradient skips its update in the graph; the log counts such steps.
+      let skipped = 0;
+      for (let step = 0; step < steps; step++) {
+        const batch = packRows(source, item, rows, rowLength);
+        item = batch.next;
+        const lr = learningRate(step, steps, peak);
+        const m = await trainer.step(batch.rows, { lr, weightDecay: 0.01, maxGradNorm: 1 });
+        window += m.loss * m.lossTokens;
+        windowTokens += m.lossTokens;
+        if (m.skipped) skipped++;
+        const logged = (step + 1) % logEvery === 0 || step === steps - 1;
+        progress.update(
+          step + 1,
+          steps,
+          "train",
+          logged ? { loss: window / windowTokens, gradNorm: m.gradNorm } : undefined,
+        );
+        if (logged) {
+          record({
+            event: "train",
+            step: step + 1,
+            items: item,
+            loss: window / windowTokens,
+            gradNorm: m.gradNorm,
+            skippedNonFinite: skipped,
+            lr,
+            seconds: (performance.now() - start) / 1000,
+          });
+          window = windowTokens = skipped = 0;
+        }
+        if ((step + 1) % evalEvery === 0 || step === steps - 1) await checkpoint(step + 1);
+      }
+      progress.finish();
+    } finally {
+      await trainer.release();
+      await runtime.close();
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -8,11 +8,11 @@
  * step or, with 0 steps, its evaluation of the initial team ended). Writes nothing.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -82,48 +82,52 @@ function numberOption(name: string, value: string | undefined, integer: boolean)
   return n;
 }
 
-await runCommand(cli.usage, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const format = parseFormat(values.format, ["table", "json"]);
-  if (positionals.length !== 1) throw new UsageError("name one run (or `latest`)");
-  const from = numberOption("from", values.from, true);
-  const to = numberOption("to", values.to, true);
-  const rtol = numberOption("rtol", values.rtol, false);
-  const atol = numberOption("atol", values.atol, false);
-  const rollouts = values.rollouts as ReplayRollouts | undefined;
-  if (rollouts !== undefined && !REPLAY_ROLLOUTS.includes(rollouts)) {
-    throw new UsageError(
-      `--rollouts must be keyed or recorded; got ${rollouts}`,
-    );
-  }
-  await using store = await openStore(values.store, { readOnly: true });
-  const runId = positionals[0] === "latest" ? await latestRunId(store) : positionals[0];
-  const { config } = await readRunLog(store, runId);
-  const device = (values.device ?? config.runtime.device) as BackendChoice;
-  if (!DEVICES.includes(device)) {
-    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
-  }
-  const runtime = await openRuntime(device, { threads: config.runtime.threads });
-  const progress = trainProgress("replay");
-  try {
-    const report = await replayRun(store, runId, {
-      runtime,
-      from,
-      to,
-      rtol,
-      atol,
-      rollouts,
-      onProgress: progress.onProgress,
-    }).catch((err) => {
-      if (err instanceof ReplayRangeError) throw new UsageError(err.message);
-      throw err;
-    });
-    progress.finish();
-    if (format === "json") console.log(JSON.stringify(report, null, 2));
-    else console.log(formatReplayReport(report).join("\n"));
-    return report.ok ? ExitCode.ok : ExitCode.failedCheck;
-  } finally {
-    progress.finish();
-    await runtime.close();
-  }
-});
+/** `deno task replay ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values, positionals } = cli.parse(args);
+    const format = parseFormat(values.format, ["table", "json"]);
+    if (positionals.length !== 1) throw new UsageError("name one run (or `latest`)");
+    const from = numberOption("from", values.from, true);
+    const to = numberOption("to", values.to, true);
+    const rtol = numberOption("rtol", values.rtol, false);
+    const atol = numberOption("atol", values.atol, false);
+    const rollouts = values.rollouts as ReplayRollouts | undefined;
+    if (rollouts !== undefined && !REPLAY_ROLLOUTS.includes(rollouts)) {
+      throw new UsageError(
+        `--rollouts must be keyed or recorded; got ${rollouts}`,
+      );
+    }
+    await using store = await openStore(values.store, { readOnly: true });
+    const runId = positionals[0] === "latest" ? await latestRunId(store) : positionals[0];
+    const { config } = await readRunLog(store, runId);
+    const device = (values.device ?? config.runtime.device) as BackendChoice;
+    if (!DEVICES.includes(device)) {
+      throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
+    }
+    const runtime = await openRuntime(device, { threads: config.runtime.threads });
+    const progress = trainProgress("replay");
+    try {
+      const report = await replayRun(store, runId, {
+        runtime,
+        from,
+        to,
+        rtol,
+        atol,
+        rollouts,
+        onProgress: progress.onProgress,
+      }).catch((err) => {
+        if (err instanceof ReplayRangeError) throw new UsageError(err.message);
+        throw err;
+      });
+      progress.finish();
+      if (format === "json") console.log(JSON.stringify(report, null, 2));
+      else console.log(formatReplayReport(report).join("\n"));
+      return report.ok ? ExitCode.ok : ExitCode.failedCheck;
+    } finally {
+      progress.finish();
+      await runtime.close();
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -6,9 +6,9 @@
  * the sequences running then have ended. A port in use is exit 2 naming a free one.
  */
 import {
+  commandExitCode,
   defineCommand,
   listenOrSuggestPort,
-  runCommand,
   UsageError,
   userPath,
 } from "../../events/cli/mod.ts";
@@ -150,67 +150,71 @@ function requestLogFile(path: string): (line: string) => void {
   };
 }
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  if (positionals.length > 0) {
-    throw new UsageError(`unexpected argument ${positionals[0]}; name the model with --model`);
-  }
-  if (values.model === undefined) {
-    throw new UsageError("--model is required: an HF checkpoint folder or embedded");
-  }
-  // A folder resolves against where the user ran the task; "embedded" names the built-in model.
-  const model = values.model === "embedded" ? "embedded" : userPath(values.model);
-  if (model !== "embedded") {
-    const info = await Deno.stat(model).catch(() => null);
-    if (info === null || !info.isDirectory) {
+/** `deno task serve ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    if (positionals.length > 0) {
+      throw new UsageError(`unexpected argument ${positionals[0]}; name the model with --model`);
+    }
+    if (values.model === undefined) {
+      throw new UsageError("--model is required: an HF checkpoint folder or embedded");
+    }
+    // A folder resolves against where the user ran the task; "embedded" names the built-in model.
+    const model = values.model === "embedded" ? "embedded" : userPath(values.model);
+    if (model !== "embedded") {
+      const info = await Deno.stat(model).catch(() => null);
+      if (info === null || !info.isDirectory) {
+        throw new UsageError(
+          `--model ${model}: no such folder; give an HF checkpoint folder (config.json, ` +
+            "*.safetensors, tokenizer.json) or embedded",
+        );
+      }
+    }
+    if (!(SERVE_DEVICES as readonly string[]).includes(values.device)) {
       throw new UsageError(
-        `--model ${model}: no such folder; give an HF checkpoint folder (config.json, ` +
-          "*.safetensors, tokenizer.json) or embedded",
+        `--device must be one of ${SERVE_DEVICES.join(", ")}; got ${values.device}`,
       );
     }
-  }
-  if (!(SERVE_DEVICES as readonly string[]).includes(values.device)) {
-    throw new UsageError(
-      `--device must be one of ${SERVE_DEVICES.join(", ")}; got ${values.device}`,
+    for (const name of values["allow-host"]) {
+      if (!HOST_NAME.test(name)) {
+        throw new UsageError(
+          `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
+            "(e.g. --allow-host lab.example.org)",
+        );
+      }
+    }
+    for (const dir of values["lora-dir"]) {
+      const info = await Deno.stat(dir).catch(() => null);
+      if (info === null || !info.isDirectory) {
+        throw new UsageError(`--lora-dir ${dir}: no such folder`);
+      }
+    }
+    const options: ServeOptions = {
+      model,
+      servedModelName: values["served-model-name"],
+      device: values.device as DeviceChoice,
+      threads: count("threads", values.threads, 1, MAX_THREADS),
+      hostname: values.host,
+      port: count("port", values.port, 0, 65535),
+      allowHosts: values["allow-host"],
+      loraDirs: values["lora-dir"],
+      maxLoras: count("max-loras", values["max-loras"], 1, 1024),
+      maxLoraRank: count("max-lora-rank", values["max-lora-rank"], 1, 4096),
+      maxBatch: count("max-batch", values["max-batch"], 1, 4096),
+      maxBodyBytes: count("max-body-bytes", values["max-body-bytes"], 1024, 1 << 30),
+      log: values.log === undefined ? console.error : requestLogFile(values.log),
+    };
+    const server = await listenOrSuggestPort(
+      options.hostname,
+      options.port,
+      () => startServer(options),
     );
-  }
-  for (const name of values["allow-host"]) {
-    if (!HOST_NAME.test(name)) {
-      throw new UsageError(
-        `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
-          "(e.g. --allow-host lab.example.org)",
-      );
-    }
-  }
-  for (const dir of values["lora-dir"]) {
-    const info = await Deno.stat(dir).catch(() => null);
-    if (info === null || !info.isDirectory) {
-      throw new UsageError(`--lora-dir ${dir}: no such folder`);
-    }
-  }
-  const options: ServeOptions = {
-    model,
-    servedModelName: values["served-model-name"],
-    device: values.device as DeviceChoice,
-    threads: count("threads", values.threads, 1, MAX_THREADS),
-    hostname: values.host,
-    port: count("port", values.port, 0, 65535),
-    allowHosts: values["allow-host"],
-    loraDirs: values["lora-dir"],
-    maxLoras: count("max-loras", values["max-loras"], 1, 1024),
-    maxLoraRank: count("max-lora-rank", values["max-lora-rank"], 1, 4096),
-    maxBatch: count("max-batch", values["max-batch"], 1, 4096),
-    maxBodyBytes: count("max-body-bytes", values["max-body-bytes"], 1024, 1 << 30),
-    log: values.log === undefined ? console.error : requestLogFile(values.log),
-  };
-  const server = await listenOrSuggestPort(
-    options.hostname,
-    options.port,
-    () => startServer(options),
-  );
-  console.log(`serving ${values["served-model-name"] ?? model} at ${server.url}`);
-  const stop = () => void server.close();
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
-  await server.finished;
-});
+    console.log(`serving ${values["served-model-name"] ?? model} at ${server.url}`);
+    const stop = () => void server.close();
+    Deno.addSignalListener("SIGINT", stop);
+    Deno.addSignalListener("SIGTERM", stop);
+    await server.finished;
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

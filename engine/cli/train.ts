@@ -11,11 +11,11 @@
  * before the store is touched.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
   userPath,
@@ -133,148 +133,152 @@ const cli = defineCommand({
   ],
 });
 
-await runCommand(cli.usage, async () => {
-  const { values } = cli.parse(Deno.args);
-  const format = parseFormat(values.format);
-  const givenRunId = values["run-id"] === undefined ? undefined : runIdFlag(values["run-id"]);
-  const progress = trainProgress("train");
-  const onProgress = progress.onProgress;
-  // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
-  // final evaluation), and the run is recorded as interrupted; a second one exits at once.
-  const interrupt = new AbortController();
-  Deno.addSignalListener("SIGINT", () => {
-    if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
-    progress.finish();
-    console.error(
-      "stopping after the current step, or before the final evaluation in the last one " +
-        "(Ctrl-C again to quit now)",
-    );
-    interrupt.abort();
-  });
-  /** Says where the run stopped and how to continue it, for the exit code of an interrupt. */
-  const stopped = (interrupted: TrainingInterrupted, runId: string, store: string) => {
-    progress.finish();
-    console.error(interruptedMessage(interrupted, runId, store));
-    return ExitCode.interrupted;
-  };
-  if (values.resume !== undefined) {
-    const fixed = [
-      "config",
-      "preset",
-      "set",
-      "seed",
-      "steps",
-      "device",
-      "model",
-      "run-id",
-      "print-config",
-      "dry-run",
-    ] as const;
-    const clash = fixed.filter((k) => values[k] !== undefined);
-    if (clash.length > 0) {
-      throw new UsageError(
-        `--resume continues a run with its recorded config; drop --${clash.join(", --")}`,
-      );
-    }
-    const storeTarget = values.store ?? DEFAULT_STORE;
-    await using store = await openStore(storeTarget, { create: false });
-    const runId = values.resume === "latest" ? await latestRunId(store) : values.resume;
-    const { config } = await readRunLog(store, runId);
-    const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-    printRunId(runId, format);
-    try {
-      const result = await resumeTraining(store, runId, {
-        runtime,
-        onProgress,
-        signal: interrupt.signal,
-        dispatch: rolloutWorkers,
-      });
+/** `deno task train ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values } = cli.parse(args);
+    const format = parseFormat(values.format);
+    const givenRunId = values["run-id"] === undefined ? undefined : runIdFlag(values["run-id"]);
+    const progress = trainProgress("train");
+    const onProgress = progress.onProgress;
+    // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
+    // final evaluation), and the run is recorded as interrupted; a second one exits at once.
+    const interrupt = new AbortController();
+    Deno.addSignalListener("SIGINT", () => {
+      if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
       progress.finish();
       console.error(
-        result.checkpointStep === null
-          ? `resumed at step 0 from the initial weights (no checkpoint logged)`
-          : `resumed at step ${result.checkpointStep + 1} from the checkpoint of step ` +
-            `${result.checkpointStep}`,
+        "stopping after the current step, or before the final evaluation in the last one " +
+          "(Ctrl-C again to quit now)",
       );
+      interrupt.abort();
+    });
+    /** Says where the run stopped and how to continue it, for the exit code of an interrupt. */
+    const stopped = (interrupted: TrainingInterrupted, runId: string, store: string) => {
+      progress.finish();
+      console.error(interruptedMessage(interrupted, runId, store));
+      return ExitCode.interrupted;
+    };
+    if (values.resume !== undefined) {
+      const fixed = [
+        "config",
+        "preset",
+        "set",
+        "seed",
+        "steps",
+        "device",
+        "model",
+        "run-id",
+        "print-config",
+        "dry-run",
+      ] as const;
+      const clash = fixed.filter((k) => values[k] !== undefined);
+      if (clash.length > 0) {
+        throw new UsageError(
+          `--resume continues a run with its recorded config; drop --${clash.join(", --")}`,
+        );
+      }
+      const storeTarget = values.store ?? DEFAULT_STORE;
+      await using store = await openStore(storeTarget, { create: false });
+      const runId = values.resume === "latest" ? await latestRunId(store) : values.resume;
+      const { config } = await readRunLog(store, runId);
+      const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
+      printRunId(runId, format);
+      try {
+        const result = await resumeTraining(store, runId, {
+          runtime,
+          onProgress,
+          signal: interrupt.signal,
+          dispatch: rolloutWorkers,
+        });
+        progress.finish();
+        console.error(
+          result.checkpointStep === null
+            ? `resumed at step 0 from the initial weights (no checkpoint logged)`
+            : `resumed at step ${result.checkpointStep + 1} from the checkpoint of step ` +
+              `${result.checkpointStep}`,
+        );
+        printResult(result, format);
+      } catch (err) {
+        if (err instanceof TrainingInterrupted) return stopped(err, runId, storeTarget);
+        throw err;
+      } finally {
+        progress.finish();
+        await runtime.close();
+      }
+      return;
+    }
+    let config;
+    try {
+      config = await loadConfig({
+        file: values.config,
+        preset: values.preset,
+        sets: values.set?.map(parseSetOption),
+        // A path as typed means the user's directory; "embedded" is a name.
+        model: values.model === undefined || values.model === "embedded"
+          ? values.model
+          : userPath(values.model),
+        overrides: overridesFromFlags({
+          seed: values.seed,
+          steps: values.steps,
+          device: values.device,
+          store: values.store,
+        }),
+        onWarning: (line) => console.error(`warning: ${line}`),
+      });
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message);
+      throw err;
+    }
+    if (values["print-config"]) {
+      console.log(JSON.stringify(config, null, 2));
+      return;
+    }
+    const runId = givenRunId ?? defaultRunId(config.name);
+    const tasks = await checkRunInputs(config, values.model === undefined ? undefined : "--model");
+    if (values["dry-run"]) {
+      console.log(dryRunSummary(config, tasks));
+      return;
+    }
+    await using store = await openStore(config.store);
+    const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
+    console.error(
+      `store ${config.store}; backend ${runtime.info.backend}` +
+        (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),
+    );
+    try {
+      const result = await runTraining(config, {
+        store,
+        runtime,
+        runId,
+        onProgress,
+        // Only a run that is in the store gets its id printed: a config refused while the
+        // workflow is built records nothing.
+        onRecorded: () => printRunId(runId, format),
+        signal: interrupt.signal,
+        dispatch: rolloutWorkers,
+      }).catch((err) => {
+        // The workflow cannot be built (a custom module that does not load) or its declared roles
+        // do not fit the agents: a config mistake, found once the workflow is built.
+        if (err instanceof ConfigError || err instanceof WorkflowConfigError) {
+          throw new UsageError(err.message);
+        }
+        // A model whose weights turn out damaged as they load (NaN): refused before run.started.
+        if (err instanceof HfError) throw new UsageError(err.message);
+        throw err;
+      });
+      progress.finish();
       printResult(result, format);
     } catch (err) {
-      if (err instanceof TrainingInterrupted) return stopped(err, runId, storeTarget);
+      if (err instanceof TrainingInterrupted) return stopped(err, runId, config.store);
       throw err;
     } finally {
       progress.finish();
       await runtime.close();
     }
-    return;
-  }
-  let config;
-  try {
-    config = await loadConfig({
-      file: values.config,
-      preset: values.preset,
-      sets: values.set?.map(parseSetOption),
-      // A path as typed means the user's directory; "embedded" is a name.
-      model: values.model === undefined || values.model === "embedded"
-        ? values.model
-        : userPath(values.model),
-      overrides: overridesFromFlags({
-        seed: values.seed,
-        steps: values.steps,
-        device: values.device,
-        store: values.store,
-      }),
-      onWarning: (line) => console.error(`warning: ${line}`),
-    });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(err.message);
-    throw err;
-  }
-  if (values["print-config"]) {
-    console.log(JSON.stringify(config, null, 2));
-    return;
-  }
-  const runId = givenRunId ?? defaultRunId(config.name);
-  const tasks = await checkRunInputs(config, values.model === undefined ? undefined : "--model");
-  if (values["dry-run"]) {
-    console.log(dryRunSummary(config, tasks));
-    return;
-  }
-  await using store = await openStore(config.store);
-  const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
-  console.error(
-    `store ${config.store}; backend ${runtime.info.backend}` +
-      (runtime.info.autoReason ? ` (${runtime.info.autoReason})` : ""),
-  );
-  try {
-    const result = await runTraining(config, {
-      store,
-      runtime,
-      runId,
-      onProgress,
-      // Only a run that is in the store gets its id printed: a config refused while the
-      // workflow is built records nothing.
-      onRecorded: () => printRunId(runId, format),
-      signal: interrupt.signal,
-      dispatch: rolloutWorkers,
-    }).catch((err) => {
-      // The workflow cannot be built (a custom module that does not load) or its declared roles
-      // do not fit the agents: a config mistake, found once the workflow is built.
-      if (err instanceof ConfigError || err instanceof WorkflowConfigError) {
-        throw new UsageError(err.message);
-      }
-      // A model whose weights turn out damaged as they load (NaN): refused before run.started.
-      if (err instanceof HfError) throw new UsageError(err.message);
-      throw err;
-    });
-    progress.finish();
-    printResult(result, format);
-  } catch (err) {
-    if (err instanceof TrainingInterrupted) return stopped(err, runId, config.store);
-    throw err;
-  } finally {
-    progress.finish();
-    await runtime.close();
-  }
-});
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
 
 /**
  * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers

@@ -6,7 +6,7 @@
  * for work, a line per episode, and stops on SIGINT or SIGTERM after the episodes it holds.
  */
 import { isPostgresUrl } from "../../events/mod.ts";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/mod.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/mod.ts";
 import { runWorker } from "../workers/mod.ts";
 
 const USAGE = "deno task worker --store postgres://URL [--endpoints URL[,URL...]] " +
@@ -51,53 +51,57 @@ const cli = defineCommand({
   ],
 });
 
-await runCommand(USAGE, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  if (positionals.length > 0) {
-    throw new UsageError(`unexpected argument ${positionals[0]}; name the store with --store`);
-  }
-  if (values.store === undefined) {
-    throw new UsageError("--store is required: the postgres:// URL of the runs' store");
-  }
-  if (!isPostgresUrl(values.store)) {
-    throw new UsageError(
-      `--store ${values.store}: workers need a postgres:// URL (the queue lives in the ` +
-        "store's database; an SQLite store has no queue)",
-    );
-  }
-  const endpoints = values.endpoints.flatMap((e) => e.split(",")).filter((e) => e !== "");
-  for (const e of endpoints) {
-    let url: URL | null = null;
-    try {
-      url = new URL(e);
-    } catch { /* reported below */ }
-    if (!url || !/^https?:$/.test(url.protocol)) {
-      throw new UsageError(`--endpoints ${e}: expected an http:// or https:// URL`);
+/** `deno task worker ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values, positionals } = cli.parse(args);
+    if (positionals.length > 0) {
+      throw new UsageError(`unexpected argument ${positionals[0]}; name the store with --store`);
     }
-  }
-  const concurrency = values.concurrency;
-  if (!/^\d+$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > 256) {
-    throw new UsageError(`--concurrency ${concurrency}: expected a whole number from 1 to 256`);
-  }
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
-  const where = (
-    j: { runId: string; phase: string; step: number; prompt: number; sample: number },
-  ) => `${j.runId} ${j.phase} step ${j.step} prompt ${j.prompt} sample ${j.sample}`;
-  await runWorker({
-    storeUrl: values.store,
-    endpoints: endpoints.length ? endpoints : undefined,
-    concurrency: Number(concurrency),
-    signal: controller.signal,
-    onReady: () => console.log(`worker ${Deno.hostname()}:${Deno.pid} ready`),
-    onPlayed: ({ job, turns, ms, kept }) =>
-      console.log(
-        `played ${where(job)}: ${turns} turns in ${(ms / 1000).toFixed(1)} s` +
-          (kept ? "" : " (already played by another attempt; this copy dropped)"),
-      ),
-    onFailed: (job, err) => console.error(`failed ${where(job)}: ${err.message}`),
-    onMalformed: (err) => console.error(`refused: ${err.message}`),
+    if (values.store === undefined) {
+      throw new UsageError("--store is required: the postgres:// URL of the runs' store");
+    }
+    if (!isPostgresUrl(values.store)) {
+      throw new UsageError(
+        `--store ${values.store}: workers need a postgres:// URL (the queue lives in the ` +
+          "store's database; an SQLite store has no queue)",
+      );
+    }
+    const endpoints = values.endpoints.flatMap((e) => e.split(",")).filter((e) => e !== "");
+    for (const e of endpoints) {
+      let url: URL | null = null;
+      try {
+        url = new URL(e);
+      } catch { /* reported below */ }
+      if (!url || !/^https?:$/.test(url.protocol)) {
+        throw new UsageError(`--endpoints ${e}: expected an http:// or https:// URL`);
+      }
+    }
+    const concurrency = values.concurrency;
+    if (!/^\d+$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > 256) {
+      throw new UsageError(`--concurrency ${concurrency}: expected a whole number from 1 to 256`);
+    }
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    Deno.addSignalListener("SIGINT", stop);
+    Deno.addSignalListener("SIGTERM", stop);
+    const where = (
+      j: { runId: string; phase: string; step: number; prompt: number; sample: number },
+    ) => `${j.runId} ${j.phase} step ${j.step} prompt ${j.prompt} sample ${j.sample}`;
+    await runWorker({
+      storeUrl: values.store,
+      endpoints: endpoints.length ? endpoints : undefined,
+      concurrency: Number(concurrency),
+      signal: controller.signal,
+      onReady: () => console.log(`worker ${Deno.hostname()}:${Deno.pid} ready`),
+      onPlayed: ({ job, turns, ms, kept }) =>
+        console.log(
+          `played ${where(job)}: ${turns} turns in ${(ms / 1000).toFixed(1)} s` +
+            (kept ? "" : " (already played by another attempt; this copy dropped)"),
+        ),
+      onFailed: (job, err) => console.error(`failed ${where(job)}: ${err.message}`),
+      onMalformed: (err) => console.error(`refused: ${err.message}`),
+    });
   });
-});
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,7 +1,9 @@
 /**
  * The shared shape of every command-line task: `--help`, exit codes (0 success, 1 failed check,
- * 2 bad usage, 130 stopped with Ctrl-C), `--store`, `--format`. Built on `node:util` parseArgs because JSR's @std/cli is
- * unreachable from this project's registries.
+ * 2 bad usage, 130 stopped with Ctrl-C), `--store`, `--format`, and one entry point: every task
+ * module exports `main(args)`, resolving to its exit code (`commandExitCode`), and calls it when it
+ * is the program, so that tests can run a task in their own process. Built on `node:util`
+ * parseArgs because JSR's @std/cli is unreachable from this project's registries.
  *
  * @example
  * ```ts
@@ -132,7 +134,7 @@ class HelpShown extends Error {
 
 /**
  * Builds a parser for one command. On `--help`, `parse` prints the help and throws, ending the
- * command with exit 0 (parse inside `commandExitCode` or `runCommand`).
+ * command with exit 0 (parse inside `commandExitCode`).
  */
 export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
   const optionEntries = Object.entries(spec.options) as [string, Options[string] & OptionHelp][];
@@ -166,7 +168,7 @@ export function defineCommand<O extends Options>(spec: CommandSpec<O>) {
     }
   };
   return {
-    /** The usage line, as `runCommand` prints it after a usage error. */
+    /** The usage line, as `commandExitCode` prints it after a usage error. */
     usage: spec.usage,
     help: () => helpText(spec),
     parse(args: string[]) {
@@ -215,9 +217,9 @@ function unknownOptionText(args: string[], known: readonly string[]): string {
 /**
  * Runs a command body with the project's exit-code conventions and resolves to the exit code: a
  * UsageError prints the message and the usage line (2), `--help` has printed the help (0), any
- * other error prints its message (1), else the body's code (default 0). A task whose tests run it
- * in their own process (tests/support/run-cli.ts) exports this as `main` and exits with it only
- * when it is the program:
+ * other error prints its message (1), else the body's code (default 0). A task exports it as
+ * `main` and exits with it only when it is the program (tests/support/run-cli.ts runs some in the
+ * test's process):
  *
  * @example
  * ```ts
@@ -253,12 +255,4 @@ export async function commandExitCode(
     console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
     return ExitCode.failedCheck;
   }
-}
-
-/** `commandExitCode`, then exits the process with its code. */
-export async function runCommand(
-  usage: string,
-  body: () => Promise<number | void> | number | void,
-): Promise<never> {
-  Deno.exit(await commandExitCode(usage, body));
 }

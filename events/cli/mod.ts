@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { defineCommand, runCommand, storeOption } from "../../events/cli/mod.ts";
+ * import { commandExitCode, defineCommand, storeOption } from "../../events/cli/mod.ts";
  * const cli = defineCommand({
  *   name: "verify",
  *   usage: "deno task verify [RUN] [--store PATH|URL]",
@@ -14,10 +14,12 @@
  *   examples: ["deno task verify latest"],
  *   options: { ...storeOption },
  * });
- * await runCommand(cli.usage, () => {
- *   const { values } = cli.parse(Deno.args);
- *   console.log(values.store);
- * });
+ * export const main = (args: string[]) =>
+ *   commandExitCode(cli.usage, () => {
+ *     const { values } = cli.parse(args);
+ *     console.log(values.store);
+ *   });
+ * if (import.meta.main) Deno.exit(await main(Deno.args));
  * ```
  *
  * @module
@@ -32,7 +34,6 @@ export {
   type OptionHelp,
   type OutputFormat,
   parseFormat,
-  runCommand,
   storeOption,
   UsageError,
 } from "./command.ts";

@@ -6,11 +6,11 @@
  * `--jobs` at a time.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
   formatOption,
   parseFormat,
-  runCommand,
   storeOption,
   textTable,
   toCsv,
@@ -80,9 +80,9 @@ async function runEvents(store: string, runId: string): Promise<TimedEvent[]> {
 
 const seconds = (x: number) => Number(x.toFixed(1));
 
-/** Runs `deno task study estimate ARGS`; exits the process. */
-export async function estimateCommand(args: readonly string[]): Promise<never> {
-  return await runCommand(USAGE, async () => {
+/** `deno task study estimate ARGS` (the arguments after `estimate`); resolves to the exit code. */
+export function estimateCommand(args: readonly string[]): Promise<number> {
+  return commandExitCode(USAGE, async () => {
     const { values } = cli.parse([...args]);
     const format = parseFormat(values.format);
     const steps = countOption("steps", values.steps, 1)!;

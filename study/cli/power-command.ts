@@ -7,10 +7,10 @@
  * sizes are chosen before the results exist.
  */
 import {
+  commandExitCode,
   defineCommand,
   formatOption,
   parseFormat,
-  runCommand,
   textTable,
   toCsv,
   UsageError,
@@ -136,9 +136,9 @@ export async function readResults(file: string) {
   }
 }
 
-/** Runs `deno task study power` with `args` (the arguments after `power`); exits. */
-export async function powerCommand(args: readonly string[]): Promise<never> {
-  return await runCommand(USAGE, async () => {
+/** `deno task study power ARGS` (the arguments after `power`); resolves to the exit code. */
+export function powerCommand(args: readonly string[]): Promise<number> {
+  return commandExitCode(USAGE, async () => {
     const { values } = cli.parse([...args]);
     const format = parseFormat(values.format);
     const plan = {

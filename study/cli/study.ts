@@ -5,9 +5,9 @@
  * the event log alone. `--report-only` rebuilds the report from an existing store.
  */
 import {
+  commandExitCode,
   defineCommand,
   ExitCode,
-  runCommand,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -20,9 +20,6 @@ import { countOption } from "./count-option.ts";
 import { gridFromOption, gridOption } from "./grid-option.ts";
 import { estimateCommand } from "./estimate-command.ts";
 import { powerCommand, readResults } from "./power-command.ts";
-
-if (Deno.args[0] === "power") await powerCommand(Deno.args.slice(1));
-if (Deno.args[0] === "estimate") await estimateCommand(Deno.args.slice(1));
 
 const USAGE =
   "deno task study power [--help] | deno task study estimate [--help] | deno task study [--seeds N] [--steps N] [--only CELL[,CELL...]] [--out DIR] " +
@@ -89,74 +86,81 @@ const cli = defineCommand({
   ],
 });
 
-await runCommand(USAGE, async () => {
-  const { values } = cli.parse(Deno.args);
-  const device = values.device;
-  if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) {
-    throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
-  }
-  const reportOnly = values["report-only"] === true;
-  if (reportOnly && values.only !== undefined) {
-    throw new UsageError("--only selects cells to run; the report always covers the whole grid");
-  }
-  if (values.from !== undefined) {
-    if (!reportOnly) {
-      throw new UsageError("--from rebuilds the report from a study.json; add --report-only");
+/** `deno task study ARGS` run in this process; resolves to the exit code the task exits with. */
+export function main(args: string[]): Promise<number> {
+  if (args[0] === "power") return powerCommand(args.slice(1));
+  if (args[0] === "estimate") return estimateCommand(args.slice(1));
+  return commandExitCode(USAGE, async () => {
+    const { values } = cli.parse(args);
+    const device = values.device;
+    if (device !== undefined && !(DEVICES as readonly string[]).includes(device)) {
+      throw new UsageError(`--device must be one of ${DEVICES.join(", ")}; got ${device}`);
     }
-    const grid = await gridFromOption(values.grid);
-    const results = withPower(await readResults(values.from), grid);
-    const files = await writeReportFiles(
-      await withPreviousStudy(results, grid, values.from),
-      values.out,
-    );
-    console.log(`report: ${files.join(", ")}`);
-    return ExitCode.ok;
-  }
-  const interrupt = new AbortController();
-  Deno.addSignalListener("SIGINT", () => {
-    if (interrupt.signal.aborted) Deno.exit(130);
-    console.error("study: stopping after the runs in progress (Ctrl-C again to quit now)");
-    interrupt.abort();
-  });
-  let outcome;
-  try {
-    outcome = await runStudy({
-      grid: values.grid,
-      seeds: countOption("seeds", values.seeds, 1),
-      steps: countOption("steps", values.steps, 1),
-      only: values.only,
-      device,
-      store: values.store,
-      out: values.out,
-      reportOnly,
-      jobs: countOption("jobs", values.jobs, 1) ?? navigator.hardwareConcurrency,
-      signal: interrupt.signal,
-      log: (line) => console.error(line),
+    const reportOnly = values["report-only"] === true;
+    if (reportOnly && values.only !== undefined) {
+      throw new UsageError("--only selects cells to run; the report always covers the whole grid");
+    }
+    if (values.from !== undefined) {
+      if (!reportOnly) {
+        throw new UsageError("--from rebuilds the report from a study.json; add --report-only");
+      }
+      const grid = await gridFromOption(values.grid);
+      const results = withPower(await readResults(values.from), grid);
+      const files = await writeReportFiles(
+        await withPreviousStudy(results, grid, values.from),
+        values.out,
+      );
+      console.log(`report: ${files.join(", ")}`);
+      return ExitCode.ok;
+    }
+    const interrupt = new AbortController();
+    Deno.addSignalListener("SIGINT", () => {
+      if (interrupt.signal.aborted) Deno.exit(130);
+      console.error("study: stopping after the runs in progress (Ctrl-C again to quit now)");
+      interrupt.abort();
     });
-  } catch (err) {
-    if (err instanceof GridError) throw new UsageError(err.message);
-    throw err;
-  }
-  const count = (action: string) => outcome.runs.filter((r) => r.action === action).length;
-  if (!reportOnly) {
-    console.log(
-      `runs: ${count("trained")} trained, ${count("resumed")} resumed, ${count("skipped")} ` +
-        `already complete, ${outcome.runs.filter((r) => !r.ok).length} failed or not started`,
-    );
-    console.log(
-      `replays: ${outcome.replays.filter((r) => r.ok).length} of ${outcome.replays.length} ` +
-        `identical`,
-    );
-  }
-  for (const run of outcome.runs.filter((r) => r.error !== null)) {
-    console.error(`run ${run.runId} failed:\n${run.error}`);
-  }
-  if (outcome.results) {
-    const claims = outcome.results.comparisons.flatMap((c) => c.claims);
-    const verdicts = [...new Set(claims.map((c) => c.verdict))]
-      .map((v) => `${claims.filter((c) => c.verdict === v).length} ${v}`);
-    console.log(`report: ${outcome.files.join(", ")}`);
-    console.log(`claims: ${verdicts.length ? verdicts.join(", ") : "none declared"}`);
-  }
-  return outcome.failures > 0 || outcome.results === null ? ExitCode.failedCheck : ExitCode.ok;
-});
+    let outcome;
+    try {
+      outcome = await runStudy({
+        grid: values.grid,
+        seeds: countOption("seeds", values.seeds, 1),
+        steps: countOption("steps", values.steps, 1),
+        only: values.only,
+        device,
+        store: values.store,
+        out: values.out,
+        reportOnly,
+        jobs: countOption("jobs", values.jobs, 1) ?? navigator.hardwareConcurrency,
+        signal: interrupt.signal,
+        log: (line) => console.error(line),
+      });
+    } catch (err) {
+      if (err instanceof GridError) throw new UsageError(err.message);
+      throw err;
+    }
+    const count = (action: string) => outcome.runs.filter((r) => r.action === action).length;
+    if (!reportOnly) {
+      console.log(
+        `runs: ${count("trained")} trained, ${count("resumed")} resumed, ${count("skipped")} ` +
+          `already complete, ${outcome.runs.filter((r) => !r.ok).length} failed or not started`,
+      );
+      console.log(
+        `replays: ${outcome.replays.filter((r) => r.ok).length} of ${outcome.replays.length} ` +
+          `identical`,
+      );
+    }
+    for (const run of outcome.runs.filter((r) => r.error !== null)) {
+      console.error(`run ${run.runId} failed:\n${run.error}`);
+    }
+    if (outcome.results) {
+      const claims = outcome.results.comparisons.flatMap((c) => c.claims);
+      const verdicts = [...new Set(claims.map((c) => c.verdict))]
+        .map((v) => `${claims.filter((c) => c.verdict === v).length} ${v}`);
+      console.log(`report: ${outcome.files.join(", ")}`);
+      console.log(`claims: ${verdicts.length ? verdicts.join(", ") : "none declared"}`);
+    }
+    return outcome.failures > 0 || outcome.results === null ? ExitCode.failedCheck : ExitCode.ok;
+  });
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -3,7 +3,7 @@
  * prints each suite's ratios, measured within one run so that machine noise cancels.
  */
 import type { BackendName } from "../../adapters/onnx/runtime/mod.ts";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/command.ts";
 import { PEER_SCRIPT } from "./torch-peer.ts";
 
 const backends: readonly BackendName[] = ["cpu", "wasm", "webgpu", "webgpu-web"];
@@ -71,44 +71,48 @@ const cli = defineCommand({
   ],
 });
 
-await runCommand(cli.usage, async () => {
-  const { values, positionals } = cli.parse(Deno.args);
-  const backend = values.backend ?? null;
-  if (backend !== null && !backends.includes(backend as BackendName)) {
-    throw new UsageError(`--backend ${backend} is not one of ${backends.join(", ")}`);
-  }
-  const threads = values.threads === undefined ? undefined : Number(values.threads);
-  if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
-    throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
-  }
-  // Both are about the cpu runtime: the others run single-threaded host-side, and the peer
-  // measures PyTorch on the CPU, so a ratio against a GPU figure would compare nothing.
-  if (backend !== null && backend !== "cpu") {
-    if (threads !== undefined) {
-      throw new UsageError(
-        `--threads sets the cpu runtime's threads; --backend ${backend} runs single-threaded ` +
-          "host-side: drop --threads or use --backend cpu",
-      );
+/** `deno task bench ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values, positionals } = cli.parse(args);
+    const backend = values.backend ?? null;
+    if (backend !== null && !backends.includes(backend as BackendName)) {
+      throw new UsageError(`--backend ${backend} is not one of ${backends.join(", ")}`);
     }
-    if (values.peer !== undefined) {
-      throw new UsageError(
-        `--peer compares against PyTorch on the CPU; with --backend ${backend} there is no cpu ` +
-          "figure to compare: drop --peer or use --backend cpu",
-      );
+    const threads = values.threads === undefined ? undefined : Number(values.threads);
+    if (threads !== undefined && (!Number.isSafeInteger(threads) || threads < 1 || threads > 64)) {
+      throw new UsageError(`--threads takes a whole number from 1 to 64, got ${values.threads}`);
     }
-  }
-  const names = positionals.length > 0 ? positionals : Object.keys(suites);
-  if (names.length === 0) throw new Error("no benchmark suite is built yet");
-  for (const name of names) {
-    const load = suites[name];
-    if (!load) {
-      throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
+    // Both are about the cpu runtime: the others run single-threaded host-side, and the peer
+    // measures PyTorch on the CPU, so a ratio against a GPU figure would compare nothing.
+    if (backend !== null && backend !== "cpu") {
+      if (threads !== undefined) {
+        throw new UsageError(
+          `--threads sets the cpu runtime's threads; --backend ${backend} runs single-threaded ` +
+            "host-side: drop --threads or use --backend cpu",
+        );
+      }
+      if (values.peer !== undefined) {
+        throw new UsageError(
+          `--peer compares against PyTorch on the CPU; with --backend ${backend} there is no cpu ` +
+            "figure to compare: drop --peer or use --backend cpu",
+        );
+      }
     }
-    console.log(`== bench ${name}`);
-    await (await load()).run({
-      backend: backend as BackendName | null,
-      threads,
-      peer: values.peer ? PEER_SCRIPT : undefined,
-    });
-  }
-});
+    const names = positionals.length > 0 ? positionals : Object.keys(suites);
+    if (names.length === 0) throw new Error("no benchmark suite is built yet");
+    for (const name of names) {
+      const load = suites[name];
+      if (!load) {
+        throw new UsageError(`unknown suite ${name}; known: ${Object.keys(suites).join(", ")}`);
+      }
+      console.log(`== bench ${name}`);
+      await (await load()).run({
+        backend: backend as BackendName | null,
+        threads,
+        peer: values.peer ? PEER_SCRIPT : undefined,
+      });
+    }
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

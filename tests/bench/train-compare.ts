@@ -9,7 +9,7 @@
  * current / before.
  */
 import { join } from "node:path";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/command.ts";
 
 /** One timed training run. */
 export interface TrainRun {
@@ -208,9 +208,10 @@ export async function compareTraining(opts: {
   return runs;
 }
 
-if (import.meta.main) {
-  await runCommand(cli.usage, async () => {
-    const { values } = cli.parse(Deno.args);
+/** `deno task bench-compare ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(cli.usage, async () => {
+    const { values } = cli.parse(args);
     if (!values.before) throw new UsageError("--before COMMIT is required");
     await compareTraining({
       before: values.before,
@@ -220,4 +221,5 @@ if (import.meta.main) {
       seed: Number(values.seed),
     });
   });
-}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

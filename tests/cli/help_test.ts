@@ -1,9 +1,11 @@
 /**
  * Every task answers `--help` with exit 0 and a help text that names the value each option takes
- * (`--steps N`, never a bare VALUE) and shows at least one example command line of that task.
+ * (`--steps N`, never a bare VALUE) and shows at least one example command line of that task. The
+ * tasks run in this process (one module load each, shared modules once); tests/cli/usage-errors
+ * runs every task as a process.
  */
 import assert from "node:assert/strict";
-import { runCli } from "../support/run-cli.ts";
+import { runInProcess } from "../support/run-cli.ts";
 import { presetNames } from "../../engine/config/mod.ts";
 import { taskScripts } from "./task-scripts.ts";
 
@@ -20,7 +22,7 @@ Deno.test("every task's --help names option values and shows an example of the t
   const entries = taskScripts();
   assert.ok(entries.length >= 13, `found ${entries.length} task scripts`);
   for (const [name, script] of entries) {
-    const out = await runCli(script, "--help");
+    const out = await runInProcess(script, "--help");
     assert.equal(out.code, 0, `${name} --help: exit ${out.code}\n${out.stderr}`);
     assert.ok(out.stdout.trim().length > 0, `${name} --help printed nothing`);
     const { options, examples, found } = sections(out.stdout);
@@ -37,7 +39,7 @@ Deno.test("every task's --help names option values and shows an example of the t
 });
 
 Deno.test("--help shows the value names a user types", async () => {
-  const train = (await runCli("engine/cli/train.ts", "--help")).stdout;
+  const train = (await runInProcess("engine/cli/train.ts", "--help")).stdout;
   assert.match(train, /^ {2}--steps N +override the config's number of steps/m);
   assert.match(train, /^ {2}--store PATH\|URL +event store/m);
   assert.match(train, /^ {2}--format table\|json\|csv +output format/m);
@@ -47,7 +49,7 @@ Deno.test("--help shows the value names a user types", async () => {
     assert.match(presets, new RegExp(`^ {2}${name} +\\S`, "m"), `preset ${name} has a summary`);
   }
   assert.match(presets, /^ {2}smoke +checks the pipeline.*charts stay flat$/m);
-  const grade = (await runCli("engine/cli/grade.ts", "--help")).stdout;
+  const grade = (await runInProcess("engine/cli/grade.ts", "--help")).stdout;
   assert.match(grade, /^ {2}--format table\|json\|csv /m);
   assert.match(grade, /^ {2}--strict +variables must match/m, "a boolean flag takes no value");
 });

@@ -4,7 +4,7 @@
  * the ratios ours / PyTorch for matching workloads, the per-op profiles, and the benchmark suites'
  * report lines. Prints the table. Exit 1 when a stage failed or timed out, 0 otherwise (skipped stages say why).
  */
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/command.ts";
 
 const cli = defineCommand({
   name: "figures",
@@ -142,75 +142,77 @@ function peakIn(samples: readonly [number, number][], from: number, to: number):
 const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 if (import.meta.main) {
-  await runCommand(cli.usage, async () => {
-    const { values } = cli.parse(Deno.args);
-    if (!values.lines || !values.stages || !values.out) {
-      throw new UsageError("--lines, --stages and --out are required");
-    }
-    const records = jsonLines(await Deno.readTextFile(values.lines));
-    const stages = jsonLines(await Deno.readTextFile(values.stages));
-    const samples: [number, number][] = values["gpu-memory"]
-      ? (await Deno.readTextFile(values["gpu-memory"])).split("\n")
-        .map((l) => l.trim().split(/\s+/).map(Number) as [number, number])
-        .filter((s) => s.length === 2 && Number.isFinite(s[0]) && Number.isFinite(s[1]))
-      : [];
-    type Placed = Figure & { gpuUsedPeakMiB: number | null };
-    const figures = records.filter((r) => r.kind === "figure").map((r): Placed => {
-      const f = r as unknown as Figure;
-      const peak = samples.length > 0 && f.startedAt && f.endedAt
-        ? peakIn(samples, f.startedAt, f.endedAt)
-        : null;
-      return { ...f, gpuUsedPeakMiB: peak };
-    });
-    // The benchmark suites print their ratios as text; keep their report lines.
-    const bench: Record<string, string[]> = {};
-    for (const s of stages) {
-      const name = String(s.stage);
-      if (!name.startsWith("bench") || typeof s.output !== "string") continue;
-      const text = await Deno.readTextFile(s.output).catch(() => "");
-      bench[name] = text.split("\n").map((l) => l.trimEnd()).filter((l) =>
-        l !== "" && !l.includes("Task")
-      );
-    }
-    const pairs = ratios(figures);
-    const failed = stages.filter((s) => s.status === "failed" || s.status === "timeout");
-    const result = {
-      generatedAt: new Date().toISOString(),
-      adapter: records.find((r) => r.kind === "adapter") ?? null,
-      stages: stages.map(({ output: _output, ...s }) => s),
-      figures,
-      ratios: pairs,
-      bench,
-      log: values.log ?? null,
-      gpuMemorySamples: samples.length,
-    };
-    await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
+  Deno.exit(
+    await commandExitCode(cli.usage, async () => {
+      const { values } = cli.parse(Deno.args);
+      if (!values.lines || !values.stages || !values.out) {
+        throw new UsageError("--lines, --stages and --out are required");
+      }
+      const records = jsonLines(await Deno.readTextFile(values.lines));
+      const stages = jsonLines(await Deno.readTextFile(values.stages));
+      const samples: [number, number][] = values["gpu-memory"]
+        ? (await Deno.readTextFile(values["gpu-memory"])).split("\n")
+          .map((l) => l.trim().split(/\s+/).map(Number) as [number, number])
+          .filter((s) => s.length === 2 && Number.isFinite(s[0]) && Number.isFinite(s[1]))
+        : [];
+      type Placed = Figure & { gpuUsedPeakMiB: number | null };
+      const figures = records.filter((r) => r.kind === "figure").map((r): Placed => {
+        const f = r as unknown as Figure;
+        const peak = samples.length > 0 && f.startedAt && f.endedAt
+          ? peakIn(samples, f.startedAt, f.endedAt)
+          : null;
+        return { ...f, gpuUsedPeakMiB: peak };
+      });
+      // The benchmark suites print their ratios as text; keep their report lines.
+      const bench: Record<string, string[]> = {};
+      for (const s of stages) {
+        const name = String(s.stage);
+        if (!name.startsWith("bench") || typeof s.output !== "string") continue;
+        const text = await Deno.readTextFile(s.output).catch(() => "");
+        bench[name] = text.split("\n").map((l) => l.trimEnd()).filter((l) =>
+          l !== "" && !l.includes("Task")
+        );
+      }
+      const pairs = ratios(figures);
+      const failed = stages.filter((s) => s.status === "failed" || s.status === "timeout");
+      const result = {
+        generatedAt: new Date().toISOString(),
+        adapter: records.find((r) => r.kind === "adapter") ?? null,
+        stages: stages.map(({ output: _output, ...s }) => s),
+        figures,
+        ratios: pairs,
+        bench,
+        log: values.log ?? null,
+        gpuMemorySamples: samples.length,
+      };
+      await Deno.writeTextFile(values.out, JSON.stringify(result, null, 2) + "\n");
 
-    const rows = figures.filter((f) => typeof f.tokensPerSecond === "number" && !f.profiled);
-    console.log("impl\tmachine\tbackend\tdtype\tshape\tworkload\tsize\ttok/s\tgpu MiB");
-    for (const f of rows) {
-      console.log(
-        [f.impl, f.machine, f.backend, f.dtype, f.shape, f.workload, sizeOf(f)].join("\t") +
-          `\t${fmt(f.tokensPerSecond!)}\t${f.gpuUsedPeakMiB ?? f.gpuPeakMiB ?? "-"}`,
-      );
-    }
-    for (const p of figures.filter(isProfile)) {
-      const top = p.top.slice(0, 6).map((o) => `${o.op} ${o.clock} ${o.ms} ms`).join(", ");
-      console.log(
-        `profile ${p.shape} ${p.dtype} ${p.session}: run ${p.runMs} ms, GPU ${p.gpuMs} ms in ` +
-          `${p.gpuPrograms} programs, host ${p.hostMs} ms over ${p.nodes} nodes, copies to host ` +
-          `${p.copiesToHost}; top: ${top}`,
-      );
-    }
-    for (const r of pairs) {
-      console.log(
-        `ratio ${r.shape} ${r.workload} ${r.size}: ours ${r.ours.backend} ${r.ours.dtype} / ` +
-          `${r.torch.impl} ${r.torch.backend} ${r.torch.dtype} = ${r.ratio.toFixed(3)}`,
-      );
-    }
-    for (const s of stages) {
-      if (s.status !== "ok") console.log(`stage ${s.stage}: ${s.status} ${s.reason ?? ""}`);
-    }
-    if (failed.length > 0) Deno.exit(1);
-  });
+      const rows = figures.filter((f) => typeof f.tokensPerSecond === "number" && !f.profiled);
+      console.log("impl\tmachine\tbackend\tdtype\tshape\tworkload\tsize\ttok/s\tgpu MiB");
+      for (const f of rows) {
+        console.log(
+          [f.impl, f.machine, f.backend, f.dtype, f.shape, f.workload, sizeOf(f)].join("\t") +
+            `\t${fmt(f.tokensPerSecond!)}\t${f.gpuUsedPeakMiB ?? f.gpuPeakMiB ?? "-"}`,
+        );
+      }
+      for (const p of figures.filter(isProfile)) {
+        const top = p.top.slice(0, 6).map((o) => `${o.op} ${o.clock} ${o.ms} ms`).join(", ");
+        console.log(
+          `profile ${p.shape} ${p.dtype} ${p.session}: run ${p.runMs} ms, GPU ${p.gpuMs} ms in ` +
+            `${p.gpuPrograms} programs, host ${p.hostMs} ms over ${p.nodes} nodes, copies to host ` +
+            `${p.copiesToHost}; top: ${top}`,
+        );
+      }
+      for (const r of pairs) {
+        console.log(
+          `ratio ${r.shape} ${r.workload} ${r.size}: ours ${r.ours.backend} ${r.ours.dtype} / ` +
+            `${r.torch.impl} ${r.torch.backend} ${r.torch.dtype} = ${r.ratio.toFixed(3)}`,
+        );
+      }
+      for (const s of stages) {
+        if (s.status !== "ok") console.log(`stage ${s.stage}: ${s.status} ${s.reason ?? ""}`);
+      }
+      if (failed.length > 0) Deno.exit(1);
+    }),
+  );
 }

@@ -42,7 +42,7 @@ import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
 import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step/runner.ts";
 import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
-import { defineCommand, runCommand, UsageError } from "../../events/cli/command.ts";
+import { commandExitCode, defineCommand, UsageError } from "../../events/cli/command.ts";
 import { tinyBatch } from "../onnx-train/tiny-policy.ts";
 
 /** The modules PEFT users adapt for a full LoRA: every projection of attention and the MLP. */
@@ -229,210 +229,214 @@ const hyper = {
   temperature: 1,
 };
 
-await runCommand(cli.usage, async () => {
-  const { values } = cli.parse(Deno.args);
-  if (!values.out) throw new UsageError("--out FILE is required");
-  const out = values.out;
-  if (values.adapter) {
-    const figure = await adapterFigure();
-    Deno.writeTextFileSync(out, JSON.stringify(figure) + "\n", { append: true });
-    console.log(JSON.stringify(figure));
-    return;
-  }
-  const shapes = JSON.parse(await Deno.readTextFile(SHAPES_FILE)) as Record<string, unknown>;
-  const shape = values.shape ?? "";
-  if (!(shape in shapes)) {
-    throw new UsageError(`--shape ${shape}: expected one of ${Object.keys(shapes).join(", ")}`);
-  }
-  const backend = values.backend as BackendName;
-  if (!["cpu", "wasm", "webgpu", "webgpu-web"].includes(backend)) {
-    throw new UsageError(`--backend ${backend}: expected cpu, wasm, webgpu or webgpu-web`);
-  }
-  const dtype = values.dtype as BaseDtype;
-  if (dtype !== "float32" && dtype !== "float16") {
-    throw new UsageError(`--dtype ${dtype}: expected float32 or float16`);
-  }
-  const trains = pairs(values.train, "train");
-  const gens = pairs(values.generate, "generate");
-  const autoMicro = values["micro-batch"] === "auto";
-  const micro = autoMicro ? 0 : count(values["micro-batch"], "micro-batch", 0);
-  const steps = count(values.steps, "steps", 1);
-  const promptLength = count(values.prompt, "prompt", 1);
-  const threads = count(values.threads, "threads", 0);
-
-  const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
-  const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
-  const spec = decoderSpec(config, lora, { baseDtype: dtype });
-  const rt = await openRuntime(backend, {
-    ...(threads > 0 ? { threads } : {}),
-    ...(values.profile ? { profile: true } : {}),
-  });
-  const emit = writer(out, {
-    kind: "figure",
-    impl: "polyrl",
-    machine: values.machine,
-    backend,
-    runtime: rt.info.onnxruntime.package,
-    dtype,
-    shape,
-    adapter: rt.info.adapter?.description ?? null,
-    threads: rt.info.threads,
-    // Timestamp queries and the profiler's bookkeeping slow a run: such rates are not figures.
-    ...(values.profile ? { profiled: true } : {}),
-  });
-  try {
-    if (values.graphs) {
-      // Parameters are graph inputs, so a graph's size does not grow with the weights (ONNX's
-      // protobuf limit is 2 GB); these sizes show it at the real vocabulary and depth.
-      const build = [
-        ["train-step-fused", () => buildTrainStep(trainStepConfig(spec), "fused").model],
-        ["prefill", () => buildPrefillGraph(spec).model],
-        ["decode", () => buildDecodeGraph(spec).model],
-      ] as const;
-      for (const [name, model] of build) {
-        emit({ workload: "graph", graph: name, bytes: model().byteLength });
-      }
+Deno.exit(
+  await commandExitCode(cli.usage, async () => {
+    const { values } = cli.parse(Deno.args);
+    if (!values.out) throw new UsageError("--out FILE is required");
+    const out = values.out;
+    if (values.adapter) {
+      const figure = await adapterFigure();
+      Deno.writeTextFileSync(out, JSON.stringify(figure) + "\n", { append: true });
+      console.log(JSON.stringify(figure));
+      return;
     }
-    const started = Date.now();
-    const base = uploadRandomBase(rt, spec);
-    const feeds = Object.fromEntries(Object.entries(base).map(([k, v]) => [IO.param(k), v]));
-    emit({
-      workload: "weights",
-      baseParams: paramCount(baseParams(config)),
-      loraParams: paramCount(allParams(spec)) - paramCount(baseParams(config)),
-      seconds: (Date.now() - started) / 1000,
-      startedAt: started,
-      endedAt: Date.now(),
+    const shapes = JSON.parse(await Deno.readTextFile(SHAPES_FILE)) as Record<string, unknown>;
+    const shape = values.shape ?? "";
+    if (!(shape in shapes)) {
+      throw new UsageError(`--shape ${shape}: expected one of ${Object.keys(shapes).join(", ")}`);
+    }
+    const backend = values.backend as BackendName;
+    if (!["cpu", "wasm", "webgpu", "webgpu-web"].includes(backend)) {
+      throw new UsageError(`--backend ${backend}: expected cpu, wasm, webgpu or webgpu-web`);
+    }
+    const dtype = values.dtype as BaseDtype;
+    if (dtype !== "float32" && dtype !== "float16") {
+      throw new UsageError(`--dtype ${dtype}: expected float32 or float16`);
+    }
+    const trains = pairs(values.train, "train");
+    const gens = pairs(values.generate, "generate");
+    const autoMicro = values["micro-batch"] === "auto";
+    const micro = autoMicro ? 0 : count(values["micro-batch"], "micro-batch", 0);
+    const steps = count(values.steps, "steps", 1);
+    const promptLength = count(values.prompt, "prompt", 1);
+    const threads = count(values.threads, "threads", 0);
+
+    const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
+    const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
+    const spec = decoderSpec(config, lora, { baseDtype: dtype });
+    const rt = await openRuntime(backend, {
+      ...(threads > 0 ? { threads } : {}),
+      ...(values.profile ? { profile: true } : {}),
     });
-
-    // Generation first, then the train batches in the order given (h200.sh names the smaller
-    // first): a stage cut short by its timeout keeps the figures the device runs lacked longest.
-    for (const [rows, newTokens] of gens) {
-      const windowStart = Date.now();
-      const gen = await createGenerator(rt, spec);
-      const params = { ...feeds, ...loraFeeds(spec) };
-      const prompts = Array.from(
-        { length: rows },
-        (_, r) => Array.from({ length: promptLength }, (_, i) => (r * 31 + i * 7 + 3) % 5000),
-      );
-      // The chooser only names a token (no scan of the logits) so that the figure is the model's.
-      const choose = (_l: Float32Array, row: number, index: number) =>
-        (row * 13 + index * 5 + 11) % 5000;
-      const request = { prompts, temperature: 1, choose };
-      await gen.generate(params, { ...request, maxTokens: 2 }); // loads and compiles
-      sampleRss();
-      const t0 = performance.now();
-      const result = await gen.generate(params, { ...request, maxTokens: newTokens });
-      const seconds = (performance.now() - t0) / 1000;
-      const generated = result.reduce((n, r) => n + r.tokens.length, 0);
-      await gen.release();
-      emit({
-        workload: "generate",
-        batch: rows,
-        prompt: promptLength,
-        newTokens,
-        generated,
-        seconds,
-        tokensPerSecond: generated / seconds,
-        startedAt: windowStart,
-        endedAt: Date.now(),
-      });
-    }
-
-    const bindingLimit = rt.info.executionProvider === "webgpu"
-      ? await storageBindingLimit()
-      : Infinity;
-    // One runner per micro-batch size, shared by the batches that split alike (the graphs take
-    // any batch and length): loading the 0.5B shape's accumulate and apply sessions took 30 s
-    // on the H200 run, as long as several steps.
-    const runners = new Map<number, TrainStepRunner>();
-    // Micro-batch shapes (rows x seq) a runner has run: their kernels are compiled already.
-    const compiled = new Set<string>();
-    for (const [batch, seq] of trains) {
-      const windowStart = Date.now();
-      const rows = autoMicro ? fittingRows(batch, seq * config.vocabSize * 4, bindingLimit) : micro;
-      const microBatch = rows > 0 && rows < batch ? rows : 0;
-      const reused = runners.has(microBatch);
-      const opened = performance.now();
-      const runner = runners.get(microBatch) ?? await openTrainStep({
-        runtime: rt,
-        config: trainStepConfig(spec),
-        initial: loraInitial(spec),
-        frozen: base,
-        ...(microBatch > 0 ? { microBatchSize: microBatch } : {}),
-      });
-      runners.set(microBatch, runner);
-      const openSeconds = (performance.now() - opened) / 1000;
-      const data = tinyBatch(
-        { vocab: config.vocabSize, dim: 0, hidden: 0, rank: 0 },
-        batch,
-        seq,
-        3,
-      );
-      // A batch that splits into micro-batches of a shape already run needs no warm-up step.
-      const shapeKey = `${microBatch}:${microBatch > 0 ? microBatch : batch}x${seq}`;
-      const warmed = microBatch > 0 && batch % microBatch === 0 && compiled.has(shapeKey);
-      compiled.add(shapeKey);
-      const warm = performance.now();
-      if (!warmed) await runner.step(data, hyper); // compiles the kernels for this shape
-      const warmSeconds = warmed ? null : (performance.now() - warm) / 1000;
-      sampleRss();
-      const t0 = performance.now();
-      let gradNorm = 0;
-      for (let i = 0; i < steps; i++) {
-        const m = await runner.step(data, hyper);
-        if (m.skipped) throw new Error("train step skipped: non-finite gradient");
-        gradNorm = m.gradNorm;
-        sampleRss();
+    const emit = writer(out, {
+      kind: "figure",
+      impl: "polyrl",
+      machine: values.machine,
+      backend,
+      runtime: rt.info.onnxruntime.package,
+      dtype,
+      shape,
+      adapter: rt.info.adapter?.description ?? null,
+      threads: rt.info.threads,
+      // Timestamp queries and the profiler's bookkeeping slow a run: such rates are not figures.
+      ...(values.profile ? { profiled: true } : {}),
+    });
+    try {
+      if (values.graphs) {
+        // Parameters are graph inputs, so a graph's size does not grow with the weights (ONNX's
+        // protobuf limit is 2 GB); these sizes show it at the real vocabulary and depth.
+        const build = [
+          ["train-step-fused", () => buildTrainStep(trainStepConfig(spec), "fused").model],
+          ["prefill", () => buildPrefillGraph(spec).model],
+          ["decode", () => buildDecodeGraph(spec).model],
+        ] as const;
+        for (const [name, model] of build) {
+          emit({ workload: "graph", graph: name, bytes: model().byteLength });
+        }
       }
-      const seconds = (performance.now() - t0) / 1000 / steps;
+      const started = Date.now();
+      const base = uploadRandomBase(rt, spec);
+      const feeds = Object.fromEntries(Object.entries(base).map(([k, v]) => [IO.param(k), v]));
       emit({
-        workload: "train-step",
-        batch,
-        seq,
-        microBatch: microBatch > 0 ? microBatch : batch,
-        steps,
-        secondsPerStep: seconds,
-        openSeconds: reused ? 0 : openSeconds,
-        firstStepSeconds: warmSeconds,
-        tokensPerSecond: (batch * seq) / seconds,
-        gradNorm,
-        startedAt: windowStart,
+        workload: "weights",
+        baseParams: paramCount(baseParams(config)),
+        loraParams: paramCount(allParams(spec)) - paramCount(baseParams(config)),
+        seconds: (Date.now() - started) / 1000,
+        startedAt: started,
         endedAt: Date.now(),
       });
-    }
-    for (const runner of runners.values()) await runner.release();
 
-    Object.values(base).forEach((t) => t.dispose());
-    if (values.profile) {
-      for (const profile of rt.endProfiling()) {
-        if (!profile.events.some((e) => e.name === "model_run")) continue;
-        const run = runProfile(profile);
-        const ms = (us: number) => Math.round(us) / 1000;
+      // Generation first, then the train batches in the order given (h200.sh names the smaller
+      // first): a stage cut short by its timeout keeps the figures the device runs lacked longest.
+      for (const [rows, newTokens] of gens) {
+        const windowStart = Date.now();
+        const gen = await createGenerator(rt, spec);
+        const params = { ...feeds, ...loraFeeds(spec) };
+        const prompts = Array.from(
+          { length: rows },
+          (_, r) => Array.from({ length: promptLength }, (_, i) => (r * 31 + i * 7 + 3) % 5000),
+        );
+        // The chooser only names a token (no scan of the logits) so that the figure is the model's.
+        const choose = (_l: Float32Array, row: number, index: number) =>
+          (row * 13 + index * 5 + 11) % 5000;
+        const request = { prompts, temperature: 1, choose };
+        await gen.generate(params, { ...request, maxTokens: 2 }); // loads and compiles
+        sampleRss();
+        const t0 = performance.now();
+        const result = await gen.generate(params, { ...request, maxTokens: newTokens });
+        const seconds = (performance.now() - t0) / 1000;
+        const generated = result.reduce((n, r) => n + r.tokens.length, 0);
+        await gen.release();
         emit({
-          workload: "profile",
-          session: run.session,
-          runs: run.runs,
-          runMs: ms(run.runMicroseconds),
-          gpuMs: ms(run.gpuMicroseconds),
-          gpuPrograms: Math.round(run.gpuPrograms),
-          hostMs: ms(
-            run.ops.filter((o) => o.clock === "host").reduce((t, o) => t + o.microseconds, 0),
-          ),
-          nodes: Math.round(run.nodes),
-          copiesToHost: run.copies.toHost,
-          copiesFromHost: run.copies.fromHost,
-          top: run.ops.slice(0, 12).map((o) => ({
-            op: o.op,
-            clock: o.clock,
-            provider: o.provider.replace("ExecutionProvider", ""),
-            calls: Math.round(o.calls * 10) / 10,
-            ms: ms(o.microseconds),
-          })),
+          workload: "generate",
+          batch: rows,
+          prompt: promptLength,
+          newTokens,
+          generated,
+          seconds,
+          tokensPerSecond: generated / seconds,
+          startedAt: windowStart,
+          endedAt: Date.now(),
         });
       }
+
+      const bindingLimit = rt.info.executionProvider === "webgpu"
+        ? await storageBindingLimit()
+        : Infinity;
+      // One runner per micro-batch size, shared by the batches that split alike (the graphs take
+      // any batch and length): loading the 0.5B shape's accumulate and apply sessions took 30 s
+      // on the H200 run, as long as several steps.
+      const runners = new Map<number, TrainStepRunner>();
+      // Micro-batch shapes (rows x seq) a runner has run: their kernels are compiled already.
+      const compiled = new Set<string>();
+      for (const [batch, seq] of trains) {
+        const windowStart = Date.now();
+        const rows = autoMicro
+          ? fittingRows(batch, seq * config.vocabSize * 4, bindingLimit)
+          : micro;
+        const microBatch = rows > 0 && rows < batch ? rows : 0;
+        const reused = runners.has(microBatch);
+        const opened = performance.now();
+        const runner = runners.get(microBatch) ?? await openTrainStep({
+          runtime: rt,
+          config: trainStepConfig(spec),
+          initial: loraInitial(spec),
+          frozen: base,
+          ...(microBatch > 0 ? { microBatchSize: microBatch } : {}),
+        });
+        runners.set(microBatch, runner);
+        const openSeconds = (performance.now() - opened) / 1000;
+        const data = tinyBatch(
+          { vocab: config.vocabSize, dim: 0, hidden: 0, rank: 0 },
+          batch,
+          seq,
+          3,
+        );
+        // A batch that splits into micro-batches of a shape already run needs no warm-up step.
+        const shapeKey = `${microBatch}:${microBatch > 0 ? microBatch : batch}x${seq}`;
+        const warmed = microBatch > 0 && batch % microBatch === 0 && compiled.has(shapeKey);
+        compiled.add(shapeKey);
+        const warm = performance.now();
+        if (!warmed) await runner.step(data, hyper); // compiles the kernels for this shape
+        const warmSeconds = warmed ? null : (performance.now() - warm) / 1000;
+        sampleRss();
+        const t0 = performance.now();
+        let gradNorm = 0;
+        for (let i = 0; i < steps; i++) {
+          const m = await runner.step(data, hyper);
+          if (m.skipped) throw new Error("train step skipped: non-finite gradient");
+          gradNorm = m.gradNorm;
+          sampleRss();
+        }
+        const seconds = (performance.now() - t0) / 1000 / steps;
+        emit({
+          workload: "train-step",
+          batch,
+          seq,
+          microBatch: microBatch > 0 ? microBatch : batch,
+          steps,
+          secondsPerStep: seconds,
+          openSeconds: reused ? 0 : openSeconds,
+          firstStepSeconds: warmSeconds,
+          tokensPerSecond: (batch * seq) / seconds,
+          gradNorm,
+          startedAt: windowStart,
+          endedAt: Date.now(),
+        });
+      }
+      for (const runner of runners.values()) await runner.release();
+
+      Object.values(base).forEach((t) => t.dispose());
+      if (values.profile) {
+        for (const profile of rt.endProfiling()) {
+          if (!profile.events.some((e) => e.name === "model_run")) continue;
+          const run = runProfile(profile);
+          const ms = (us: number) => Math.round(us) / 1000;
+          emit({
+            workload: "profile",
+            session: run.session,
+            runs: run.runs,
+            runMs: ms(run.runMicroseconds),
+            gpuMs: ms(run.gpuMicroseconds),
+            gpuPrograms: Math.round(run.gpuPrograms),
+            hostMs: ms(
+              run.ops.filter((o) => o.clock === "host").reduce((t, o) => t + o.microseconds, 0),
+            ),
+            nodes: Math.round(run.nodes),
+            copiesToHost: run.copies.toHost,
+            copiesFromHost: run.copies.fromHost,
+            top: run.ops.slice(0, 12).map((o) => ({
+              op: o.op,
+              clock: o.clock,
+              provider: o.provider.replace("ExecutionProvider", ""),
+              calls: Math.round(o.calls * 10) / 10,
+              ms: ms(o.microseconds),
+            })),
+          });
+        }
+      }
+    } finally {
+      await rt.close();
     }
-  } finally {
-    await rt.close();
-  }
-});
+  }),
+);

@@ -42,7 +42,9 @@ const IN_PROCESS = new Set([
  * ```
  */
 export async function runCli(script: string, ...args: string[]): Promise<CliResult> {
-  if (IN_PROCESS.has(script) && `${Deno.cwd()}/` === ROOT) return await runHere(script, args);
+  if (IN_PROCESS.has(script) && `${Deno.cwd()}/` === ROOT) {
+    return await runInProcess(script, ...args);
+  }
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, ...args],
     cwd: ROOT,
@@ -57,10 +59,20 @@ export async function runCli(script: string, ...args: string[]): Promise<CliResu
 type Main = (args: string[]) => Promise<number>;
 
 /**
- * The task's `main` with the console's output collected: console.log and console.info as its
- * stdout, console.error and console.warn as its stderr, each call a line as the console prints it.
+ * The task's `main` in this process, the console's output collected: console.log and console.info
+ * as its stdout, console.error and console.warn as its stderr, each call a line as the console
+ * prints it. For any task whose output here is all the test reads (`--help`); its module is
+ * loaded into the test's process and stays there.
+ *
+ * @example
+ * ```ts
+ * import { runInProcess } from "./run-cli.ts";
+ *
+ * const help = await runInProcess("engine/cli/train.ts", "--help");
+ * help.code; // 0
+ * ```
  */
-async function runHere(script: string, args: string[]): Promise<CliResult> {
+export async function runInProcess(script: string, ...args: string[]): Promise<CliResult> {
   const { main } = await import(new URL(`../../${script}`, import.meta.url).href) as { main: Main };
   const stdout: string[] = [];
   const stderr: string[] = [];

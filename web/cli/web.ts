@@ -8,9 +8,9 @@
  * and interrupts a SQL query after `--query-timeout-ms` (10 s by default).
  */
 import {
+  commandExitCode,
   defineCommand,
   listenOrSuggestPort,
-  runCommand,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -60,40 +60,44 @@ const cli = defineCommand({
   examples: ["deno task web", "deno task web --store runs.sqlite --port 8080"],
 });
 
-await runCommand(USAGE, async () => {
-  const { values } = cli.parse(Deno.args);
-  if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
-    throw new UsageError(`--port ${values.port}: expected a port number 0-65535`);
-  }
-  for (const name of values["allow-host"]) {
-    if (!HOST_NAME.test(name)) {
+/** `deno task web ARGS` run in this process; resolves to the exit code the task exits with. */
+export const main = (args: string[]): Promise<number> =>
+  commandExitCode(USAGE, async () => {
+    const { values } = cli.parse(args);
+    if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
+      throw new UsageError(`--port ${values.port}: expected a port number 0-65535`);
+    }
+    for (const name of values["allow-host"]) {
+      if (!HOST_NAME.test(name)) {
+        throw new UsageError(
+          `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
+            `(e.g. --allow-host lab.example.org)`,
+        );
+      }
+    }
+    const timeout = values["query-timeout-ms"];
+    if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > MAX_QUERY_TIMEOUT_MS) {
       throw new UsageError(
-        `--allow-host ${name}: expected a host name or address without scheme, port or path ` +
-          `(e.g. --allow-host lab.example.org)`,
+        `--query-timeout-ms ${timeout}: expected a whole number of milliseconds from 1 to ` +
+          `${MAX_QUERY_TIMEOUT_MS}`,
       );
     }
-  }
-  const timeout = values["query-timeout-ms"];
-  if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > MAX_QUERY_TIMEOUT_MS) {
-    throw new UsageError(
-      `--query-timeout-ms ${timeout}: expected a whole number of milliseconds from 1 to ` +
-        `${MAX_QUERY_TIMEOUT_MS}`,
+    const port = Number(values.port);
+    const dashboard = await listenOrSuggestPort(
+      values.host,
+      port,
+      () =>
+        serveDashboard(values.store, {
+          hostname: values.host,
+          port,
+          allowHosts: values["allow-host"],
+          queryTimeoutMs: Number(timeout),
+        }),
     );
-  }
-  const port = Number(values.port);
-  const dashboard = await listenOrSuggestPort(
-    values.host,
-    port,
-    () =>
-      serveDashboard(values.store, {
-        hostname: values.host,
-        port,
-        allowHosts: values["allow-host"],
-        queryTimeoutMs: Number(timeout),
-      }),
-  );
-  console.log(`dashboard of ${values.store} at ${dashboard.url}`);
-  const stop = () => dashboard.close();
-  Deno.addSignalListener("SIGINT", stop);
-  await dashboard.finished;
-});
+    console.log(`dashboard of ${values.store} at ${dashboard.url}`);
+    const stop = () => dashboard.close();
+    Deno.addSignalListener("SIGINT", stop);
+    await dashboard.finished;
+  });
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
