@@ -58,11 +58,14 @@ export async function runCli(script: string, ...args: string[]): Promise<CliResu
 
 type Main = (args: string[]) => Promise<number>;
 
+/** The in-process run under way: runs go one at a time, since each takes over the console. */
+let running: Promise<unknown> = Promise.resolve();
+
 /**
  * The task's `main` in this process, the console's output collected: console.log and console.info
  * as its stdout, console.error and console.warn as its stderr, each call a line as the console
  * prints it. For any task whose output here is all the test reads (`--help`); its module is
- * loaded into the test's process and stays there.
+ * loaded into the test's process and stays there. Runs asked for at once go one after another.
  *
  * @example
  * ```ts
@@ -72,7 +75,13 @@ type Main = (args: string[]) => Promise<number>;
  * help.code; // 0
  * ```
  */
-export async function runInProcess(script: string, ...args: string[]): Promise<CliResult> {
+export function runInProcess(script: string, ...args: string[]): Promise<CliResult> {
+  const run = running.then(() => withConsoleCollected(script, args));
+  running = run.catch(() => {});
+  return run;
+}
+
+async function withConsoleCollected(script: string, args: string[]): Promise<CliResult> {
   const { main } = await import(new URL(`../../${script}`, import.meta.url).href) as { main: Main };
   const stdout: string[] = [];
   const stderr: string[] = [];
