@@ -144,7 +144,7 @@ export const main = (args: string[]): Promise<number> =>
     // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
     // final evaluation), and the run is recorded as interrupted; a second one exits at once.
     const interrupt = new AbortController();
-    Deno.addSignalListener("SIGINT", () => {
+    using _ctrlC = listen("SIGINT", () => {
       if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
       progress.finish();
       console.error(
@@ -279,6 +279,12 @@ export const main = (args: string[]): Promise<number> =>
   });
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
+
+/** Listens for `signal` until disposed, so that a run in a test's process leaves no listener. */
+function listen(signal: Deno.Signal, handler: () => void): Disposable {
+  Deno.addSignalListener(signal, handler);
+  return { [Symbol.dispose]: () => Deno.removeSignalListener(signal, handler) };
+}
 
 /**
  * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers

@@ -1,13 +1,13 @@
 /**
  * Runs one of the repository's CLI scripts as a user would, from the repository root.
  *
- * The read-only tasks over a store (IN_PROCESS) run in the test's own process: their modules
- * export `main`, the same function `deno run` calls, and the test reads what it printed and its
- * exit code. A `deno run` of one of them spent about 0.5 of its 0.7 CPU seconds loading its
- * modules, and the suite ran about 200 of them. The other tasks (training, serving, anything with
- * signals, servers or native state of its own) run as a `deno run` child. Tests of the process
- * itself (exit status, working directory, environment) spawn it themselves (tests/cli, and
- * tests/security's task-run.ts).
+ * The tasks of IN_PROCESS run in the test's own process: their modules export `main`, the same
+ * function `deno run` calls, and the test reads what it printed (console and Deno.stdout/stderr
+ * writes, collected) and its exit code. A `deno run` spent about 0.5 of a query's 0.7 CPU seconds,
+ * and 0.65 of a smoke training run's 3 or so, loading modules, and the suite ran about 200 of the
+ * one and 70 of the other. The other tasks (servers, eval, anything a test signals) run as a `deno
+ * run` child. Tests of the process itself (exit status, working directory, environment, signals)
+ * spawn it themselves (tests/cli/usage-errors, tests/security's task-run.ts and store-helpers.ts).
  */
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -19,13 +19,17 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Tasks that only read a store or their arguments, with `main(args)` exported. */
+/**
+ * Tasks that print only through the console and Deno.stdout/stderr and leave nothing behind when
+ * `main` returns (no server, no listener: train removes its Ctrl-C listener).
+ */
 const IN_PROCESS = new Set([
   "analysis/cli/export.ts",
   "analysis/cli/report.ts",
   "analysis/cli/runs.ts",
   "analysis/cli/sql.ts",
   "analysis/cli/stats.ts",
+  "engine/cli/train.ts",
   "events/cli/verify.ts",
 ]);
 
@@ -58,13 +62,13 @@ export async function runCli(script: string, ...args: string[]): Promise<CliResu
 
 type Main = (args: string[]) => Promise<number>;
 
-/** The in-process run under way: runs go one at a time, since each takes over the console. */
+/** The in-process run under way: runs go one at a time, since each takes over the output. */
 let running: Promise<unknown> = Promise.resolve();
 
 /**
- * The task's `main` in this process, the console's output collected: console.log and console.info
- * as its stdout, console.error and console.warn as its stderr, each call a line as the console
- * prints it. For any task whose output here is all the test reads (`--help`); its module is
+ * The task's `main` in this process, its output collected: console.log, console.info and
+ * Deno.stdout writes as its stdout, console.error, console.warn and Deno.stderr writes as its
+ * stderr (a console call a line as the console prints it). For any task whose output here is all the test reads (`--help`); its module is
  * loaded into the test's process and stays there. Runs asked for at once go one after another.
  *
  * @example
@@ -76,25 +80,34 @@ let running: Promise<unknown> = Promise.resolve();
  * ```
  */
 export function runInProcess(script: string, ...args: string[]): Promise<CliResult> {
-  const run = running.then(() => withConsoleCollected(script, args));
+  const run = running.then(() => withOutputCollected(script, args));
   running = run.catch(() => {});
   return run;
 }
 
-async function withConsoleCollected(script: string, args: string[]): Promise<CliResult> {
+async function withOutputCollected(script: string, args: string[]): Promise<CliResult> {
   const { main } = await import(new URL(`../../${script}`, import.meta.url).href) as { main: Main };
   const stdout: string[] = [];
   const stderr: string[] = [];
   const line = (sink: string[]) => (...data: unknown[]) => {
     sink.push(data.map((d) => typeof d === "string" ? d : Deno.inspect(d)).join(" ") + "\n");
   };
+  const decoder = new TextDecoder();
+  const write = (sink: string[]) => (bytes: Uint8Array) => {
+    sink.push(decoder.decode(bytes));
+    return bytes.length;
+  };
   const saved = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+  const savedWrites = [Deno.stdout.writeSync, Deno.stderr.writeSync] as const;
   Object.assign(console, { log: line(stdout), info: line(stdout) });
   Object.assign(console, { error: line(stderr), warn: line(stderr) });
+  Deno.stdout.writeSync = write(stdout);
+  Deno.stderr.writeSync = write(stderr);
   try {
     const code = await main(args);
     return { code, stdout: stdout.join(""), stderr: stderr.join("") };
   } finally {
     Object.assign(console, saved);
+    [Deno.stdout.writeSync, Deno.stderr.writeSync] = savedWrites;
   }
 }
