@@ -5,9 +5,10 @@
  * function `deno run` calls, and the test reads what it printed (console and Deno.stdout/stderr
  * writes, collected) and its exit code. A `deno run` spent about 0.5 of a query's 0.7 CPU seconds,
  * and 0.65 of a smoke training run's 3 or so, loading modules, and the suite ran about 200 of the
- * one and 70 of the other. The other tasks (servers, eval, anything a test signals) run as a `deno
- * run` child. Tests of the process itself (exit status, working directory, environment, signals)
- * spawn it themselves (tests/cli/usage-errors, tests/security's task-run.ts and store-helpers.ts).
+ * one and 100 of the other (train, eval, replay). The other tasks (servers; pretrain, which sets
+ * the process's malloc thresholds; anything a test signals) run as a `deno run` child. Tests of
+ * the process itself (exit status, working directory, environment, signals) spawn it themselves
+ * (tests/cli/usage-errors, tests/security's task-run.ts and store-helpers.ts).
  */
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -29,6 +30,9 @@ const IN_PROCESS = new Set([
   "analysis/cli/runs.ts",
   "analysis/cli/sql.ts",
   "analysis/cli/stats.ts",
+  "engine/cli/eval.ts",
+  "engine/cli/export-model.ts",
+  "engine/cli/replay.ts",
   "engine/cli/train.ts",
   "events/cli/verify.ts",
 ]);
