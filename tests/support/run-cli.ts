@@ -5,10 +5,13 @@
  * function `deno run` calls, and the test reads what it printed (console and Deno.stdout/stderr
  * writes, collected) and its exit code. A `deno run` spent about 0.5 of a query's 0.7 CPU seconds,
  * and 0.65 of a smoke training run's 3 or so, loading modules, and the suite ran about 200 of the
- * one and 100 of the other (train, eval, replay). The other tasks (servers; pretrain, which sets
- * the process's malloc thresholds; anything a test signals) run as a `deno run` child. Tests of
- * the process itself (exit status, working directory, environment, signals) spawn it themselves
- * (tests/cli/usage-errors, tests/security's task-run.ts and store-helpers.ts).
+ * one and 90 of the other (train, eval). The other tasks run as a `deno run` child: servers;
+ * pretrain, which sets the process's malloc thresholds; anything a test signals; and replay, whose
+ * point is to run the recorded code afresh: a process imports a module once, so a custom workflow
+ * module edited after the run would replay as its first import (tests/workflows'
+ * custom-workflow_test edits one). Tests of the process itself (exit status, working directory,
+ * environment, signals) spawn it themselves (tests/cli/usage-errors, tests/security's task-run.ts
+ * and store-helpers.ts).
  */
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -22,7 +25,8 @@ export interface CliResult {
 
 /**
  * Tasks that print only through the console and Deno.stdout/stderr and leave nothing behind when
- * `main` returns (no server, no listener: train removes its Ctrl-C listener).
+ * `main` returns (no server, no listener: train removes its Ctrl-C listener). A module they import
+ * (a custom workflow's) stays as this process first imported it.
  */
 const IN_PROCESS = new Set([
   "analysis/cli/export.ts",
@@ -32,7 +36,6 @@ const IN_PROCESS = new Set([
   "analysis/cli/stats.ts",
   "engine/cli/eval.ts",
   "engine/cli/export-model.ts",
-  "engine/cli/replay.ts",
   "engine/cli/train.ts",
   "events/cli/verify.ts",
 ]);
