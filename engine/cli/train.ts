@@ -15,6 +15,7 @@ import {
   defineCommand,
   ExitCode,
   formatOption,
+  listenForSignal,
   parseFormat,
   storeOption,
   UsageError,
@@ -144,7 +145,7 @@ export const main = (args: string[]): Promise<number> =>
     // The first Ctrl-C lets the current step finish and be logged (the last step stops before the
     // final evaluation), and the run is recorded as interrupted; a second one exits at once.
     const interrupt = new AbortController();
-    using _ctrlC = listen("SIGINT", () => {
+    using _ctrlC = listenForSignal("SIGINT", () => {
       if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
       progress.finish();
       console.error(
@@ -279,12 +280,6 @@ export const main = (args: string[]): Promise<number> =>
   });
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
-
-/** Listens for `signal` until disposed, so that a run in a test's process leaves no listener. */
-function listen(signal: Deno.Signal, handler: () => void): Disposable {
-  Deno.addSignalListener(signal, handler);
-  return { [Symbol.dispose]: () => Deno.removeSignalListener(signal, handler) };
-}
 
 /**
  * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers

@@ -46,6 +46,7 @@ export {
   storeFiles,
 } from "./output-path.ts";
 export { listenOrSuggestPort } from "./port-in-use.ts";
+export { listenForSignal } from "./signal-listener.ts";
 export { cellText } from "./cell-text.ts";
 export { toCsv } from "./csv.ts";
 export { textTable } from "./text-table.ts";

@@ -8,6 +8,7 @@ import {
   commandExitCode,
   defineCommand,
   ExitCode,
+  listenForSignal,
   storeOption,
   UsageError,
 } from "../../events/cli/mod.ts";
@@ -114,8 +115,8 @@ export function main(args: string[]): Promise<number> {
       return ExitCode.ok;
     }
     const interrupt = new AbortController();
-    Deno.addSignalListener("SIGINT", () => {
-      if (interrupt.signal.aborted) Deno.exit(130);
+    using _ctrlC = listenForSignal("SIGINT", () => {
+      if (interrupt.signal.aborted) Deno.exit(ExitCode.interrupted);
       console.error("study: stopping after the runs in progress (Ctrl-C again to quit now)");
       interrupt.abort();
     });
