@@ -16,8 +16,9 @@
  *
  * Up to POLYRL_TEST_JOBS folders (default 2) run at once, longest first by the last full run's
  * CPU times (kept in .polyrl/test-cpu.json; in a fresh clone, tests/folder-cpu.json, a CI run's
- * copy of that file; else by the size of their test files), because a folder spends part of its time waiting on the processes it starts (a CLI's
- * module load, a dashboard, Chromium, a training run) while the other core could work. The
+ * copy of that file; else by the size of their test files), because a folder spends part of its
+ * time waiting on the processes it starts (a CLI's module load, a dashboard, Chromium, a training
+ * run) while the other core could work. The
  * folders in ALONE never run beside each other or beside a heavy folder: their tests start
  * processes that together keep a core or more busy while timers run (workers: a trainer, two
  * workers and their servers, one killed mid-step; device: h200.sh's stages, each under a time
@@ -216,24 +217,22 @@ async function runGroup(paths: string[], buffered: boolean): Promise<void> {
 
 const slots = Math.min(jobs, groups.length);
 const buffered = slots > 1;
-/** Runs the folders left in `from`, taking each from its front or back, until none is left. */
-async function drain(from: string[][], end: "front" | "back"): Promise<void> {
-  for (let paths; (paths = end === "front" ? from.shift() : from.pop()) !== undefined;) {
-    await runGroup(paths, buffered);
-  }
+/** Runs the folders left in `from`, longest first, until none is left. */
+async function drain(from: string[][]): Promise<void> {
+  for (let paths; (paths = from.shift()) !== undefined;) await runGroup(paths, buffered);
 }
 // The ALONE folders in one slot, the lightest folders beside them; then everything else.
 let aloneDone = false;
 await Promise.all(Array.from({ length: slots }, async (_, slot) => {
   if (slot === 0) {
-    await drain(aloneGroups, "front");
+    await drain(aloneGroups);
     aloneDone = true;
   } else {
     while (!aloneDone && sharedGroups.length > 0) {
       await runGroup(sharedGroups.pop()!, buffered);
     }
   }
-  await drain(sharedGroups, "front");
+  await drain(sharedGroups);
 }));
 await Deno.remove(fixtures, { recursive: true });
 
