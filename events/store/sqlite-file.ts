@@ -28,8 +28,8 @@ async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined>
   }
 }
 
-async function readHeader(path: string): Promise<Uint8Array> {
-  using file = await Deno.open(path, { read: true });
+/** The file's first HEADER_BYTES bytes (fewer when it is shorter). */
+async function readHeader(file: Deno.FsFile): Promise<Uint8Array> {
   const header = new Uint8Array(HEADER_BYTES);
   let filled = 0;
   while (filled < HEADER_BYTES) {
@@ -52,7 +52,8 @@ export async function inspectSqliteFile(path: string): Promise<SqliteFileState> 
   if (!info) return "missing";
   if (!info.isFile) throw new NotAnEventStoreError(path, "a directory, not a file");
   if (info.size === 0) return "empty";
-  const header = await readHeader(path);
+  using file = await Deno.open(path, { read: true });
+  const header = await readHeader(file);
   if (!startsWith(header, MAGIC)) {
     throw new NotAnEventStoreError(path, "not an SQLite database: no SQLite header");
   }
@@ -68,14 +69,18 @@ export async function inspectSqliteFile(path: string): Promise<SqliteFileState> 
   const pages = view.getUint32(28);
   // The header's page count is valid when its "version-valid-for" equals the change counter.
   // While the -wal file holds frames a writer may be mid-checkpoint (page 1 written before the
-  // pages that grow the file): then SQLite's own reads judge the file.
+  // pages that grow the file): then SQLite's own reads judge the file. Another process may
+  // commit and checkpoint while we look, so the order matters: the header first, then the -wal,
+  // then the size. A header read mid-checkpoint finds the -wal still holding frames, or, if the
+  // checkpoint ended (and the -wal emptied) since, a file already grown to what the header says.
   const countValid = view.getUint32(92) === view.getUint32(24) && pages > 0;
-  const walFrames = ((await statOrUndefined(`${path}-wal`))?.size ?? 0) > 0;
-  if (countValid && !walFrames && info.size < pageSize * pages) {
+  if (!countValid || ((await statOrUndefined(`${path}-wal`))?.size ?? 0) > 0) return "database";
+  const size = (await file.stat()).size;
+  if (size < pageSize * pages) {
     throw new StoreCorruptError(
       path,
       `truncated: its header says ${pageSize * pages} bytes (${pages} pages), the file has ` +
-        `${info.size}`,
+        `${size}`,
     );
   }
   return "database";

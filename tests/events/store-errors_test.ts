@@ -1,7 +1,8 @@
 /**
  * Errors that name their cause: a full disk (SQLite's `max_page_count`, and a real full tmpfs
- * where this machine allows mounts), a store from newer code, a truncated store, and each way a
- * Postgres connection fails (refused, wrong password, unknown user, missing database).
+ * where this machine allows mounts), a store from newer code, a truncated store (and a growing
+ * one that is not), and each way a Postgres connection fails (refused, wrong password, unknown
+ * user, missing database).
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -13,6 +14,7 @@ import {
   StoreWriteError,
 } from "../../events/mod.ts";
 import { immediateTransaction } from "../../events/store/sqlite-transaction.ts";
+import { inspectSqliteFile } from "../../events/store/sqlite-file.ts";
 import {
   canMount,
   fingerprint,
@@ -162,6 +164,45 @@ Deno.test("a truncated store: names the file, says truncated, says restore", asy
       }
       assert.equal((await Deno.stat(path)).size, size);
     }
+  });
+});
+
+Deno.test("a store another process grows while we look is never called truncated", async () => {
+  // A writer's checkpoint writes page 1 (the new page count) before the pages that grow the file,
+  // and the -wal is emptied once it ends: a look at the size, then the header, then the -wal
+  // could see a count from after a checkpoint and a size from before it (the mixed store's
+  // `train --resume` once refused its store so).
+  await withTempDir(async (dir) => {
+    const path = `${dir}/events.sqlite`;
+    const seconds = 3;
+    const writer = new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        `
+        import { DatabaseSync } from "node:sqlite";
+        const until = Date.now() + ${seconds * 1000};
+        for (let i = 0; Date.now() < until; i++) {
+          const db = new DatabaseSync(${JSON.stringify(path)});
+          db.exec("PRAGMA journal_mode = WAL; CREATE TABLE IF NOT EXISTS t (b BLOB)");
+          db.prepare("INSERT INTO t VALUES (?)").run(new Uint8Array(40000));
+          if (i === 0) console.log("started");
+          db.close(); // the last connection: checkpoint, then the -wal goes
+        }`,
+      ],
+      stdout: "piped",
+    }).spawn();
+    const reader = writer.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    assert.equal((await reader.read()).value?.trim(), "started");
+    let exited = false;
+    const done = writer.status.finally(() => exited = true);
+    let looks = 0;
+    const refusals: string[] = [];
+    for (; !exited; looks++) {
+      await inspectSqliteFile(path).catch((e: Error) => refusals.push(e.message));
+    }
+    await reader.cancel();
+    assert.ok((await done).success);
+    assert.deepEqual(refusals.slice(0, 3), [], `${refusals.length} of ${looks} looks refused`);
   });
 });
 
