@@ -110,8 +110,7 @@ export {
   parseStoreTarget,
   type StoreTarget,
 } from "./store/store-target.ts";
-export { postgresOpenError } from "./store/postgres-open-error.ts";
-export { redactUrl } from "./store/postgres-backend.ts";
+export { postgresOpenError, redactUrl } from "./store/postgres-open-error.ts";
 export type { ProblemKind, VerifyProblem, VerifyReport } from "./verify.ts";
 
 // Blobs.

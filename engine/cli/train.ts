@@ -50,7 +50,6 @@ import { latestRunId, readRunLog } from "../trainer/run-log/mod.ts";
 import { checkModelFiles, ModelFilesError } from "../trainer/model-files.ts";
 import { checkModelFit, ModelFitError } from "../trainer/model-fit.ts";
 import { type RolloutDispatch, type TaskSource, taskSource } from "../trainer/rollout/mod.ts";
-import { workerRollouts } from "../workers/mod.ts";
 import { BenchmarkFileError } from "../tasks/mod.ts";
 import { interruptedMessage } from "./interrupted-message.ts";
 import { dryRunSummary } from "./dry-run-summary.ts";
@@ -285,8 +284,10 @@ if (import.meta.main) Deno.exit(await main(Deno.args));
  * How a run whose config says `rollout.dispatch` "workers" plays its episodes: rollout workers
  * over its Postgres store (engine/workers), what they report (no worker seems to run) as warnings.
  */
-function rolloutWorkers(...args: Parameters<RolloutDispatch>): ReturnType<RolloutDispatch> {
-  return workerRollouts(...args, { warn: (line) => console.error(`warning: ${line}`) });
+async function rolloutWorkers(...args: Parameters<RolloutDispatch>): ReturnType<RolloutDispatch> {
+  // The workers' queue (pg-boss, pg) loads only for a run that dispatches to workers.
+  const { workerRollouts } = await import("../workers/mod.ts");
+  return await workerRollouts(...args, { warn: (line) => console.error(`warning: ${line}`) });
 }
 
 /**

@@ -20,7 +20,6 @@ import { type NewEvent, runCatalogue } from "../catalogue.ts";
 import type { EventStore } from "./event-store.ts";
 import { LogStore } from "./log-store.ts";
 import { openSqliteBackend } from "./sqlite-backend.ts";
-import { openPostgresBackend } from "./postgres-backend.ts";
 import { parseStoreTarget } from "./store-target.ts";
 
 /** Options of `openStore`. */
@@ -47,8 +46,9 @@ export async function openStore<N extends AnyEvent = NewEvent>(
 ): Promise<EventStore<N>> {
   const mode = { create: options.create ?? true, readOnly: options.readOnly ?? false };
   const where = parseStoreTarget(target);
+  // pg and its dependencies load only for a Postgres store (most runs use SQLite).
   const backend = where.kind === "postgres"
-    ? await openPostgresBackend(where.url, mode)
+    ? await (await import("./postgres-backend.ts")).openPostgresBackend(where.url, mode)
     : await openSqliteBackend(where.path, mode);
   const catalogue = options.catalogue ?? (runCatalogue as unknown as Catalogue<N>);
   return new LogStore(backend, catalogue);

@@ -26,21 +26,10 @@ import { sha256Hex } from "../hash-chain.ts";
 import type { Backend, EventRow, WriteTx } from "./backend.ts";
 import type { RunLease, StreamHead } from "./event-store.ts";
 import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
-import { postgresOpenError } from "./postgres-open-error.ts";
+import { postgresOpenError, redactUrl } from "./postgres-open-error.ts";
 import { readOnlyBackend } from "./read-only-backend.ts";
 import { recognizeStore, type StoreInventory } from "./recognize-store.ts";
 import { type EventsTable, type LogDatabase, logMigrationNames, logMigrations } from "./schema.ts";
-
-/** The URL with its password replaced, fit for messages and `store.target`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ":***@");
-  }
-}
 
 // pg returns int8 as a string: safe to turn into a number below 2^53.
 type PgRow = { [K in keyof EventsTable]: EventsTable[K] | string };

@@ -1,12 +1,12 @@
 /**
  * Why a Postgres store could not be opened, from the error `pg` raised: a socket errno
  * (connection refused, host not found, no answer) or the server's SQLSTATE (authentication
- * failed, no such database, permission denied, starting up). Each reason names the fix.
+ * failed, no such database, permission denied, starting up). Each reason names the fix. And the
+ * store's URL as messages show it, its password redacted.
  *
  * @example
  * ```ts
- * import { redactUrl } from "./postgres-backend.ts";
- * import { postgresOpenError } from "./postgres-open-error.ts";
+ * import { postgresOpenError, redactUrl } from "./postgres-open-error.ts";
  *
  * declare const url: string; // postgres://user:password@host/db
  * declare const err: unknown; // what the driver threw
@@ -14,6 +14,17 @@
  * ```
  */
 import { StoreOpenError } from "../errors.ts";
+
+/** The URL with its password replaced, fit for messages and `store.target`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url.replace(/:[^:@/]*@/, ":***@");
+  }
+}
 
 /** The parts of a `pg` error that tell the cause. */
 interface PgErrorLike {
