@@ -13,6 +13,7 @@ import {
   startRunIdFor,
   startsOf,
 } from "../../study/plan-runs.ts";
+import { runCli } from "../support/run-cli.ts";
 
 const COMMITTED = new URL("../../study/grid.json", import.meta.url).pathname;
 const STUDY_CLI = new URL("../../study/cli/study.ts", import.meta.url).pathname;
@@ -486,28 +487,27 @@ Deno.test("claim verdicts: direction, significance, not-lower, one-sample test",
 });
 
 Deno.test("study CLI: usage errors exit 2, a missing model stops it before anything runs", async () => {
-  const run = async (args: string[], cwd?: string) => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, ...args],
-      cwd,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-  };
   for (
     const args of [["--seeds", "0"], ["--only", "nope"], ["--report-only", "--only", "a"], [
       "--device",
       "tpu",
     ]]
   ) {
-    const r = await run(["--grid", COMMITTED, ...args]);
+    const r = await runCli("study/cli/study.ts", "--grid", COMMITTED, ...args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, /usage: deno task study/);
   }
   const cwd = await Deno.makeTempDir();
   const store = join(cwd, "study.sqlite");
-  const r = await run(["--grid", COMMITTED, "--store", store, "--out", join(cwd, "out")], cwd);
+  // From a directory of the user's: the model folder is still named from the repository root.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, "--grid", COMMITTED, "--store"]
+      .concat([store, "--out", join(cwd, "out")]),
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const r = { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /model directory study\/models\/small-v2 \(cells refine-drmas-hetero/);
   assert.match(r.stderr, /deno task pretrain --size small .* --out study\/models\/small-v2\n/);

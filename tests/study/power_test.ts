@@ -25,10 +25,9 @@ import { studyCharts } from "../../study/study-charts.ts";
 import { verdictOf } from "../../study/claims.ts";
 import type { ClaimResult, StudyResults } from "../../study/study-results.ts";
 import { powerSide } from "./power-side.ts";
+import { runCli } from "../support/run-cli.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const DENO_JSON = join(ROOT, "deno.json");
-const STUDY_CLI = join(ROOT, "study/cli/study.ts");
 const V1_JSON = join(ROOT, "docs/study/v1/study.json");
 const V1_README = join(ROOT, "docs/study/v1/README.md");
 const V2_JSON = join(ROOT, "docs/study/v2/study.json");
@@ -250,16 +249,7 @@ Deno.test("v1 report: re-rendered from the committed study.json, it is the commi
   );
 });
 
-async function studyPower(args: string[], cwd = ROOT) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, "power", ...args],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-}
+const studyPower = (args: string[]) => runCli("study/cli/study.ts", "power", ...args);
 
 Deno.test("study power CLI: table, json and csv of the grid's claims from study.json, Welch's and paired", async () => {
   const help = await studyPower(["--help"]);
@@ -379,15 +369,7 @@ Deno.test("study power CLI: bad usage exits 2, a missing, corrupt or foreign stu
 
 Deno.test("study --report-only --from: v2's report rebuilt from its study.json, paired and with power", async () => {
   const dir = await Deno.makeTempDir({ prefix: "polyrl-v2-report-" });
-  const run = async (args: string[]) => {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, ...args],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-  };
+  const run = (args: string[]) => runCli("study/cli/study.ts", ...args);
   try {
     const r = await run(["--report-only", "--from", V2_JSON, "--out", dir]);
     assert.equal(r.code, 0, r.stderr);

@@ -12,22 +12,12 @@ import type { StudyResults } from "../../study/study-results.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { hashConfig, type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import { randomModel, tinyConfig } from "../replay/tiny-run.ts";
-
-const STUDY_CLI = new URL("../../study/cli/study.ts", import.meta.url).pathname;
-const DENO_JSON = new URL("../../deno.json", import.meta.url).pathname;
+import { runCli } from "../support/run-cli.ts";
 
 const close = (a: number, b: number, what: string) =>
   assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
 
-async function study(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "-A", `--config=${DENO_JSON}`, STUDY_CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
-}
+const study = (args: string[]) => runCli("study/cli/study.ts", ...args);
 
 async function events(store: string, runId: string): Promise<StoredEvent<NewEvent>[]> {
   await using s = await openStore(store, { create: false });

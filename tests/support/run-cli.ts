@@ -34,10 +34,13 @@ const IN_PROCESS = new Set([
   "analysis/cli/runs.ts",
   "analysis/cli/sql.ts",
   "analysis/cli/stats.ts",
+  "engine/cli/docs.ts",
   "engine/cli/eval.ts",
   "engine/cli/export-model.ts",
+  "engine/cli/grade.ts",
   "engine/cli/train.ts",
   "events/cli/verify.ts",
+  "study/cli/study.ts",
 ]);
 
 /**
@@ -75,8 +78,9 @@ let running: Promise<unknown> = Promise.resolve();
 /**
  * The task's `main` in this process, its output collected: console.log, console.info and
  * Deno.stdout writes as its stdout, console.error, console.warn and Deno.stderr writes as its
- * stderr (a console call a line as the console prints it). For any task whose output here is all the test reads (`--help`); its module is
- * loaded into the test's process and stays there. Runs asked for at once go one after another.
+ * stderr (a console call a line as the console prints it). For any task whose output here is all
+ * the test reads (`--help`); its module is loaded into the test's process and stays there. Runs
+ * asked for at once go one after another.
  *
  * @example
  * ```ts

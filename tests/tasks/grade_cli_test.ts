@@ -3,21 +3,9 @@
  * and a pathological item that must time out without stopping the batch, and bad usage (exit 2).
  */
 import assert from "node:assert/strict";
+import { runCli } from "../support/run-cli.ts";
 
-const CLI = new URL("../../engine/cli/grade.ts", import.meta.url).pathname;
-
-async function grade(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
-}
+const grade = (...args: string[]) => runCli("engine/cli/grade.ts", ...args);
 
 /** Three nested 1999-term sums: about 8e9 evaluations, far beyond any time limit. */
 const PATHOLOGICAL = "$\\sum_{a=1}^{1999}\\sum_{b=1}^{1999}\\sum_{c=1}^{1999} abc$";
