@@ -29,6 +29,10 @@
  * directories, port 0 and a fresh Postgres schema each. The tests within a folder run one at a
  * time (no `--parallel`): many time a step or kill a process they started.
  *
+ * A folder's test modules run as one: the runner writes a module that imports them all (under
+ * .test-entries/, removed at the end) and gives `deno test` that, which would otherwise load the
+ * modules they share once per test module (see `entryModule`).
+ *
  * Fixtures that several test files share (suite-fixture.ts) are made once per run in a folder
  * named to the tests in $POLYRL_TEST_FIXTURES and removed at the end.
  *
@@ -37,12 +41,16 @@
  * and counts. Before each folder starts, the runner prints the folder (k of N), the time so far
  * and an estimate of the time left.
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { userPathIfExists } from "../events/cli/user-path.ts";
 import { SUITE_FIXTURES_VAR } from "./support/suite-fixture.ts";
 
 /** Folders that must not run beside another (see the doc comment above). */
 const ALONE = new Set(["tests/workers/", "tests/device/", "tests/onnx-runtime/"]);
+
+/** A test module's name as `deno test` finds it in a folder: {*_,*.,}test.{ts,tsx,mts,js,mjs,jsx}. */
+const TEST_MODULE = /^(.*[_.])?test\.(ts|tsx|mts|js|mjs|jsx)$/;
 
 const jobs = Math.max(1, Number(Deno.env.get("POLYRL_TEST_JOBS") ?? 2) || 1);
 
@@ -81,19 +89,51 @@ const sharedGroups = groups.filter((paths) => !isAlone(paths));
 
 /** The size of the test files under `paths`, which roughly follows their run time. */
 async function testBytes(paths: string[]): Promise<number> {
-  let bytes = 0;
-  for (const path of paths) {
-    const info = await Deno.stat(path).catch(() => undefined); // deno test names a missing path
-    if (info?.isFile) bytes += info.size;
-    else if (info?.isDirectory) {
-      for await (const e of Deno.readDir(path)) {
-        if (e.isFile && e.name.endsWith("_test.ts")) {
-          bytes += (await Deno.stat(join(path, e.name))).size;
-        }
-      }
+  const sizes = await Promise.all(
+    (await testFiles(paths)).map(async (f) => (await Deno.stat(f)).size),
+  );
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * The test modules `deno test PATHS` runs: a file as given, a folder's test modules at any depth;
+ * a missing path gives none (deno test names it).
+ */
+async function testFiles(paths: string[]): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await walk(path);
+      else if (e.isFile && TEST_MODULE.test(e.name)) found.push(path);
     }
+  };
+  for (const path of paths) {
+    const info = await Deno.stat(path).catch(() => undefined);
+    if (info?.isFile) found.push(path);
+    else if (info?.isDirectory) await walk(path);
   }
-  return bytes;
+  return found.sort();
+}
+
+/** This run's entry modules, in the checkout (so that its deno.json resolves their imports). */
+const entriesDir = fileURLToPath(new URL(`../.test-entries/${Deno.pid}/`, import.meta.url));
+
+/**
+ * One module importing every test module under `paths`, which `deno test` then runs as one:
+ * it gives each module it is given an isolate of its own, which loads the shared graph
+ * (onnxruntime, DuckDB, the engine) again, about half the CPU time of a folder of unit tests
+ * (tests/model, onnx, config and hf: 44 CPU seconds as 46 modules, 23 as one). The tests still
+ * name their own files where they fail. The paths themselves when they hold no test module.
+ */
+async function entryModule(paths: string[]): Promise<string[]> {
+  const files = await testFiles(paths);
+  if (files.length === 0) return paths;
+  await Deno.mkdir(entriesDir, { recursive: true });
+  const entry = join(entriesDir, `${key(paths).replaceAll(/[^A-Za-z0-9]+/g, "-")}_test.ts`);
+  const imports = files.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`);
+  await Deno.writeTextFile(entry, imports.join(""));
+  return [entry];
 }
 
 /** The CPU seconds of each folder run so far (undefined where there is no /proc). */
@@ -183,7 +223,10 @@ async function runGroup(paths: string[], buffered: boolean): Promise<void> {
   const junitPath = await Deno.makeTempFile({ prefix: "polyrl-junit-", suffix: ".xml" });
   const output = buffered ? "piped" : "inherit";
   const run = await new Deno.Command(Deno.execPath(), {
-    args: ["test", "-A", "--no-check", "--permit-no-files", `--junit-path=${junitPath}`, ...paths],
+    args: [
+      ...["test", "-A", "--no-check", "--permit-no-files", `--junit-path=${junitPath}`],
+      ...await entryModule(paths),
+    ],
     stdout: output,
     stderr: output,
     env: { [SUITE_FIXTURES_VAR]: fixtures },
@@ -235,6 +278,8 @@ await Promise.all(Array.from({ length: slots }, async (_, slot) => {
   await drain(sharedGroups);
 }));
 await Deno.remove(fixtures, { recursive: true });
+await Deno.remove(entriesDir, { recursive: true }).catch(() => {});
+await Deno.remove(join(entriesDir, "..")).catch(() => {}); // unless another run's are there
 
 if (Deno.args.length === 0) {
   await Deno.mkdir(new URL(".", localCostsFile), { recursive: true });
