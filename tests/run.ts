@@ -49,7 +49,10 @@ import { SUITE_FIXTURES_VAR } from "./support/suite-fixture.ts";
 /** Folders that must not run beside another (see the doc comment above). */
 const ALONE = new Set(["tests/workers/", "tests/device/", "tests/onnx-runtime/"]);
 
-/** A test module's name as `deno test` finds it in a folder: {*_,*.,}test.{ts,tsx,mts,js,mjs,jsx}. */
+/**
+ * A test module's name, as `deno test` finds them in a folder:
+ * {*_,*.,}test.{ts,tsx,mts,js,mjs,jsx}.
+ */
 const TEST_MODULE = /^(.*[_.])?test\.(ts|tsx|mts|js|mjs|jsx)$/;
 
 const jobs = Math.max(1, Number(Deno.env.get("POLYRL_TEST_JOBS") ?? 2) || 1);
