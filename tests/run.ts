@@ -14,20 +14,19 @@
  * process that dies takes only its folder's results with it: the runner names the folder and its
  * exit status, and counts it failed.
  *
- * Up to POLYRL_TEST_JOBS folders (default 2) run at once, longest first by the last full run's
- * CPU times (kept in .polyrl/test-cpu.json; in a fresh clone, tests/folder-cpu.json, a CI run's
- * copy of that file; else by the size of their test files), because a folder spends part of its
- * time waiting on the processes it starts (a CLI's module load, a dashboard, Chromium, a training
- * run) while the other core could work. The
- * folders in ALONE never run beside each other or beside a heavy folder: their tests start
- * processes that together keep a core or more busy while timers run (workers: a trainer, two
- * workers and their servers, one killed mid-step; device: h200.sh's stages, each under a time
- * limit; onnx-runtime: the software Vulkan adapter's threads). They run one after another first,
- * and beside them the other slots take the lightest folders (unit tests of one process each); then
- * every slot takes the rest, longest first. The other folders' timed assertions leave several
- * times the time they measure. No two folders share a fixed port or path: the tests use temporary
- * directories, port 0 and a fresh Postgres schema each. The tests within a folder run one at a
- * time (no `--parallel`): many time a step or kill a process they started.
+ * Up to POLYRL_TEST_JOBS folders (default 2) run at once, longest first by the last full run's CPU
+ * times (kept in .polyrl/test-cpu.json; in a fresh clone, tests/folder-cpu.json, a CI run's copy of
+ * that file; else by the size of their test files), because a folder spends part of its time
+ * waiting on the processes it starts (a CLI's module load, a dashboard, Chromium, a training run)
+ * while the other core could work. The folders in ALONE never run beside each other or beside a
+ * heavy folder: their tests start processes that together keep a core or more busy while timers run
+ * (workers: a trainer, two workers and their servers, one killed mid-step; device: h200.sh's
+ * stages, each under a time limit; onnx-runtime: the software Vulkan adapter's threads). They run
+ * one after another first, and beside them the other slots take the lightest folders (unit tests of
+ * one process each); then every slot takes the rest, longest first. The other folders' timed
+ * assertions leave several times the time they measure. No two folders share a fixed port or path:
+ * the tests use temporary directories, port 0 and a fresh Postgres schema each. The tests within a
+ * folder run one at a time (no `--parallel`): many time a step or kill a process they started.
  *
  * A folder's test modules run as one: the runner writes a module that imports them all (under
  * .test-entries/, removed at the end) and gives `deno test` that, which would otherwise load the

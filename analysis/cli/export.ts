@@ -48,7 +48,7 @@ const cli = defineCommand({
   examples: ["deno task export latest --format csv --out /tmp/latest-run"],
 });
 
-/** `deno task export ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task export ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

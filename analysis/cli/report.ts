@@ -171,7 +171,7 @@ async function writeCsvTables(
   return written;
 }
 
-/** `deno task report ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task report ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

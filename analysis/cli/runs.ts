@@ -61,7 +61,7 @@ type Action = (typeof ACTIONS)[number];
 /** What an annotating action did, as its confirmation says it. */
 const DONE = { tag: "tagged", untag: "untagged", hide: "hidden", unhide: "unhidden" } as const;
 
-/** `deno task runs ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task runs ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

@@ -89,7 +89,7 @@ async function runOne(conn: DuckDBConnection, query: string, format: Format, out
   }
 }
 
-/** `deno task sql ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task sql ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

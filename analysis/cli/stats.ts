@@ -48,7 +48,7 @@ function usageOnBadInput<T>(f: () => T): T {
   }
 }
 
-/** `deno task stats ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task stats ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, () => {
     const { values, positionals } = cli.parse(args);

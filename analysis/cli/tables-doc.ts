@@ -21,7 +21,7 @@ const cli = defineCommand({
   examples: ["deno run -A analysis/cli/tables-doc.ts", "deno task docs"],
 });
 
-/** `deno task tables-doc ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task tables-doc ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { positionals } = cli.parse(args);

@@ -91,7 +91,7 @@ async function readIfPresent(path: string): Promise<string | undefined> {
   });
 }
 
-/** `deno task docs ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task docs ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values } = cli.parse(args);

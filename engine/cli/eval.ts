@@ -213,7 +213,7 @@ function table(rows: readonly BenchmarkSummary[]): string {
   return [line(head), ...body.map(line), note].join("\n");
 }
 
-/** `deno task eval ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task eval ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

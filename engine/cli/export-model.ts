@@ -97,7 +97,7 @@ async function checkOut(dir: string): Promise<void> {
   }
 }
 
-/** `deno task export-model ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task export-model ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values, positionals } = cli.parse(args);

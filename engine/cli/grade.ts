@@ -131,7 +131,7 @@ function describe(result: GradeResult): string {
   ].join("\n");
 }
 
-/** `deno task grade ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task grade ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(usage, async () => {
     const strictArgs = args.filter((a) => a !== "--no-strict");

@@ -339,7 +339,7 @@ async function evaluateSearch(
   };
 }
 
-/** `deno task pretrain ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task pretrain ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values } = cli.parse(args);

@@ -82,7 +82,7 @@ function numberOption(name: string, value: string | undefined, integer: boolean)
   return n;
 }
 
-/** `deno task replay ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task replay ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values, positionals } = cli.parse(args);

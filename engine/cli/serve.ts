@@ -150,7 +150,7 @@ function requestLogFile(path: string): (line: string) => void {
   };
 }
 
-/** `deno task serve ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task serve ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

@@ -133,7 +133,7 @@ const cli = defineCommand({
   ],
 });
 
-/** `deno task train ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task train ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values } = cli.parse(args);

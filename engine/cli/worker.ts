@@ -51,7 +51,7 @@ const cli = defineCommand({
   ],
 });
 
-/** `deno task worker ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task worker ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values, positionals } = cli.parse(args);

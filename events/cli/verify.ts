@@ -55,7 +55,7 @@ function render(report: VerifyReport, format: string): string {
   return lines.join("\n");
 }
 
-/** `deno task verify ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task verify ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values, positionals } = cli.parse(args);

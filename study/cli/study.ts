@@ -87,7 +87,7 @@ const cli = defineCommand({
   ],
 });
 
-/** `deno task study ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task study ARGS` in this process; resolves to its exit code. */
 export function main(args: string[]): Promise<number> {
   if (args[0] === "power") return powerCommand(args.slice(1));
   if (args[0] === "estimate") return estimateCommand(args.slice(1));

@@ -71,7 +71,7 @@ const cli = defineCommand({
   ],
 });
 
-/** `deno task bench ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task bench ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values, positionals } = cli.parse(args);

@@ -208,7 +208,7 @@ export async function compareTraining(opts: {
   return runs;
 }
 
-/** `deno task bench-compare ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task bench-compare ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(cli.usage, async () => {
     const { values } = cli.parse(args);

@@ -78,9 +78,9 @@ let running: Promise<unknown> = Promise.resolve();
 /**
  * The task's `main` in this process, its output collected: console.log, console.info and
  * Deno.stdout writes as its stdout, console.error, console.warn and Deno.stderr writes as its
- * stderr (a console call a line as the console prints it). For any task whose output here is all
- * the test reads (`--help`); its module is loaded into the test's process and stays there. Runs
- * asked for at once go one after another.
+ * stderr (a console call a line as the console prints it). runCli takes it for the tasks of
+ * IN_PROCESS; help_test for every task's `--help`, whose output is all it reads. The task's module
+ * is loaded into the test's process and stays there. Runs asked for at once go one after another.
  *
  * @example
  * ```ts

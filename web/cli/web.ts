@@ -60,7 +60,7 @@ const cli = defineCommand({
   examples: ["deno task web", "deno task web --store runs.sqlite --port 8080"],
 });
 
-/** `deno task web ARGS` run in this process; resolves to the exit code the task exits with. */
+/** `deno task web ARGS` in this process; resolves to its exit code. */
 export const main = (args: string[]): Promise<number> =>
   commandExitCode(USAGE, async () => {
     const { values } = cli.parse(args);
