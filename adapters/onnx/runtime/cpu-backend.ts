@@ -4,6 +4,7 @@
  * prepared run, which carries no onnxruntime-node) loads without it.
  */
 import type { HostTensor } from "./host-tensor.ts";
+import { GENERATION_BLOCKS, keepFreedTensorMemory } from "./glibc-malloc.ts";
 import { nodeTensor } from "./node-tensor.ts";
 import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
 import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
@@ -37,6 +38,8 @@ export async function openCpuRuntime(
     );
   });
   const ort = ortNode as unknown as OrtModule;
+  // Its arena is off (below): each run's freed tensors are kept for the next instead.
+  keepFreedTensorMemory(GENERATION_BLOCKS);
   return ortRuntime({
     ort,
     info: Object.freeze({

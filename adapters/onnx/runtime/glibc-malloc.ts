@@ -1,45 +1,58 @@
 /**
- * Tells glibc's malloc to keep freed tensor memory for reuse, for processes that run one graph
- * step after step (supervised training). onnxruntime plans each session's intermediate tensors
- * into one block per run (its memory pattern), and the cpu backend runs with its arena off (the
- * arena grew without bound as generation varied shapes), so every run mallocs and frees that
- * block: 110 MB for the embedded model's 8 x 128 train step. glibc serves a block that large with
- * fresh mmap pages (past 128 KiB, raised only to the largest block freed so far and never past
- * 32 MiB) and unmaps it on free, so each step faulted its activations in anew: 28,000 page faults
- * and about 40 ms of kernel time in a 185 ms step (`/usr/bin/time -v`, docs/PERFORMANCE.md). With
- * blocks up to 1 GiB taken from the heap and its free top kept, a step reuses the pages the step
- * before it touched. Not for RL runs, which interleave generation's many shapes with the updates:
- * there the kept blocks fragment the heap, and the default run's peak RSS rose from 1441 to 2341
- * MiB (for CPU time 0.90x). Allocation only: results are bit-identical.
+ * Tells glibc's malloc to keep the memory onnxruntime frees for the next run of a session, instead
+ * of returning it to the kernel and faulting it in again. The cpu backend runs with onnxruntime's
+ * arena off (the arena grew without bound as generation varied shapes), so each run mallocs and
+ * frees its tensors. glibc serves a block past its mmap threshold (128 KiB, raised only to the
+ * largest block freed so far) with fresh mmap pages and unmaps it on free, and gives back free
+ * memory at the heap's top past its trim threshold (twice that), so a run faults in much of what
+ * the run before it touched: on this VM a fault costs about 13 us of CPU (docs/PERFORMANCE.md).
+ *
+ * Two levels. Every cpu process keeps blocks up to 32 MiB (glibc's own ceiling for its moving
+ * threshold) and its heap's free top: a 2-step smoke run (batch 4) fell from 309,000-335,000 page
+ * faults and 9.3-10.3 CPU s to about 130,000 and 6.9-7.4 s, and 3 steps of the default preset
+ * from 47-55 CPU s to 29-30, at the same peak RSS, since blocks past 32 MiB are still mapped
+ * anew (docs/PERFORMANCE.md, "A cpu run's freed tensors").
+ * Supervised training, one shape step after step, keeps every block up to 1 GiB: its step plans
+ * 110 MB in one block (28,000 faults and about 40 ms of kernel time in a 185 ms step before). Not
+ * for RL runs: there generation's many block sizes fragment the kept heap, and the default run's
+ * peak RSS rose from 1441 to 2341 MiB. Allocation only: results are bit-identical.
  */
 
 /** mallopt parameters (malloc.h). */
 const M_TRIM_THRESHOLD = -1;
 const M_MMAP_THRESHOLD = -3;
-/** Blocks up to this size come from the heap; a larger run's block is mmapped as before. */
-const MMAP_THRESHOLD = 1024 * 1024 * 1024;
 /** Free memory at the top of the heap kept for the next run rather than returned to the kernel. */
 const TRIM_THRESHOLD = 2 * 1024 * 1024 * 1024 - 1;
 
-let applied: boolean | undefined;
+/** Blocks up to this size come from the heap in every cpu process; larger ones are mapped anew. */
+export const GENERATION_BLOCKS = 32 * 1024 * 1024;
+/** The same for supervised training, whose step's plan is one block of about 110 MB. */
+export const TRAIN_STEP_BLOCKS = 1024 * 1024 * 1024;
+
+/** The largest block this process keeps so far; 0 while glibc has its defaults. */
+let keptBlocks = 0;
 
 /**
- * Sets the thresholds once per process; false where they do not apply (not Linux with glibc, or
- * no `--allow-ffi`, in which case malloc keeps its defaults and only speed differs).
+ * Keeps freed blocks up to `largestBlock` bytes (GENERATION_BLOCKS or TRAIN_STEP_BLOCKS) and the
+ * heap's free top, once per process and level: a lower level after a higher one changes nothing.
+ * False where the thresholds do not apply (not Linux with glibc, or no `--allow-ffi`, in which
+ * case malloc keeps its defaults and only speed differs).
  *
  * @example
  * ```ts
- * import { keepFreedTensorMemory } from "./glibc-malloc.ts";
+ * import { keepFreedTensorMemory, TRAIN_STEP_BLOCKS } from "./glibc-malloc.ts";
  *
- * keepFreedTensorMemory(); // before the first step
+ * keepFreedTensorMemory(TRAIN_STEP_BLOCKS); // before the first step
  * ```
  */
-export function keepFreedTensorMemory(): boolean {
-  applied ??= setThresholds();
-  return applied;
+export function keepFreedTensorMemory(largestBlock: number): boolean {
+  if (largestBlock <= keptBlocks) return true;
+  if (!setThresholds(largestBlock)) return false;
+  keptBlocks = largestBlock;
+  return true;
 }
 
-function setThresholds(): boolean {
+function setThresholds(largestBlock: number): boolean {
   if (Deno.build.os !== "linux") return false;
   // Asking first: an ungranted FFI permission would otherwise prompt on a terminal.
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return false;
@@ -51,7 +64,7 @@ function setThresholds(): boolean {
   }
   try {
     // mallopt returns 1 on success.
-    return libc.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) === 1 &&
+    return libc.symbols.mallopt(M_MMAP_THRESHOLD, largestBlock) === 1 &&
       libc.symbols.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) === 1;
   } finally {
     libc.close();
