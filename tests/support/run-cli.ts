@@ -5,13 +5,13 @@
  * function `deno run` calls, and the test reads what it printed (console and Deno.stdout/stderr
  * writes, collected) and its exit code. A `deno run` spent about 0.5 of a query's 0.7 CPU seconds,
  * and 0.65 of a smoke training run's 3 or so, loading modules, and the suite ran about 200 of the
- * one and 90 of the other (train, eval). The other tasks run as a `deno run` child: servers;
- * pretrain, which sets the process's malloc thresholds; anything a test signals; and replay, whose
- * point is to run the recorded code afresh: a process imports a module once, so a custom workflow
- * module edited after the run would replay as its first import (tests/workflows'
- * custom-workflow_test edits one). Tests of the process itself (exit status, working directory,
- * environment, signals) spawn it themselves (tests/cli/usage-errors, tests/security's task-run.ts
- * and store-helpers.ts).
+ * one and 90 of the other (train, eval), and 29 replays. The other tasks run as a `deno run` child:
+ * servers; pretrain, which sets the process's malloc thresholds for one shape; anything a test
+ * signals. A process imports a module once, so a test that edits a custom workflow module after
+ * its run and replays it runs that replay as a child (`runChild`), to import the module afresh
+ * (tests/workflows' custom-workflow_test). Tests of the process itself (exit status, working
+ * directory, environment, signals) spawn it themselves (tests/cli/usage-errors, tests/security's
+ * task-run.ts and store-helpers.ts).
  */
 
 const ROOT = new URL("../..", import.meta.url).pathname;
@@ -38,6 +38,7 @@ const IN_PROCESS = new Set([
   "engine/cli/eval.ts",
   "engine/cli/export-model.ts",
   "engine/cli/grade.ts",
+  "engine/cli/replay.ts",
   "engine/cli/train.ts",
   "events/cli/verify.ts",
   "study/cli/study.ts",
@@ -59,6 +60,22 @@ export async function runCli(script: string, ...args: string[]): Promise<CliResu
   if (IN_PROCESS.has(script) && `${Deno.cwd()}/` === ROOT) {
     return await runInProcess(script, ...args);
   }
+  return await runChild(script, ...args);
+}
+
+/**
+ * `deno run -A SCRIPT ARGS...` in the repository root, colours off, always as a child process:
+ * for a run that must import its modules afresh.
+ *
+ * @example
+ * ```ts
+ * import { runChild } from "./run-cli.ts";
+ *
+ * const r = await runChild("engine/cli/replay.ts", "latest");
+ * r.code; // 0 when the latest run of the default store replays bit-identically
+ * ```
+ */
+export async function runChild(script: string, ...args: string[]): Promise<CliResult> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, ...args],
     cwd: ROOT,

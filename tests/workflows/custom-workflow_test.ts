@@ -17,7 +17,7 @@ import {
 } from "../../engine/workflows/mod.ts";
 import { type NewEvent, openStore, sha256Hex, type StoredEvent } from "../../events/mod.ts";
 import { changedModuleText, formatReplayReport } from "../../engine/replay/mod.ts";
-import { runCli } from "../support/run-cli.ts";
+import { runChild, runCli } from "../support/run-cli.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const EXAMPLE = `${ROOT}/engine/workflows/examples/planner-executors.ts`;
@@ -224,7 +224,8 @@ Deno.test("replay names a module edited after the run as the cause", async () =>
     await Deno.writeTextFile(module, source.replace(target, `"Edited. " + ${target}`));
     const current = sha256Hex(await Deno.readFile(module));
 
-    const replayed = await runCli(
+    // A child: this process imported the module as the run had it.
+    const replayed = await runChild(
       "engine/cli/replay.ts",
       "edited",
       "--store",
