@@ -2,14 +2,14 @@
  * End to end in Debian's headless chromium (driven by playwright-core): the runs page lists the
  * runs, the run page draws a gradient-norm chart with one line per worker group and receives new
  * steps while the run is appending, the SQL console returns the right row count from DuckDB-Wasm.
- * Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a temp dir, printed).
+ * Screenshots go to $POLYRL_WEB_SCREENSHOTS when set.
  */
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { fakeRunEvents, writeFakeRun } from "../support/fake-run.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
@@ -20,7 +20,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const { dir, path } = await fillDashboardStore();
-    const shots = await screenshotDir("polyrl-web-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -32,7 +32,7 @@ Deno.test({
       await page.getByPlaceholder("filter runs").fill("dr-mas");
       assert.equal(await page.locator(".runs-table tbody tr").count(), 2);
       await page.getByPlaceholder("filter runs").fill("");
-      await page.screenshot({ path: `${shots}/runs.png`, fullPage: true });
+      await shots.take(page, "runs.png");
 
       await page.goto(`${dashboard.url}runs/live-s3`);
       const grad = page.locator('[data-chart="grad-wg"] canvas');
@@ -56,20 +56,20 @@ Deno.test({
         await page.locator("[data-live-events]").getAttribute("data-live-events"),
       );
       assert.ok(received > 10, `live events received: ${received}`);
-      await page.screenshot({ path: `${shots}/run.png`, fullPage: true });
+      await shots.take(page, "run.png");
 
       const t0 = performance.now();
       await page.goto(`${dashboard.url}runs/grpo-s1`);
       await page.locator('[data-chart="grad-wg"] canvas').waitFor();
       // The large-run figure (10k steps) is `deno task bench web`; this is the small run's.
       console.log(`run page first render: ${Math.round(performance.now() - t0)} ms`);
-      await page.screenshot({ path: `${shots}/run-spike.png`, fullPage: true });
+      await shots.take(page, "run-spike.png");
 
       await page.goto(
         `${dashboard.url}compare?runs=grpo-s1,grpo-s2,drmas-s1,drmas-s2&by=estimator&baseline=grpo`,
       );
       await page.locator('[data-chart="curve-0"] canvas').waitFor();
-      await page.screenshot({ path: `${shots}/compare.png`, fullPage: true });
+      await shots.take(page, "compare.png");
 
       await page.goto(`${dashboard.url}sql`);
       await page.locator("textarea").fill(
@@ -90,14 +90,13 @@ Deno.test({
       assert.equal(turns, 8 * 2 * 4 * 2);
       const row = new RegExp(`drmas-s1\\s+${turns}`);
       assert.match(await page.locator(".result .scroll tbody").innerText(), row);
-      await page.screenshot({ path: `${shots}/sql.png`, fullPage: true });
+      await shots.take(page, "sql.png");
       // The same query on the server: the island posts JSON, which the server requires.
       await page.locator("#run-server").click();
       await page.locator(".result", { hasText: "server projection" }).waitFor({ timeout: 30_000 });
       assert.deepEqual(await page.locator("pre.error").allInnerTexts(), [], "server SQL error");
       assert.match(await page.locator(".result .scroll tbody").innerText(), row);
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
       await Deno.remove(dir, { recursive: true });

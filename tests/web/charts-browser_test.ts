@@ -3,8 +3,8 @@
  * every chart of a page (read from each legend and found drawn on each canvas), a y-axis label
  * on every chart, a dot for a run's only step, smoothing and a log scale chosen per chart set,
  * the SQL console's quick chart with one line per group, and DuckDB's own message for a query
- * that fails in the browser. Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a temp dir,
- * printed).
+ * that fails in the browser. Screenshots go to $POLYRL_WEB_SCREENSHOTS when
+ * set.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
@@ -13,7 +13,7 @@ import { serveDashboard } from "../../web/server/serve.ts";
 import { EXAMPLE_QUERIES } from "../../web/pages/sql-page.tsx";
 import { dashboardRun, fillDashboardStore } from "./fixtures/dashboard-store.ts";
 import { writeFakeRun } from "../support/fake-run.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
@@ -136,7 +136,7 @@ Deno.test({
         }),
       );
     }
-    const shots = await screenshotDir("polyrl-charts-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -187,7 +187,7 @@ Deno.test({
       }
       const names = Object.keys(lines);
       assert.equal(new Set(Object.values(lines)).size, names.length, JSON.stringify(lines));
-      await page.screenshot({ path: `${shots}/charts-run.png`, fullPage: true });
+      await shots.take(page, "charts-run.png");
 
       // Smoothing moves the line under the cursor (the 60x spike of wg-solver at step 4), the
       // log scale redraws without changing values, and both apply to every chart of the set.
@@ -210,7 +210,7 @@ Deno.test({
       // The palette is kept when the view changes.
       assert.equal((await legendColours(page, "lemma")).critic, critic);
       await page.mouse.move(0, 0);
-      await page.screenshot({ path: `${shots}/charts-run-smoothed-log.png`, fullPage: true });
+      await shots.take(page, "charts-run-smoothed-log.png");
 
       // A run of one step: every line is a dot.
       await page.goto(`${dashboard.url}runs/one-step`);
@@ -225,7 +225,7 @@ Deno.test({
           );
         }
       }
-      await page.screenshot({ path: `${shots}/charts-one-step.png`, fullPage: true });
+      await shots.take(page, "charts-one-step.png");
 
       // Compare: a group (and each of its runs) has one colour in both overlaid charts.
       await page.goto(
@@ -242,7 +242,7 @@ Deno.test({
       ]);
       assert.deepEqual(evalCurves, rewardCurves);
       assert.notEqual(rewardCurves.grpo, rewardCurves["dr-mas"]);
-      await page.screenshot({ path: `${shots}/charts-compare.png`, fullPage: true });
+      await shots.take(page, "charts-compare.png");
 
       // SQL: one line per agent, in the browser and on the server.
       await page.goto(`${dashboard.url}sql`);
@@ -258,7 +258,7 @@ Deno.test({
         }
         assert.ok((await yLabelInk(page, "sql")) > 15, `${engine}: no y-axis label`);
       }
-      await page.screenshot({ path: `${shots}/charts-sql-grouped.png`, fullPage: true });
+      await shots.take(page, "charts-sql-grouped.png");
 
       // Values a log axis cannot show, and NaN: not drawn, and no error (checked at the end).
       assert.deepEqual(
@@ -307,7 +307,7 @@ Deno.test({
       for (const [label, colour] of Object.entries(barColours)) {
         assert.ok((await heightOf(page, "sql", colour)) > 8, `bars of ${label} flat or hidden`);
       }
-      await page.screenshot({ path: `${shots}/charts-sql-bars-log.png`, fullPage: true });
+      await shots.take(page, "charts-sql-bars-log.png");
       // Picking an example puts it in the editor.
       await page.getByLabel("example queries").selectOption({ label: EXAMPLE_QUERIES[1].title });
       assert.equal(await page.locator("textarea").inputValue(), EXAMPLE_QUERIES[1].sql);
@@ -326,7 +326,7 @@ Deno.test({
         assert.match(error ?? "no error shown", message, sql);
         assert.doesNotMatch(error, /_setThrew/, sql);
         if (sql === failures[0][0]) {
-          await page.screenshot({ path: `${shots}/charts-sql-error.png`, fullPage: true });
+          await shots.take(page, "charts-sql-error.png");
         }
       }
       assert.deepEqual(
@@ -340,7 +340,6 @@ Deno.test({
       // 6 steps x 2 prompts x 4 samples x 2 agents.
       assert.match(await page.locator(".result .scroll tbody").innerText(), /^96$/m);
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
       await Deno.remove(dir, { recursive: true });

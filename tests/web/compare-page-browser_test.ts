@@ -3,11 +3,11 @@
  * (tests/web/fixtures/mixed-store.ts): the default shows the completed training runs with the
  * reason its comparison table is empty, the form widens the selection to every run but one, and
  * a hostile predicate comes back as the page's error with the form kept. Screenshots go to
- * $POLYRL_WEB_SCREENSHOTS (default: a temp dir, printed).
+ * $POLYRL_WEB_SCREENSHOTS when set.
  */
 import assert from "node:assert/strict";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillMixedStore, MIXED_RUNS } from "./fixtures/mixed-store.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -19,7 +19,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const { path } = await fillMixedStore();
-    const shots = await screenshotDir("polyrl-compare-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -33,7 +33,7 @@ Deno.test({
       assert.deepEqual(await shown(), [MIXED_RUNS.completed, MIXED_RUNS.resumed].sort());
       assert.match(await page.locator(".empty-reason").first().innerText(), /^only estimator=/);
       await page.locator("figure.chart canvas").first().waitFor();
-      await page.screenshot({ path: `${shots}/compare-default.png`, fullPage: true });
+      await shots.take(page, "compare-default.png");
 
       // Every run but the dead one, through the form as a user fills it in.
       await page.locator('input[name="status"]').fill("all");
@@ -55,7 +55,7 @@ Deno.test({
         "run_id <> 'mixed-dead'",
       );
       await page.locator("figure.chart canvas").first().waitFor();
-      await page.screenshot({ path: `${shots}/compare-filtered.png`, fullPage: true });
+      await shots.take(page, "compare-filtered.png");
 
       await page.locator('input[name="where"]').fill("1=1) union select 'x' --");
       await page.getByRole("button", { name: "compare" }).click();
@@ -65,9 +65,8 @@ Deno.test({
         /^where "1=1\) union select 'x' --"/,
       );
       assert.equal(await page.locator("table.groups").count(), 0);
-      await page.screenshot({ path: `${shots}/compare-hostile.png`, fullPage: true });
+      await shots.take(page, "compare-hostile.png");
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
     }

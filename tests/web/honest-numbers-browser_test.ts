@@ -5,13 +5,13 @@
  * reward and accuracy each on a chart of its own, both drawn, with a note when they are equal;
  * and the compare page's overlays with a thin line per run beside each group's mean, for reward,
  * evaluation, gradient norms and the Lemma 4.2 multiplier. Screenshots go to
- * $POLYRL_WEB_SCREENSHOTS (default: a temp dir, printed).
+ * $POLYRL_WEB_SCREENSHOTS when set.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { runCli } from "../support/run-cli.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillDashboardStore } from "./fixtures/dashboard-store.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -72,7 +72,7 @@ Deno.test({
       );
       assert.equal(trained.code, 0, trained.stderr);
     }
-    const shots = await screenshotDir("polyrl-honest-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -95,7 +95,7 @@ Deno.test({
       const headers = await trajectory.locator("th").allInnerTexts();
       assert.deepEqual(headers.slice(7, 9), ["turn reward", "trajectory reward"]);
       await trajectory.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${shots}/turn-rewards.png` });
+      await shots.take(page, "turn-rewards.png", { fullPage: false });
 
       // Its timeline: both groups on the device in all 5 steps, loaded in step 0 only.
       const timeline = page.locator("svg.timeline");
@@ -110,7 +110,7 @@ Deno.test({
         "step 4",
       ]);
       await timeline.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${shots}/timeline.png` });
+      await shots.take(page, "timeline.png", { fullPage: false });
 
       // Reward and accuracy: each drawn on its own chart; equal here, which the page says.
       const equalities = [["grpo-s1", true], ["resident", true], ["weighted", false]] as const;
@@ -125,7 +125,7 @@ Deno.test({
         const note = page.locator('[data-note="reward-is-accuracy"]');
         assert.equal(await note.count(), equal ? 1 : 0, runId);
         if (equal) assert.match(await note.innerText(), /^Rollout reward and accuracy are equal/);
-        await page.screenshot({ path: `${shots}/reward-accuracy-${runId}.png`, fullPage: true });
+        await shots.take(page, `reward-accuracy-${runId}.png`);
       }
 
       // Compare: every overlay has each group's mean and each of its runs, thin and in its colour.
@@ -174,9 +174,8 @@ Deno.test({
         }
       }
       await page.locator('[data-chart="curve-0"]').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${shots}/compare-overlays.png`, fullPage: true });
+      await shots.take(page, "compare-overlays.png");
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
       await Deno.remove(dir, { recursive: true });

@@ -2,12 +2,12 @@
  * Every run page of the mixed store (completed, failed, first-step, interrupted, resumed and eval
  * runs: tests/web/fixtures/mixed-store.ts) in Debian's headless chromium: each loads without a
  * server error or a page error, draws the charts it has data for and says what it has not; the
- * trajectory browser's filter form works. Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a
- * temp dir, printed).
+ * trajectory browser's filter form works. Screenshots go to $POLYRL_WEB_SCREENSHOTS
+ * when set.
  */
 import assert from "node:assert/strict";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillMixedStore, MIXED_RUNS } from "./fixtures/mixed-store.ts";
 
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -19,7 +19,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const { path } = await fillMixedStore();
-    const shots = await screenshotDir("polyrl-run-page-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -36,7 +36,7 @@ Deno.test({
         for (const text of await page.locator("figure.chart[data-empty] p").allInnerTexts()) {
           assert.match(text, /^no /, `${runId}: ${text}`);
         }
-        await page.screenshot({ path: `${shots}/run-${name}.png`, fullPage: true });
+        await shots.take(page, `run-${name}.png`);
       }
 
       await page.goto(`${dashboard.url}runs/${MIXED_RUNS.completed}`);
@@ -60,9 +60,8 @@ Deno.test({
       assert.ok(headers.length > 0, "step 0 has correct validation trajectories");
       for (const h of headers) assert.match(h, /✓ correct/);
       await page.locator("#trajectories").scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `${shots}/trajectories-filtered.png`, fullPage: true });
+      await shots.take(page, "trajectories-filtered.png");
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
     }

@@ -3,14 +3,14 @@
  * that starts appears, a run that completes changes status, a run whose writer died (its lease
  * names a gone process on this host) turns interrupted without any event, tags set with
  * `deno task runs tag` show as chips that filter, and a run hidden with `runs hide` leaves the
- * table until "show hidden" is ticked. Screenshots go to $POLYRL_WEB_SCREENSHOTS (default: a
- * temp dir, printed).
+ * table until "show hidden" is ticked. Screenshots go to $POLYRL_WEB_SCREENSHOTS
+ * when set.
  */
 import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { runCli } from "../support/run-cli.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshotDir } from "./fixtures/chromium.ts";
+import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { writeFakeRun } from "../support/fake-run.ts";
 
@@ -30,7 +30,7 @@ Deno.test({
   sanitizeResources: false,
   fn: async () => {
     const { dir, path } = await fillDashboardStore();
-    const shots = await screenshotDir("polyrl-web-shots-");
+    const shots = screenshots();
     const dashboard = await serveDashboard(path, { port: 0 });
     await using chrome = await launchChromium();
     try {
@@ -42,7 +42,7 @@ Deno.test({
       await page.goto(dashboard.url);
       await row("live-s3").waitFor();
       assert.equal(await statusOf("live-s3").innerText(), "running");
-      await page.screenshot({ path: `${shots}/runs-live-0-initial.png`, fullPage: true });
+      await shots.take(page, "runs-live-0-initial.png");
 
       // A new run starts and the running one completes: both show up without a reload.
       {
@@ -88,7 +88,7 @@ Deno.test({
       });
       await row("grpo-s2").waitFor({ state: "detached", timeout: 20_000 });
       assert.match(await page.locator(".toolbar").innerText(), /show hidden \(1\)/);
-      await page.screenshot({ path: `${shots}/runs-live-1-tagged.png`, fullPage: true });
+      await shots.take(page, "runs-live-1-tagged.png");
 
       // Clicking a tag keeps only its runs; the select says which.
       await row("drmas-s1").locator("button.tag", { hasText: "ablation" }).click();
@@ -101,7 +101,7 @@ Deno.test({
       );
       await page.locator('select[name="tag"]').selectOption("baseline");
       assert.equal(await page.locator(".runs-table tbody tr").count(), 2);
-      await page.screenshot({ path: `${shots}/runs-live-2-tag-filter.png`, fullPage: true });
+      await shots.take(page, "runs-live-2-tag-filter.png");
       await page.locator('select[name="tag"]').selectOption("");
 
       // Show hidden: the hidden run is back, marked.
@@ -110,10 +110,9 @@ Deno.test({
       assert.match(await row("grpo-s2").innerText(), /\(hidden\)/);
       const duration = await row("live-s3").locator("td").last().innerText();
       assert.match(duration, /^\d+(\.\d)? s$|^\d+ m \d\d s$/, `duration cell ${duration}`);
-      await page.screenshot({ path: `${shots}/runs-live-3-show-hidden.png`, fullPage: true });
+      await shots.take(page, "runs-live-3-show-hidden.png");
 
       assert.deepEqual(errors, []);
-      console.log(`screenshots in ${shots}`);
     } finally {
       await dashboard.close();
       await Deno.remove(dir, { recursive: true });
