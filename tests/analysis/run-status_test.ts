@@ -49,8 +49,10 @@ Deno.test({
     const dir = await tempDir();
     const store = `${dir}/events.sqlite`;
     const runId = "killed-1";
+    // Stopped right after its lease, in its first step: the resume trains the rest.
+    const steps = 4;
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", TRAIN, "--preset", "smoke", "--steps", "10", "--device", "cpu"]
+      args: ["run", "-A", TRAIN, "--preset", "smoke", "--steps", String(steps), "--device", "cpu"]
         .concat(["--run-id", runId, "--store", store]),
       stdout: "null",
       stderr: "null",
@@ -70,7 +72,7 @@ Deno.test({
       child.kill("SIGSTOP");
       const [live] = await json(RUNS, "--store", store, "--format", "json");
       assert.equal(live.status, "running");
-      // The step under way is not done: a run in its step s has s steps done (of 10 asked for).
+      // The step under way is not done: a run in its step s has s steps done (of those asked for).
       const [progress] = await json(
         SQL,
         ...["--store", store, "--format", "json"],
@@ -78,7 +80,7 @@ Deno.test({
       );
       assert.deepEqual(progress, {
         last_step: progress.last_step,
-        steps: 10,
+        steps,
         steps_done: progress.last_step ?? 0,
       });
       // A resume while the writer lives would be a second writer: refused, nothing appended.
@@ -112,7 +114,7 @@ Deno.test({
       "json",
       "SELECT steps_done FROM runs",
     );
-    assert.deepEqual(done, { steps_done: 10 });
+    assert.deepEqual(done, { steps_done: steps });
     // A kill writes no end event: the resume continues the attempt, and the log is the one an
     // uninterrupted run writes (tests/replay/resume_test.ts), not one with a marker in it.
     assert.equal(rows[0].attempts, 1);
