@@ -8,21 +8,25 @@ import type { NewEvent } from "../../events/mod.ts";
 import { EXPORTED } from "../../analysis/projections/schema.ts";
 import { runSpec, tempStore } from "./fixtures/fill-store.ts";
 import { writeFakeRun } from "../support/fake-run.ts";
+import { runCli } from "../support/run-cli.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
+/**
+ * `deno task SCRIPT ARGS` of analysis/cli: in this process through runCli, or as a child when a
+ * test types `stdin` into it (the sql prompt).
+ */
 async function task(script: string, args: string[], stdin?: string) {
+  if (stdin === undefined) return await runCli(`analysis/cli/${script}.ts`, ...args);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${root}analysis/cli/${script}.ts`, ...args],
-    stdin: stdin === undefined ? "null" : "piped",
+    stdin: "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  if (stdin !== undefined) {
-    const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(stdin));
-    await w.close();
-  }
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(stdin));
+  await w.close();
   const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
