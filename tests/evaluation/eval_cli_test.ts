@@ -10,20 +10,11 @@ import { openAnalysis } from "../../analysis/mod.ts";
 import { generateArithmeticTasks, gradeAnswer } from "../../engine/tasks/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
+import { runCli } from "../support/run-cli.ts";
 
-const CLI = new URL("../../engine/cli/eval.ts", import.meta.url).pathname;
-
-async function evalCli(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+/** `deno task eval ARGS`, in this process through runCli. */
+function evalCli(...args: string[]) {
+  return runCli("engine/cli/eval.ts", ...args);
 }
 
 /** A randomly initialised embedded-architecture model in `dir` (no pretraining needed). */
