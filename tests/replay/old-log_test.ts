@@ -12,6 +12,7 @@ import { openStore } from "../../events/mod.ts";
 import { asTrajectoryV1, trajectoryV1Catalogue } from "../events/fixtures/trajectory-v1.ts";
 import { copyStore, editData, firstOfType, rehashStream } from "./tamper-log.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";
+import { runCli } from "../support/run-cli.ts";
 
 Deno.test("a run logged with trajectory.completed v1 replays identical under v2", async (t) => {
   const tmp = await Deno.makeTempDir();
@@ -75,13 +76,8 @@ Deno.test("a run logged with trajectory.completed v1 replays identical under v2"
     });
 
     await t.step("the replay command exits 0 on the old log", async () => {
-      const cli = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "engine/cli/replay.ts", "latest", "--store", path],
-        cwd: new URL("../..", import.meta.url).pathname,
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      const out = new TextDecoder().decode(cli.stdout);
+      const cli = await runCli("engine/cli/replay.ts", "latest", "--store", path);
+      const out = cli.stdout;
       assert.equal(cli.code, 0, out);
       assert.match(out, /identical through step 1/);
     });

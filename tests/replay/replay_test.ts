@@ -8,6 +8,7 @@ import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { openStore } from "../../events/mod.ts";
 import { copyStore } from "./tamper-log.ts";
 import { randomModel, tinyConfig } from "./tiny-run.ts";
+import { runCli } from "../support/run-cli.ts";
 
 /** Rewrites one logged event's canonical JSON data in place, as an attacker or a bug would. */
 function tamper(path: string, type: string, edit: (data: Record<string, unknown>) => void) {
@@ -84,13 +85,8 @@ Deno.test("replay: identical run, --from/--to, tampered event and config, other 
       assert.match(report.likelyCauses[0], /^the log was altered \(hash-mismatch at position /);
 
       // The command says the same and exits 1.
-      const cli = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "engine/cli/replay.ts", "latest", "--store", copy],
-        cwd: new URL("../..", import.meta.url).pathname,
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      const out = new TextDecoder().decode(cli.stdout);
+      const cli = await runCli("engine/cli/replay.ts", "latest", "--store", copy);
+      const out = cli.stdout;
       assert.equal(cli.code, 1, out);
       assert.match(out, /first divergent event #\d+ gradient_step\.applied step=0/);
       assert.match(out, /losses\.total: recorded /);

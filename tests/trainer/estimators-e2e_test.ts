@@ -13,6 +13,7 @@ import { policyBatch, responseValues } from "../../engine/trainer/policy-batch.t
 import { runTraining } from "../../engine/trainer/train-loop.ts";
 import { type EventData, type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import { randomModel, tinyConfigInput } from "../replay/tiny-run.ts";
+import { runCli } from "../support/run-cli.ts";
 
 type Events = StoredEvent<NewEvent>[];
 
@@ -290,12 +291,8 @@ Deno.test("LoRA dropout: applied in the update, recorded, and replayed bit for b
       await runtime.close();
     }
     // And as a user runs it.
-    const cli = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "engine/cli/replay.ts", "drop", "--store", withDropout.path],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const said = new TextDecoder().decode(cli.stdout) + new TextDecoder().decode(cli.stderr);
+    const cli = await runCli("engine/cli/replay.ts", "drop", "--store", withDropout.path);
+    const said = cli.stdout + cli.stderr;
     assert.equal(cli.code, 0, said);
     assert.match(said, /identical/);
   } finally {
