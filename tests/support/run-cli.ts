@@ -4,8 +4,8 @@
  * The tasks of IN_PROCESS run in the test's own process: their modules export `main`, the same
  * function `deno run` calls, and the test reads what it printed (console and Deno.stdout/stderr
  * writes, collected) and its exit code. A `deno run` spent about 0.5 of a query's 0.7 CPU seconds,
- * and 0.65 of a smoke training run's 3 or so, loading modules, and the suite ran about 200 of the
- * one and 90 of the other (train, eval), and 29 replays. The other tasks run as a `deno run` child:
+ * and 0.65 of a smoke training run's 3 or so, loading modules; the suite runs about 200 queries,
+ * 90 training and evaluation runs and 29 replays. The other tasks run as a `deno run` child:
  * servers; pretrain, which sets the process's malloc thresholds for one shape; anything a test
  * signals. A process imports a module once, so a test that edits a custom workflow module after
  * its run and replays it runs that replay as a child (`runChild`), to import the module afresh
