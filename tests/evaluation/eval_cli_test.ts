@@ -5,25 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
 import { openAnalysis } from "../../analysis/mod.ts";
 import { generateArithmeticTasks, gradeAnswer } from "../../engine/tasks/mod.ts";
-import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { type NewEvent, openStore, type StoredEvent } from "../../events/mod.ts";
 import { runCli } from "../support/run-cli.ts";
+import { randomModel } from "../replay/tiny-run.ts";
 
 /** `deno task eval ARGS`, in this process through runCli. */
 function evalCli(...args: string[]) {
   return runCli("engine/cli/eval.ts", ...args);
-}
-
-/** A randomly initialised embedded-architecture model in `dir` (no pretraining needed). */
-async function randomModel(dir: string): Promise<string> {
-  const tensors = initEmbeddedModel((purpose, out, std) =>
-    fillNormal(randomStream({ seed: 5, purpose }), out, { std })
-  );
-  await saveEmbeddedModel(dir, tensors);
-  return dir;
 }
 
 /** `count` generated arithmetic problems as a benchmark JSONL file. */
@@ -48,7 +38,7 @@ async function readRun(storePath: string, run: string) {
 Deno.test("eval: two seeds of a single agent, recorded as eval runs and projected", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    const model = await randomModel(tmp);
     const data = await benchmarkFile(join(tmp, "tiny.jsonl"), 3);
     const small = await benchmarkFile(join(tmp, "small.jsonl"), 2);
     const storePath = join(tmp, "events.sqlite");
@@ -187,7 +177,7 @@ Deno.test("eval: --format json prints only JSON on stdout, the run ids on stderr
   try {
     const r = await evalCli(
       "--model",
-      await randomModel(join(tmp, "model")),
+      await randomModel(tmp),
       "--data",
       await benchmarkFile(join(tmp, "tiny.jsonl"), 1),
       "--n",

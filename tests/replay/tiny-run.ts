@@ -1,6 +1,10 @@
 /** Shared setup of the replay tests: a random embedded-architecture model and a tiny config. */
 import { join } from "node:path";
-import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
+import {
+  type EmbeddedSize,
+  initEmbeddedModel,
+  saveEmbeddedModel,
+} from "../../adapters/model/mod.ts";
 import {
   mergeConfig,
   type NormalizedConfig,
@@ -9,13 +13,19 @@ import {
 } from "../../engine/config/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 
-/** Writes a randomly initialised embedded model under `dir` (no pretraining needed). */
-export async function randomModel(dir: string): Promise<string> {
+/**
+ * Writes a randomly initialised embedded model of `size` under `dir` (no pretraining needed).
+ * `small` by default: the same architecture and tokenizer as `base` at about half its CPU time
+ * per step (a 2-step run and its replay 2.1 against 3.5 CPU seconds), which the tests of
+ * training, replay and its refusals do not need.
+ */
+export async function randomModel(dir: string, size: EmbeddedSize = "small"): Promise<string> {
   const path = join(dir, "model");
-  const tensors = initEmbeddedModel((purpose, out, std) =>
-    fillNormal(randomStream({ seed: 5, purpose }), out, { std })
+  const tensors = initEmbeddedModel(
+    (purpose, out, std) => fillNormal(randomStream({ seed: 5, purpose }), out, { std }),
+    size,
   );
-  await saveEmbeddedModel(path, tensors);
+  await saveEmbeddedModel(path, tensors, size);
   return path;
 }
 

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
-import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { runTraining, TrainingInterrupted } from "../../engine/trainer/train-loop.ts";
 import {
   encodeCanonical,
@@ -12,15 +10,7 @@ import {
   sha256Hex,
   type StoredEvent,
 } from "../../events/mod.ts";
-
-/** A randomly initialised embedded-architecture model in a temp dir (no pretraining needed). */
-async function randomModel(dir: string): Promise<string> {
-  const tensors = initEmbeddedModel((purpose, out, std) =>
-    fillNormal(randomStream({ seed: 5, purpose }), out, { std })
-  );
-  await saveEmbeddedModel(dir, tensors);
-  return dir;
-}
+import { randomModel } from "../replay/tiny-run.ts";
 
 async function smokeRun(
   model: string,
@@ -54,7 +44,7 @@ async function smokeRun(
 Deno.test("a smoke run records a whole refine experiment and reruns bit-identically", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    const model = await randomModel(tmp);
     const a = await smokeRun(model, join(tmp, "a.sqlite"), "run-a");
     const types: string[] = a.events.map((e) => e.type);
     assert.equal(types[0], "run.started");
@@ -147,7 +137,7 @@ Deno.test("full fine-tuning and a KL penalty to the base train alongside a LoRA 
 Deno.test("an interrupted run stops at a step boundary and says so in the log", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    const model = await randomModel(tmp);
     const raw = presetInput("smoke");
     const config = parseConfig(mergeConfig(raw, {
       agents: (raw.agents as { model: string }[]).map((a) => ({ ...a, model })),
@@ -197,7 +187,7 @@ Deno.test("an interrupted run stops at a step boundary and says so in the log", 
 Deno.test("offloading idle worker groups is recorded and changes no result", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    const model = await randomModel(tmp);
     const plain = await smokeRun(model, join(tmp, "plain.sqlite"), "plain", { steps: 1 });
     const offloaded = await smokeRun(model, join(tmp, "off.sqlite"), "off", {
       steps: 1,
@@ -231,7 +221,7 @@ Deno.test("offloading idle worker groups is recorded and changes no result", asy
 Deno.test("updates record the off-policy diagnostics their loss computes, and none without it", async () => {
   const tmp = await Deno.makeTempDir();
   try {
-    const model = await randomModel(join(tmp, "model"));
+    const model = await randomModel(tmp);
     const diagnostics = async (loss: Record<string, unknown>, runId: string) => {
       const { events } = await smokeRun(model, join(tmp, `${runId}.sqlite`), runId, {
         loss: { clip_eps: 0.2, kl_coef: 0.04, ...loss },
