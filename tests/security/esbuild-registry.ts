@@ -2,8 +2,8 @@
  * A cold esbuild for `deno bundle`, offline: a local npm registry on 127.0.0.1 that serves only
  * esbuild's platform package (@esbuild/linux-x64 and the like), packed from the esbuild binary
  * Deno already installed in this machine's DENO_DIR. A child given `coldEnv()` (a DENO_DIR of its
- * own without esbuild, NPM_CONFIG_REGISTRY this registry) installs esbuild as a fresh machine
- * does: packument, tarball download, unpack, binary copied out, package folder removed.
+ * own without esbuild, NPM_CONFIG_REGISTRY this registry, no built bundles) installs esbuild as a
+ * fresh machine does: packument, tarball download, unpack, binary copied out, package folder removed.
  */
 
 /** A running registry. */
@@ -15,8 +15,9 @@ export interface EsbuildRegistry extends AsyncDisposable {
   /** while false, every request is 404 (a registry without the package) */
   available: boolean;
   /**
-   * DENO_DIR without esbuild (removed on dispose) and NPM_CONFIG_REGISTRY for a child; call it
-   * while no child given it earlier runs
+   * DENO_DIR without esbuild (removed on dispose), NPM_CONFIG_REGISTRY and an empty cache of the
+   * dashboard's bundles (POLYRL_ISLANDS_CACHE) for a child; call it while no child given it
+   * earlier runs
    */
   coldEnv(): Promise<Record<string, string>>;
 }
@@ -171,13 +172,19 @@ export async function esbuildRegistry(
   // One DENO_DIR for every child, so its compiled modules are kept from one to the next; what
   // `deno bundle` installs of esbuild (dl/, npm/) goes before each, so each installs it again.
   const childDenoDir = `${dir}/deno-dir`;
+  // The dashboard's cache of built bundles, emptied before each child too, so that it builds.
+  const islandsCache = `${dir}/islands-cache`;
   const coldEnv = async () => {
-    for (const installed of ["dl", "npm"]) {
-      await Deno.remove(`${childDenoDir}/${installed}`, { recursive: true }).catch((err) => {
+    for (const installed of [`${childDenoDir}/dl`, `${childDenoDir}/npm`, islandsCache]) {
+      await Deno.remove(installed, { recursive: true }).catch((err) => {
         if (!(err instanceof Deno.errors.NotFound)) throw err;
       });
     }
-    return { DENO_DIR: childDenoDir, NPM_CONFIG_REGISTRY: url };
+    return {
+      DENO_DIR: childDenoDir,
+      NPM_CONFIG_REGISTRY: url,
+      POLYRL_ISLANDS_CACHE: islandsCache,
+    };
   };
   return Object.assign(registry, {
     url,
