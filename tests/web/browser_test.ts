@@ -9,9 +9,7 @@ import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { fakeRunEvents, writeFakeRun } from "../support/fake-run.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 
 Deno.test({
   name: "browser: runs, live run page, compare and SQL console work in chromium",

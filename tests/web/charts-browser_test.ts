@@ -13,9 +13,7 @@ import { serveDashboard } from "../../web/server/serve.ts";
 import { EXAMPLE_QUERIES } from "../../web/pages/sql-page.tsx";
 import { dashboardRun, fillDashboardStore } from "./fixtures/dashboard-store.ts";
 import { writeFakeRun } from "../support/fake-run.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 
 /** Each series of a chart's legend (the x column's entry left out): label and colour. */
 function legendColours(page: Page, chart: string): Promise<Record<string, string>> {

@@ -7,10 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillMixedStore, MIXED_RUNS } from "./fixtures/mixed-store.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
 Deno.test({
   name: "browser: the compare page's filters select runs, and a hostile predicate is an error",

@@ -11,10 +11,8 @@ import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { runCli } from "../support/run-cli.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillDashboardStore } from "./fixtures/dashboard-store.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
 /** Each series of a chart's legend (the x column's entry left out): label and colour. */
 function legendColours(page: Page, chart: string): Promise<Record<string, string>> {

@@ -7,10 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { serveDashboard } from "../../web/server/serve.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { fillMixedStore, MIXED_RUNS } from "./fixtures/mixed-store.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
 Deno.test({
   name: "browser: every run page of a mixed store loads, draws, and filters trajectories",

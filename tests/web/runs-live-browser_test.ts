@@ -10,11 +10,9 @@ import assert from "node:assert/strict";
 import { openStore } from "../../events/mod.ts";
 import { serveDashboard } from "../../web/server/serve.ts";
 import { runCli } from "../support/run-cli.ts";
-import { CHROMIUM, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
+import { hasChromium, launchChromium, pageErrors, screenshots } from "./fixtures/chromium.ts";
 import { dashboardRun, fillDashboardStore, RUNS } from "./fixtures/dashboard-store.ts";
 import { writeFakeRun } from "../support/fake-run.ts";
-
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
 
 /** A pid that no process has now: a child that already exited. */
 async function deadPid(): Promise<number> {
