@@ -39,8 +39,15 @@
 #
 # Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [--stages=LIST] [OUTDIR]
 #   (or OUT=OUTDIR); on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
-# The carry list is that one folder: .device/ holds deno.xz, node_modules.tar.xz and vulkan/*.deb,
-# as tests/device/prepare.sh builds and sizes them. Both onnxruntime packages do not fit the
+#        tests/device/h200.sh --unpack: unpacks the carried Deno (and, on the device, the Vulkan
+#   packages) into .device-run/ and exits, the first of two calls where the carry does not fit one
+# .device/ holds deno.xz, node_modules.tar.xz and vulkan/*.deb, as tests/device/prepare.sh builds
+# and sizes them. Where the tracked tree and all of .device pass the device tool's 64 MiB,
+# prepare.sh says to carry them in two calls on the same warm machine, as it prints them:
+#   run(command="bash tests/device/h200.sh --unpack", carry=[".device/deno.xz", ".device/vulkan"])
+#   run(command="bash tests/device/h200.sh $OUT", carry=[".device/node_modules.tar.xz"])
+# the second within the machine's 30 s idle release; ignored folders stay between calls, so it
+# finds the Deno the first unpacked in .device-run/ (and a fresh machine says to repeat the first). Both onnxruntime packages do not fit the
 # device tool's 64 MiB together: the default carry has onnxruntime-node (the native stages and
 # nothing of onnxruntime-web but its JS bundle), `prepare.sh --web` issue 20's (onnxruntime-web's
 # WASM, no onnxruntime-node); the stages a carry cannot run are skipped with that reason.
@@ -51,6 +58,7 @@ cd "$root"
 
 mode=device
 carried=0
+unpack_only=0
 with_peer=1
 all_stages="native-0.5b-float32 native-0.5b-profile native-1.5b-float32 native-0.5b-float16"
 all_stages+=" native-1.5b-float16 bench-webgpu"
@@ -62,6 +70,7 @@ for arg in "$@"; do
     --local) mode=local ;;
     --cpu) mode=cpu ;;
     --carried) carried=1 ;;
+    --unpack) unpack_only=1 ;;
     --no-peer) with_peer=0 ;;
     --stages=*)
       chosen="${arg#--stages=}"
@@ -78,12 +87,18 @@ for arg in "$@"; do
       exit 0
       ;;
     -*)
-      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried, --no-peer, --stages=LIST or --help)" >&2
+      echo "h200.sh: unknown option $arg (expected --local, --cpu, --carried, --unpack, --no-peer, --stages=LIST or --help)" >&2
       exit 2
       ;;
     *) outdir="$arg" ;;
   esac
 done
+if [ "$unpack_only" = 1 ] && [ "$mode" != device ] && [ "$carried" = 0 ]; then
+  echo "h200.sh: --unpack unpacks a carried .device: on the device, or here with --carried" >&2
+  exit 2
+fi
+# --unpack measures nothing: its log goes to a folder of its own.
+[ "$unpack_only" = 1 ] && [ -z "$outdir" ] && outdir="$(mktemp -d /tmp/polyrl-unpack.XXXXXX)"
 if [ -z "$outdir" ]; then
   echo "h200.sh: name an output folder (argument or OUT=...)" >&2
   exit 2
@@ -116,23 +131,47 @@ cleanup() {
 }
 trap cleanup EXIT
 export DENO_DIR="$work/deno-dir" DENO_NO_UPDATE_CHECK=1
+# Where a carried piece is unpacked: git-ignored, so it stays on a warm machine for a later call.
+unpacked="$root/.device-run"
 if [ "$mode" = device ] || [ "$carried" = 1 ]; then
-  if [ ! -s .device/deno.xz ]; then
-    echo "h200.sh: .device/ is missing; run tests/device/prepare.sh here and carry .device" >&2
+  if [ -s .device/deno.xz ]; then
+    mkdir -p "$unpacked/bin"
+    xz -dc .device/deno.xz >"$unpacked/bin/deno.partial" && chmod +x "$unpacked/bin/deno.partial"
+    mv "$unpacked/bin/deno.partial" "$unpacked/bin/deno"
+  elif [ ! -x "$unpacked/bin/deno" ]; then
+    echo "h200.sh: no Deno: carry .device (tests/device/prepare.sh builds it), or where it is" \
+      "carried in two calls, run the first (--unpack with .device/deno.xz) again: this machine" \
+      "is not the one it unpacked on" >&2
     exit 2
   fi
-  mkdir -p "$work/bin"
-  xz -dc .device/deno.xz >"$work/bin/deno" && chmod +x "$work/bin/deno"
-  export PATH="$work/bin:$PATH"
-  if [ ! -d node_modules/.deno ]; then
-    tar -xJf .device/node_modules.tar.xz -C "$root"
-  fi
+  export PATH="$unpacked/bin:$PATH"
 fi
 if [ "$mode" = device ]; then
   # The image has NVIDIA's Vulkan ICD (libGLX_nvidia) but maybe not the loader or libglvnd it
   # links; the carried Debian packages fill in what is missing (files already there are kept).
-  for f in .device/vulkan/*.deb; do dpkg -x "$f" /; done
-  ldconfig
+  if ls .device/vulkan/*.deb >/dev/null 2>&1; then
+    for f in .device/vulkan/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    mkdir -p "$unpacked" && touch "$unpacked/vulkan-unpacked"
+  elif [ ! -e "$unpacked/vulkan-unpacked" ]; then
+    echo "h200.sh: the Vulkan packages (.device/vulkan) were carried to no call on this machine" >&2
+    exit 2
+  fi
+fi
+if [ "$unpack_only" = 1 ]; then
+  echo "h200.sh: unpacked into $unpacked: $(cd "$unpacked" && find . -type f | sort | tr '\n' ' ')"
+  exit 0
+fi
+if [ "$mode" = device ] || [ "$carried" = 1 ]; then
+  if [ ! -d node_modules/.deno ]; then
+    if [ ! -s .device/node_modules.tar.xz ]; then
+      echo "h200.sh: no node_modules: carry .device/node_modules.tar.xz" >&2
+      exit 2
+    fi
+    tar -xJf .device/node_modules.tar.xz -C "$root"
+  fi
+fi
+if [ "$mode" = device ]; then
   icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [ -f "$icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "${VK_ICD_FILENAMES:-}" ]; then
     export VK_DRIVER_FILES="$icd"
