@@ -40,17 +40,18 @@
 # Usage: tests/device/h200.sh [--local | --cpu] [--carried] [--no-peer] [--stages=LIST] [OUTDIR]
 #   (or OUT=OUTDIR); on the device: run(command="bash tests/device/h200.sh $OUT", carry=[".device"])
 #        tests/device/h200.sh --unpack: unpacks the carried Deno (and, on the device, the Vulkan
-#   packages) into .device-run/ and exits, the first of two calls where the carry does not fit one
+#   packages) into .device-run/ and exits, the first of two calls where the carry does not fit one.
 # .device/ holds deno.xz, node_modules.tar.xz and vulkan/*.deb, as tests/device/prepare.sh builds
 # and sizes them. Where the tracked tree and all of .device pass the device tool's 64 MiB,
 # prepare.sh says to carry them in two calls on the same warm machine, as it prints them:
 #   run(command="bash tests/device/h200.sh --unpack", carry=[".device/deno.xz", ".device/vulkan"])
 #   run(command="bash tests/device/h200.sh $OUT", carry=[".device/node_modules.tar.xz"])
 # the second within the machine's 30 s idle release; ignored folders stay between calls, so it
-# finds the Deno the first unpacked in .device-run/ (and a fresh machine says to repeat the first). Both onnxruntime packages do not fit the
-# device tool's 64 MiB together: the default carry has onnxruntime-node (the native stages and
-# nothing of onnxruntime-web but its JS bundle), `prepare.sh --web` issue 20's (onnxruntime-web's
-# WASM, no onnxruntime-node); the stages a carry cannot run are skipped with that reason.
+# finds the Deno the first unpacked in .device-run/ (and a fresh machine says to repeat the first).
+# Both onnxruntime packages do not fit the device tool's 64 MiB together: the default carry has
+# onnxruntime-node (the native stages and nothing of onnxruntime-web but its JS bundle),
+# `prepare.sh --web` issue 20's (onnxruntime-web's WASM, no onnxruntime-node); the stages a carry
+# cannot run are skipped with that reason.
 # Works on an H100 or an H200 (the machine is named from nvidia-smi).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -11,10 +11,9 @@
  *
  * The cache (about 1.2 CPU seconds saved per start) is `.polyrl/islands/` in this checkout, or
  * $POLYRL_ISLANDS_CACHE. Its key is a SHA-256 of Deno's version, the bundle's options, deno.lock
- * (the npm packages the islands import) and every file under ISLAND_SOURCE_ROOTS, which
- * hold every local module of the islands' graph (tests/web/island-cache_test.ts checks that
- * against `deno info`). A cache that cannot be read or written is no cache: the bundles are
- * built as before.
+ * (the npm packages the islands import) and every file under ISLAND_SOURCE_ROOTS, which hold every
+ * local module of the islands' graph (tests/web/island-cache_test.ts checks that against `deno
+ * info`). A cache that cannot be read or written is no cache: the bundles are built as before.
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -114,8 +113,9 @@ async function abandoned(dir: string): Promise<boolean> {
 
 /**
  * Moves a finished build into the cache as `key`, and removes the cache's other keys (builds of
- * other sources, never served again here) and abandoned builds. Another process that put the same key there first
- * wins; any failure leaves the cache as it was, and is no error of the dashboard's.
+ * other sources, never served again here) and abandoned builds. Another process that put the
+ * same key there first wins; any failure leaves the cache as it was, and is no error of the
+ * dashboard's.
  */
 async function keep(built: string, cache: string, key: string): Promise<void> {
   try {
