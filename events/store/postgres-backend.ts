@@ -18,7 +18,7 @@
  * ```
  */
 import pg from "pg";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import { Migrator } from "kysely/migration";
 import { NotAnEventStoreError, StoreNotFoundError, StoreOpenError } from "../errors.ts";
 import { tableBlobStore } from "../blob-store-table.ts";
@@ -27,6 +27,7 @@ import type { Backend, EventRow, WriteTx } from "./backend.ts";
 import type { RunLease, StreamHead } from "./event-store.ts";
 import { LEASE_SELECT, leaseRow } from "./lease-row.ts";
 import { postgresOpenError, redactUrl } from "./postgres-open-error.ts";
+import { SchemaScopedPostgresDialect } from "./postgres-schema-dialect.ts";
 import { readOnlyBackend } from "./read-only-backend.ts";
 import { recognizeStore, type StoreInventory } from "./recognize-store.ts";
 import { type EventsTable, type LogDatabase, logMigrationNames, logMigrations } from "./schema.ts";
@@ -127,7 +128,10 @@ export async function openPostgresBackend(
     connectionTimeoutMillis: 5000,
     options: `-c search_path=${schema}`,
   });
-  const db = new Kysely<LogDatabase>({ dialect: new PostgresDialect({ pool }) });
+  // Its migrator looks for its tables in this schema alone (see postgres-schema-dialect.ts).
+  const db = new Kysely<LogDatabase>({
+    dialect: new SchemaScopedPostgresDialect({ pool }, schema),
+  });
   let storeId: string | null;
   try {
     const mayCreate = options.create && !options.readOnly;
