@@ -20,19 +20,17 @@ import {
   truncateStream,
 } from "../replay/tamper-log.ts";
 import { randomModel, tinyConfig } from "../replay/tiny-run.ts";
+import { runChild } from "../support/run-cli.ts";
 
-const ROOT = new URL("../..", import.meta.url).pathname;
-
+/** `deno task replay run-r` on `store` as a process of its own: exit status, stdout + stderr. */
 async function replayCli(store: string): Promise<{ code: number; out: string }> {
-  const cli = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "engine/cli/replay.ts", "run-r", "--store", store],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: cli.code, out: text(cli.stdout) + text(cli.stderr) };
+  const { code, stdout, stderr } = await runChild(
+    "engine/cli/replay.ts",
+    "run-r",
+    "--store",
+    store,
+  );
+  return { code, out: stdout + stderr };
 }
 
 async function replayOf(path: string, runtime: Runtime): Promise<ReplayReport> {

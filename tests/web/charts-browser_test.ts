@@ -3,8 +3,7 @@
  * every chart of a page (read from each legend and found drawn on each canvas), a y-axis label
  * on every chart, a dot for a run's only step, smoothing and a log scale chosen per chart set,
  * the SQL console's quick chart with one line per group, and DuckDB's own message for a query
- * that fails in the browser. Screenshots go to $POLYRL_WEB_SCREENSHOTS when
- * set.
+ * that fails in the browser. Screenshots go to $POLYRL_WEB_SCREENSHOTS when set.
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";

@@ -119,7 +119,6 @@ async function abandoned(dir: string): Promise<boolean> {
  */
 async function keep(built: string, cache: string, key: string): Promise<void> {
   try {
-    await Deno.mkdir(cache, { recursive: true });
     await Deno.rename(built, join(cache, key)).catch(() => {});
     for await (const e of Deno.readDir(cache)) {
       if (e.name === key || (e.name.startsWith(".") && !await abandoned(join(cache, e.name)))) {
