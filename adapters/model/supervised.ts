@@ -4,12 +4,7 @@
  * every loss token is the mean negative log-likelihood, whose gradient is the clipped objective's
  * at ratio 1. One run per step: forward, backward and AdamW, the loss read on the way.
  */
-import {
-  type HostTensor,
-  keepFreedTensorMemory,
-  type Runtime,
-  TRAIN_STEP_BLOCKS,
-} from "../onnx/runtime/mod.ts";
+import type { HostTensor, Runtime } from "../onnx/runtime/mod.ts";
 import { openTrainStep, type PolicyBatch, type TrainStepRunner } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { trainStepConfig } from "./graphs.ts";
@@ -120,10 +115,11 @@ export async function openSupervisedTrainer(
   spec: DecoderSpec,
   initial: Readonly<Record<string, HostTensor>>,
 ): Promise<SupervisedTrainer> {
-  // Step after step of one shape: each reuses the memory the step before it freed.
-  if (runtime.info.backend === "cpu") keepFreedTensorMemory(TRAIN_STEP_BLOCKS);
   const runner = await openTrainStep({
     runtime,
+    // Step after step at one shape, or near it (pretrain packs rows up to one length): the
+    // sessions keep the largest step's memory.
+    fixedShape: true,
     config: { ...trainStepConfig(spec), objective: "likelihood" },
     initial,
   });

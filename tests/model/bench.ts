@@ -309,10 +309,9 @@ export async function run(options: BenchOptions): Promise<void> {
       (_, r) => ({ tokens: ids(129, r), lossSpans: [[1, 129] as const] }),
     );
     const hyper = { lr: 1e-4, weightDecay: 0, maxGradNorm: 1 };
-    // The heap's warm-up: a step plans its intermediates into one 110 MB block, and until the heap
-    // has grown a hole that big which the step's outputs do not fill, each step maps a new one
-    // (29,000 page faults, 0.4 s of CPU on this VM; five steps after generation ran, measured).
-    // A training run pays that once; time the steps after it, and say what it cost.
+    // The warm-up: the first steps fill the session's arena with its plan (one 110 MB block) and
+    // grow the heap for the outputs; a training run pays that once. Time the steps after it (the
+    // first that maps fewer than 1,000 pages), and say what it cost.
     const warm = { steps: 0, faults: 0 };
     if (Deno.build.os === "linux") {
       for (let faulted = Infinity; faulted > 1000 && warm.steps < 12; warm.steps++) {
@@ -344,7 +343,7 @@ export async function run(options: BenchOptions): Promise<void> {
         ((8 * 128) / stepSeconds).toFixed(0)
       } tok/s (${stepSeconds.toFixed(2)} s/step, ${
         ours.trainStepCpu.toFixed(3)
-      } s CPU/step${faults}; after ${warm.steps} heap warm-up steps, ${warm.faults} page faults)`,
+      } s CPU/step${faults}; after ${warm.steps} warm-up steps, ${warm.faults} page faults)`,
     );
     await trainer.release();
   } finally {

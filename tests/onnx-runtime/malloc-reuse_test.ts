@@ -1,11 +1,12 @@
 /**
  * cpu processes keep the tensor memory they free for reuse (glibc-malloc.ts): blocks freed and
  * taken again reuse the pages they touched instead of faulting them in anew. The cpu backend keeps
- * blocks up to 32 MiB, where glibc's defaults give back a run's many freed tensors each time;
- * supervised training also keeps its step's one 110 MB block. Measured in a child process, since
- * the thresholds are process-wide, and on malloc itself: in a train step the garbage collector's
- * timing of other frees moves the figure from step to step (`deno task bench models` reports it
- * per train step).
+ * blocks up to 32 MiB, where glibc's defaults give back a run's many freed tensors each time; a
+ * supervised trainer's session, run at one shape, keeps its step's one 110 MB plan in
+ * onnxruntime's arena. Measured in a child process, since the thresholds are process-wide, under
+ * glibc's default tunables (deno.json's tasks map memory in huge pages, which fault less often):
+ * on malloc itself, and per train step, where what the garbage collector frees when moves the
+ * heap's own growth (a few thousand pages at some steps) but not the plan's.
  */
 import assert from "node:assert/strict";
 
@@ -18,6 +19,7 @@ Deno.test({
   fn: async () => {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", new URL("./malloc-reuse-child.ts", import.meta.url).pathname],
+      env: { GLIBC_TUNABLES: "" },
       stderr: "inherit",
     }).output();
     assert.equal(out.code, 0);
@@ -28,9 +30,8 @@ Deno.test({
     assert.ok(faults.defaults.plan > 25_000, `and map the plan anew: ${said}`);
     assert.ok(faults.runtime.run < 100, `the cpu backend keeps the run's: ${said}`);
     assert.ok(faults.runtime.plan > 25_000, `but maps a block past 32 MiB anew: ${said}`);
-    assert.ok(
-      faults.trainer.run < 100 && faults.trainer.plan < 100,
-      `a trainer keeps both: ${said}`,
-    );
+    // The plan mapped anew is some 28,000 pages a step; the first two steps fill the arena.
+    const later: number[] = faults.trainerSteps.slice(2);
+    assert.ok(later.every((n) => n < 10_000), `a trainer keeps its plan: ${said}`);
   },
 });

@@ -4,7 +4,7 @@
  * prepared run, which carries no onnxruntime-node) loads without it.
  */
 import type { HostTensor } from "./host-tensor.ts";
-import { GENERATION_BLOCKS, keepFreedTensorMemory } from "./glibc-malloc.ts";
+import { keepFreedTensorMemory } from "./glibc-malloc.ts";
 import { nodeTensor } from "./node-tensor.ts";
 import { type OrtModule, ortRuntime, type OrtTensor } from "./ort-runtime.ts";
 import { type BackendChoice, type Runtime, RuntimeError } from "./runtime.ts";
@@ -39,7 +39,7 @@ export async function openCpuRuntime(
   });
   const ort = ortNode as unknown as OrtModule;
   // Its arena is off (below): each run's freed tensors are kept for the next instead.
-  keepFreedTensorMemory(GENERATION_BLOCKS);
+  keepFreedTensorMemory();
   return ortRuntime({
     ort,
     info: Object.freeze({
@@ -73,6 +73,11 @@ export async function openCpuRuntime(
         },
       },
     },
+    // A session run at one shape (a supervised train step) plans its intermediates into one block
+    // per run (110 MB at the embedded model's 8 x 128): freed to malloc, the block's hole is split
+    // by what runs between steps, and the heap grows, faulting it in anew, at steps that vary
+    // with the garbage collector (docs/PERFORMANCE.md, "The cpu train step and its page faults").
+    fixedShapeSessionOptions: { enableCpuMemArena: true },
     deviceLocation: "cpu",
     upload: (tensor: HostTensor): OrtTensor => nodeTensor(ort, tensor),
     close: () => Promise.resolve(),

@@ -15,5 +15,4 @@ export {
   type SessionProfile,
 } from "./ort-profile.ts";
 export { createDeviceState, type DeviceState, type StateBinding } from "./device-state.ts";
-export { keepFreedTensorMemory, TRAIN_STEP_BLOCKS } from "./glibc-malloc.ts";
 export { softwareVulkanEnv, softwareVulkanVariable } from "./software-vulkan.ts";

@@ -34,6 +34,8 @@ export interface OrtBackendSpec {
   readonly info: RuntimeInfo;
   /** Session options without output placement (EP, threads, determinism). */
   readonly sessionOptions: OrtSessionOptions;
+  /** What a session loaded with `fixedShape` adds to them. */
+  readonly fixedShapeSessionOptions?: OrtSessionOptions;
   /** Where outputs asked to stay on the device live. */
   readonly deviceLocation: "cpu" | "gpu-buffer";
   /**
@@ -212,6 +214,7 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
       const created = creating.then(() =>
         spec.ort.InferenceSession.create(model, {
           ...spec.sessionOptions,
+          ...(options.fixedShape ? spec.fixedShapeSessionOptions : {}),
           ...(spec.download
             ? { preferredOutputLocation: spec.deviceLocation }
             : spec.deviceLocation === "gpu-buffer" && keep.size > 0

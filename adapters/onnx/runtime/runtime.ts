@@ -65,6 +65,13 @@ export interface SessionOptions {
   readonly keepOnDevice?: readonly string[];
   /** Names the model in errors and profiles (e.g. `decode`); default `model`. */
   readonly name?: string;
+  /**
+   * The session runs at one input shape again and again (a supervised train step): the cpu
+   * backend keeps its memory in onnxruntime's arena from run to run instead of freeing each run's
+   * plan, which a session of varying shapes must not do (the arena keeps the peak of every shape
+   * it saw). Other backends ignore it.
+   */
+  readonly fixedShape?: boolean;
 }
 
 /** The outputs of one run, split by where they live. */

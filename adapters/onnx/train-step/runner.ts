@@ -91,6 +91,8 @@ export interface TrainStepRunnerOptions {
   readonly frozen?: Readonly<Record<string, DeviceTensor>>;
   /** Sequences per micro-batch; omitted, each batch runs as one fused graph. */
   readonly microBatchSize?: number;
+  /** Every step has one batch shape: its sessions keep their memory (SessionOptions.fixedShape). */
+  readonly fixedShape?: boolean;
 }
 
 /** A loaded train step with its device state. */
@@ -141,11 +143,17 @@ interface Loaded {
   readonly session: Session;
 }
 
-async function load(runtime: Runtime, config: TrainStepConfig, kind: TrainStepKind) {
+async function load(
+  runtime: Runtime,
+  config: TrainStepConfig,
+  kind: TrainStepKind,
+  fixedShape: boolean,
+) {
   const graph = buildTrainStep(config, kind);
   const session = await runtime.load(graph.model, {
     keepOnDevice: graph.stateBindings.map((b) => b.output),
     name: `train-step ${kind}`,
+    fixedShape,
   });
   return { graph, session };
 }
@@ -183,6 +191,7 @@ function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
  */
 export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
   const { runtime, config } = options;
+  const fixedShape = options.fixedShape ?? false;
   const trainable = trainableNames(config);
   const constant = config.aggregationConstant;
   const needsConstant = config.aggregation === "seq-sum-const" ||
@@ -236,8 +245,8 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   const micro = options.microBatchSize;
   const loadAccumulateApply = async (): Promise<readonly [Loaded, Loaded]> => {
     const loaded = [
-      await load(runtime, config, "accumulate"),
-      await load(runtime, config, "apply"),
+      await load(runtime, config, "accumulate", fixedShape),
+      await load(runtime, config, "apply", fixedShape),
     ] as const;
     // The accumulate graph reads the gradient sums even when it restarts them; start at zero.
     for (const sum of loaded[0].graph.gradientSums) {
@@ -246,7 +255,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     }
     return loaded;
   };
-  const fused = micro === undefined ? await load(runtime, config, "fused") : null;
+  const fused = micro === undefined ? await load(runtime, config, "fused", fixedShape) : null;
   let accumulateApply: Promise<readonly [Loaded, Loaded]> | null = micro === undefined
     ? null
     : Promise.resolve(await loadAccumulateApply());
@@ -413,7 +422,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     logprobs: async (batch: PolicyBatch, temperature: number) => {
       checkBatch(batch);
       const feedTemperature = scalar(logprobTemperature(temperature));
-      logprobSession ??= load(runtime, config, "logprobs");
+      logprobSession ??= load(runtime, config, "logprobs", fixedShape);
       const loaded = await logprobSession;
       const out = new Float32Array(batch.batch * batch.seq);
       const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
