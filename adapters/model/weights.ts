@@ -247,11 +247,19 @@ export function adapterFromHost(
  */
 export function runnerFeeds(spec: DecoderSpec, runner: TrainStepRunner): ParamFeeds {
   return Object.fromEntries(
-    allParams(spec).map((p) => [
-      IO.param(p.name),
-      runner.trainable.includes(p.name)
-        ? runner.state.get(IO.param(p.name))
-        : runner.frozen[p.name],
-    ]),
+    allParams(spec).map((p) => {
+      if (runner.trainable.includes(p.name)) {
+        return [IO.param(p.name), runner.state.get(IO.param(p.name))];
+      }
+      const frozen = runner.frozen[p.name];
+      if (frozen === undefined) {
+        throw new ModelError(
+          p.name,
+          "is a constant of the runner's graphs (constantFrozen), not a tensor to feed; feed the " +
+            "base from uploadBase instead",
+        );
+      }
+      return [IO.param(p.name), frozen];
+    }),
   );
 }

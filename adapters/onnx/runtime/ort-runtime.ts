@@ -13,6 +13,7 @@ import {
 import { captureProfile, readProfileFile, type SessionProfile } from "./ort-profile.ts";
 import {
   type DeviceTensor,
+  type ExternalData,
   type Feed,
   type RunResult,
   type Runtime,
@@ -138,6 +139,36 @@ function deviceTensor(
   return { device, unwrap: () => (check("fed"), ready) };
 }
 
+/**
+ * How a session finds a model's external data: onnxruntime-web takes the bytes as a session
+ * option; onnxruntime-node, loading a model from memory, reads the file from a folder named in
+ * the session's config, here a temporary one removed once the session exists (it has read or
+ * mapped the file by then).
+ */
+async function externalDataOptions(
+  spec: OrtBackendSpec,
+  external: ExternalData,
+): Promise<{ readonly sessionOptions: OrtSessionOptions; readonly remove: () => void }> {
+  if (spec.info.onnxruntime.package !== "onnxruntime-node") {
+    return {
+      sessionOptions: { externalData: [{ path: external.location, data: external.data }] },
+      remove: () => undefined,
+    };
+  }
+  const folder = await Deno.makeTempDir({ prefix: "polyrl-external-data-" });
+  await Deno.writeFile(`${folder}/${external.location}`, external.data);
+  const extra = spec.sessionOptions.extra as { session?: Record<string, string> } | undefined;
+  return {
+    sessionOptions: {
+      extra: {
+        ...extra,
+        session: { ...extra?.session, model_external_initializers_file_folder_path: folder },
+      },
+    },
+    remove: () => Deno.removeSync(folder, { recursive: true }),
+  };
+}
+
 /** The error for feeds that are not exactly the model's inputs, naming what is missing and extra. */
 function feedMismatch(
   inputNames: readonly string[],
@@ -211,10 +242,14 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
       // Outputs not named here keep ORT's default placement, the host, unless the backend
       // downloads host outputs itself (then all stay on the device until the run reads them).
       for (const name of keep) placement[name] = spec.deviceLocation;
+      const external = options.externalData
+        ? await externalDataOptions(spec, options.externalData)
+        : { sessionOptions: {}, remove: () => undefined };
       const created = creating.then(() =>
         spec.ort.InferenceSession.create(model, {
           ...spec.sessionOptions,
           ...(options.fixedShape ? spec.fixedShapeSessionOptions : {}),
+          ...external.sessionOptions,
           ...(spec.download
             ? { preferredOutputLocation: spec.deviceLocation }
             : spec.deviceLocation === "gpu-buffer" && keep.size > 0
@@ -225,7 +260,11 @@ export function ortRuntime(spec: OrtBackendSpec): Runtime {
         })
       );
       creating = created.catch(() => undefined);
-      ortSession = await created;
+      try {
+        ortSession = await created;
+      } finally {
+        external.remove();
+      }
     } catch (error) {
       throw new RuntimeError(
         `${spec.info.backend} runtime could not load the model${

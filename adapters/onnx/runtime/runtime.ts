@@ -72,6 +72,18 @@ export interface SessionOptions {
    * it saw). Other backends ignore it.
    */
   readonly fixedShape?: boolean;
+  /**
+   * The bytes of the model's external initializers (ONNX external data; `location` as the model
+   * names the file), for a model whose constants do not fit protobuf's 2 GB (see
+   * onnx-writer.ts's toOnnxModelWithExternalData).
+   */
+  readonly externalData?: ExternalData;
+}
+
+/** A model's external data file: its name in the model and its contents. */
+export interface ExternalData {
+  readonly location: string;
+  readonly data: Uint8Array;
 }
 
 /** The outputs of one run, split by where they live. */

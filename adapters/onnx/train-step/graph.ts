@@ -10,8 +10,9 @@
  * dropout, the numbers the objective's ratio starts from.
  */
 import { gradients } from "../autodiff.ts";
-import { Graph, type Value } from "../ir.ts";
-import { toOnnxModel } from "../onnx-writer.ts";
+import { Graph, type TensorData, type Value } from "../ir.ts";
+import { toOnnxModel, toOnnxModelWithExternalData } from "../onnx-writer.ts";
+import type { ExternalData } from "../runtime/mod.ts";
 import { add, greater } from "../ops/binary.ts";
 import { where } from "../ops/select.ts";
 import { unsqueeze } from "../ops/shape.ts";
@@ -31,6 +32,8 @@ export interface TrainStepGraph {
   readonly kind: TrainStepKind;
   readonly graph: Graph;
   readonly model: Uint8Array;
+  /** The file of the model's constants, where they are written outside it (TrainStepConstants). */
+  readonly externalData?: ExternalData;
   /** Output -> state input pairs (parameters, moments, accumulators, step counter). */
   readonly stateBindings: readonly { readonly state: string; readonly output: string }[];
   /** Scalar outputs returned to the host. */
@@ -59,6 +62,25 @@ const BATCH = "batch";
 const SEQ = "seq";
 
 /**
+ * Frozen parameters written into the graph as constants (initializers) instead of being fed, by
+ * HF name: onnxruntime's cpu EP then prepacks them for its matrix kernels once per session, where
+ * a fed weight is packed again at every run. The packed kernels add in another order, so the
+ * values differ from a fed weight's in the low bits: a run that uses them must say so.
+ */
+export interface TrainStepConstants {
+  readonly values: Readonly<Record<string, TensorData>>;
+  /**
+   * Constants of this many bytes in all or more are written to an external data file (protobuf
+   * caps a model at 2 GB); default 1 GiB.
+   */
+  readonly externalFromBytes?: number;
+}
+
+const EXTERNAL_FROM_BYTES = 1024 * 1024 * 1024;
+/** The external data file's name in the model. */
+const CONSTANTS_FILE = "constants.bin";
+
+/**
  * Builds one train-step graph.
  *
  * @example
@@ -75,7 +97,11 @@ const SEQ = "seq";
  * });
  * ```
  */
-export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): TrainStepGraph {
+export function buildTrainStep(
+  config: TrainStepConfig,
+  kind: TrainStepKind,
+  constants: TrainStepConstants = { values: {} },
+): TrainStepGraph {
   const trainable = trainableNames(config);
   const g = new Graph(`train-step-${kind}`);
   const f32 = (name: string, shape: readonly (number | string)[] = []) =>
@@ -91,7 +117,17 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     ? config.params.filter((p) => trainable.includes(p.name))
     : config.params;
   const params: Record<string, Value> = {};
-  for (const p of specs) params[p.name] = g.input(IO.param(p.name), p.dtype ?? "float32", p.shape);
+  for (const p of specs) {
+    const constant = constants.values[p.name];
+    if (constant !== undefined && trainable.includes(p.name)) {
+      throw new TrainStepError(
+        `constant ${p.name} is trainable in this config; only frozen ones can be`,
+      );
+    }
+    params[p.name] = constant === undefined
+      ? g.input(IO.param(p.name), p.dtype ?? "float32", p.shape)
+      : g.initializer(IO.param(p.name), constant);
+  }
 
   if (kind === "logprobs") {
     const tokens = g.input(IO.tokens, "int32", [BATCH, SEQ]);
@@ -100,7 +136,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     const logits = config.policy({ params, tokens, attentionMask });
     checkLogits(logits);
     g.output(targetLogprobs(temperedLogSoftmax(logits, f32(IO.temperature)), targets), IO.logprobs);
-    return finish(kind, g, bindings, metrics, []);
+    return finish(kind, g, constants, bindings, metrics, []);
   }
 
   const sums = kind === "accumulate" || kind === "apply" ? gradientSums(config, trainable) : [];
@@ -205,7 +241,7 @@ export function buildTrainStep(config: TrainStepConfig, kind: TrainStepKind): Tr
     // The host learns the count from this run's outputs, not from a second read of the state.
     publish(result.stepNext, IO.appliedSteps);
   }
-  return finish(kind, g, bindings, metrics, sums);
+  return finish(kind, g, constants, bindings, metrics, sums);
 }
 
 /**
@@ -230,14 +266,20 @@ function gradientSums(config: TrainStepConfig, trainable: readonly string[]): Gr
 function finish(
   kind: TrainStepKind,
   g: Graph,
+  constants: TrainStepConstants,
   bindings: { state: string; output: string }[],
   metrics: string[],
   gradientSums: readonly GradientSum[],
 ): TrainStepGraph {
+  const constantBytes = g.initializers.reduce((n, i) => n + i.tensor.data.byteLength, 0);
+  const external = constantBytes >= (constants.externalFromBytes ?? EXTERNAL_FROM_BYTES)
+    ? toOnnxModelWithExternalData(g, { location: CONSTANTS_FILE })
+    : null;
   return Object.freeze({
     kind,
     graph: g,
-    model: toOnnxModel(g),
+    model: external?.model ?? toOnnxModel(g),
+    ...(external ? { externalData: { location: external.location, data: external.data } } : {}),
     stateBindings: Object.freeze(bindings),
     metrics: Object.freeze(metrics),
     gradientSums: Object.freeze(gradientSums),

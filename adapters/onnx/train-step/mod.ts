@@ -47,7 +47,12 @@ export {
   targetLogprobs,
   temperedLogSoftmax,
 } from "./loss.ts";
-export { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./graph.ts";
+export {
+  buildTrainStep,
+  type TrainStepConstants,
+  type TrainStepGraph,
+  type TrainStepKind,
+} from "./graph.ts";
 export {
   batchFeeds,
   checkBatch,

@@ -3,6 +3,7 @@
  * counter stay in device state between steps; frozen parameters are bound once (and may be shared
  * by several runners, e.g. one LoRA adapter per agent on one frozen base, without a copy each).
  */
+import { tensor, type TensorData } from "../ir.ts";
 import {
   createDeviceState,
   type DeviceState,
@@ -26,7 +27,12 @@ import {
   rowDenominators,
   splitBatch,
 } from "./batch.ts";
-import { buildTrainStep, type TrainStepGraph, type TrainStepKind } from "./graph.ts";
+import {
+  buildTrainStep,
+  type TrainStepConstants,
+  type TrainStepGraph,
+  type TrainStepKind,
+} from "./graph.ts";
 import {
   IO,
   logprobTemperature,
@@ -93,6 +99,12 @@ export interface TrainStepRunnerOptions {
   readonly microBatchSize?: number;
   /** Every step has one batch shape: its sessions keep their memory (SessionOptions.fixedShape). */
   readonly fixedShape?: boolean;
+  /**
+   * The frozen parameters given in `initial` become constants of the graphs instead of feeds
+   * (TrainStepConstants: prepacked by the cpu EP, values different in the low bits). They are then
+   * in every session's memory, not on the device once, and not in `frozen`.
+   */
+  readonly constantFrozen?: boolean;
 }
 
 /** A loaded train step with its device state. */
@@ -143,17 +155,24 @@ interface Loaded {
   readonly session: Session;
 }
 
+/** How the runner's sessions are built and loaded, the same for each kind. */
+interface LoadOptions {
+  readonly fixedShape: boolean;
+  readonly constants: TrainStepConstants;
+}
+
 async function load(
   runtime: Runtime,
   config: TrainStepConfig,
   kind: TrainStepKind,
-  fixedShape: boolean,
+  { fixedShape, constants }: LoadOptions,
 ) {
-  const graph = buildTrainStep(config, kind);
+  const graph = buildTrainStep(config, kind, constants);
   const session = await runtime.load(graph.model, {
     keepOnDevice: graph.stateBindings.map((b) => b.output),
     name: `train-step ${kind}`,
     fixedShape,
+    ...(graph.externalData ? { externalData: graph.externalData } : {}),
   });
   return { graph, session };
 }
@@ -191,7 +210,6 @@ function hyperFeeds(h: TrainStepHyper): Record<string, HostTensor> {
  */
 export async function openTrainStep(options: TrainStepRunnerOptions): Promise<TrainStepRunner> {
   const { runtime, config } = options;
-  const fixedShape = options.fixedShape ?? false;
   const trainable = trainableNames(config);
   const constant = config.aggregationConstant;
   const needsConstant = config.aggregation === "seq-sum-const" ||
@@ -214,6 +232,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   }
   const frozen: Record<string, DeviceTensor> = { ...shared };
   const owned: DeviceTensor[] = [];
+  const constantValues: Record<string, TensorData> = {};
   const state = createDeviceState(runtime);
   for (const p of config.params) {
     if (p.name in shared) continue;
@@ -233,11 +252,17 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
       state.write(IO.param(p.name), value);
       state.write(IO.adamM(p.name), zeros);
       state.write(IO.adamV(p.name), zeros);
+    } else if (options.constantFrozen) {
+      constantValues[p.name] = tensor(value.dtype, value.dims, value.data);
     } else {
       frozen[p.name] = runtime.upload(value);
       owned.push(frozen[p.name]);
     }
   }
+  const loadOptions: LoadOptions = {
+    fixedShape: options.fixedShape ?? false,
+    constants: { values: constantValues },
+  };
   state.write(IO.adamStep, scalar(0));
   const frozenFeeds: Record<string, Feed> = {};
   for (const [name, t] of Object.entries(frozen)) frozenFeeds[IO.param(name)] = t;
@@ -245,8 +270,8 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
   const micro = options.microBatchSize;
   const loadAccumulateApply = async (): Promise<readonly [Loaded, Loaded]> => {
     const loaded = [
-      await load(runtime, config, "accumulate", fixedShape),
-      await load(runtime, config, "apply", fixedShape),
+      await load(runtime, config, "accumulate", loadOptions),
+      await load(runtime, config, "apply", loadOptions),
     ] as const;
     // The accumulate graph reads the gradient sums even when it restarts them; start at zero.
     for (const sum of loaded[0].graph.gradientSums) {
@@ -255,7 +280,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     }
     return loaded;
   };
-  const fused = micro === undefined ? await load(runtime, config, "fused", fixedShape) : null;
+  const fused = micro === undefined ? await load(runtime, config, "fused", loadOptions) : null;
   let accumulateApply: Promise<readonly [Loaded, Loaded]> | null = micro === undefined
     ? null
     : Promise.resolve(await loadAccumulateApply());
@@ -422,7 +447,7 @@ export async function openTrainStep(options: TrainStepRunnerOptions): Promise<Tr
     logprobs: async (batch: PolicyBatch, temperature: number) => {
       checkBatch(batch);
       const feedTemperature = scalar(logprobTemperature(temperature));
-      logprobSession ??= load(runtime, config, "logprobs", fixedShape);
+      logprobSession ??= load(runtime, config, "logprobs", loadOptions);
       const loaded = await logprobSession;
       const out = new Float32Array(batch.batch * batch.seq);
       const parts = micro === undefined ? [batch] : splitBatch(batch, micro);
