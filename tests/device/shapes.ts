@@ -33,6 +33,7 @@ import {
 import {
   type BackendName,
   type DeviceTensor,
+  type HostTensor,
   openRuntime,
   probeWebGpuAdapter,
   runProfile,
@@ -95,6 +96,11 @@ const cli = defineCommand({
       type: "boolean",
       help: "profile every session (onnxruntime's profiler; not cpu) and write where " +
         "the time of a run goes, per op type",
+    },
+    "constant-base": {
+      type: "boolean",
+      help: "the train step's frozen base as constants of its graphs (prepacked by the cpu EP) " +
+        "instead of fed",
     },
     threads: { type: "string", value: "N", default: "0", help: "cpu threads (0: default)" },
     machine: { type: "string", value: "NAME", default: "local", help: "names the machine" },
@@ -174,13 +180,18 @@ function tiledNormal(purpose: string, out: Float32Array, std: number): void {
   }
 }
 
+/** Random base weights, one tensor at a time, by HF name. */
+function* randomBase(spec: DecoderSpec): Generator<[string, HostTensor]> {
+  for (const p of allParams(spec).slice(0, baseParams(spec.config).length)) {
+    yield [p.name, paramHostTensor(p, initBaseTensor(spec.config, p, tiledNormal).data)];
+  }
+}
+
 /** Random base weights uploaded one tensor at a time (the host never holds the model twice). */
 function uploadRandomBase(rt: Runtime, spec: DecoderSpec): Record<string, DeviceTensor> {
   const tensors: Record<string, DeviceTensor> = {};
-  for (const p of allParams(spec).slice(0, baseParams(spec.config).length)) {
-    tensors[p.name] = rt.upload(
-      paramHostTensor(p, initBaseTensor(spec.config, p, tiledNormal).data),
-    );
+  for (const [name, tensor] of randomBase(spec)) {
+    tensors[name] = rt.upload(tensor);
     sampleRss();
   }
   return tensors;
@@ -278,6 +289,7 @@ Deno.exit(
       shape,
       adapter: rt.info.adapter?.description ?? null,
       threads: rt.info.threads,
+      ...(values["constant-base"] ? { constantBase: true } : {}),
       // Timestamp queries and the profiler's bookkeeping slow a run: such rates are not figures.
       ...(values.profile ? { profiled: true } : {}),
     });
@@ -360,8 +372,12 @@ Deno.exit(
         const runner = runners.get(microBatch) ?? await openTrainStep({
           runtime: rt,
           config: trainStepConfig(spec),
-          initial: loraInitial(spec),
-          frozen: base,
+          ...(values["constant-base"]
+            ? {
+              initial: { ...loraInitial(spec), ...Object.fromEntries(randomBase(spec)) },
+              constantFrozen: true,
+            }
+            : { initial: loraInitial(spec), frozen: base }),
           ...(microBatch > 0 ? { microBatchSize: microBatch } : {}),
         });
         runners.set(microBatch, runner);
