@@ -44,6 +44,7 @@ import {
   reduceMean,
   reduceSum,
   reshape,
+  rmsNormalization,
   sigmoid,
   softmax,
   split,
@@ -150,17 +151,18 @@ export function decoder(
   const append = mode === "append";
   const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p, append };
   const eps = c.rmsNormEps;
+  const fused = spec.fusedRmsNorm;
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
   const present: KvPair[] = [];
   for (let i = 0; i < c.numLayers; i++) {
     const at = `model.layers.${i}`;
-    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), eps);
+    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), eps, fused);
     const attn = attention(ctx, i, h, inputs.past?.[i]);
     present.push(attn.kv);
     x = add(x, attn.out);
-    x = add(x, mlp(linear, at, rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), eps)));
+    x = add(x, mlp(linear, at, rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), eps, fused)));
   }
-  x = rmsNorm(x, p("model.norm.weight"), eps);
+  x = rmsNorm(x, p("model.norm.weight"), eps, fused);
   if (mode === "prefill") x = lastAlong(reshape(x, [batch, seq, c.hiddenSize]), 1);
   const head = c.tieWordEmbeddings ? p("model.embed_tokens.weight") : p("lm_head.weight");
   const logits = gemm(reshape(x, [-1, c.hiddenSize]), head, undefined, { transB: true });
@@ -199,8 +201,8 @@ function attention(
   let k = reshape(ctx.linear(h, `${at}.k_proj`), [batch, seq, c.numKvHeads, c.headDim]);
   const v = reshape(ctx.linear(h, `${at}.v_proj`), [batch, seq, c.numKvHeads, c.headDim]);
   if (c.qkNorm) {
-    q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps);
-    k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps);
+    q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps, ctx.spec.fusedRmsNorm);
+    k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps, ctx.spec.fusedRmsNorm);
   }
   // Scaling q by 1/sqrt(headDim) instead of the scores: same product, fewer elements (seq > headDim).
   q = mul(rotate(q, ctx.cosine, ctx.sine), 1 / Math.sqrt(c.headDim));
@@ -241,8 +243,9 @@ function mlp(linear: (x: Value, module: string) => Value, at: string, h: Value):
   return linear(mul(mul(gate, sigmoid(gate)), up), `${at}.mlp.down_proj`);
 }
 
-/** RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * weight. */
-function rmsNorm(x: Value, weight: Value, eps: number): Value {
+/** RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * weight; one node when `fused`. */
+function rmsNorm(x: Value, weight: Value, eps: number, fused: boolean): Value {
+  if (fused) return rmsNormalization(x, weight, eps);
   const meanSquare = reduceMean(mul(x, x), [-1], true);
   return mul(mul(x, reciprocal(sqrt(add(meanSquare, eps)))), weight);
 }

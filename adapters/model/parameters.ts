@@ -20,12 +20,21 @@ export interface DecoderSpec {
   readonly config: ModelConfig;
   readonly lora: LoraSpec | null;
   readonly baseDtype: BaseDtype;
+  /** RMSNorm as one node (DecoderSpecOptions.fusedRmsNorm). */
+  readonly fusedRmsNorm: boolean;
 }
 
 /** Options of `decoderSpec`. */
 export interface DecoderSpecOptions {
   /** Default float32; float16 needs LoRA (a base that trains keeps float32). */
   readonly baseDtype?: BaseDtype;
+  /**
+   * Every RMSNorm as one node, onnxruntime's SimplifiedLayerNormalization (adapters/onnx's
+   * rmsNormalization), instead of seven: fewer kernels to dispatch on a GPU. Its values differ
+   * from the composed form's in the low bits, so graphs built with and without it do not replay
+   * each other. Default false.
+   */
+  readonly fusedRmsNorm?: boolean;
 }
 
 /**
@@ -57,7 +66,13 @@ export function decoderSpec(
       "is float16 without LoRA; full fine-tuning trains the base, which stays float32",
     );
   }
-  return Object.freeze({ kind: "decoder-spec", config, lora, baseDtype });
+  return Object.freeze({
+    kind: "decoder-spec",
+    config,
+    lora,
+    baseDtype,
+    fusedRmsNorm: options.fusedRmsNorm ?? false,
+  });
 }
 
 /**

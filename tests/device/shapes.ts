@@ -97,6 +97,10 @@ const cli = defineCommand({
       help: "profile every session (onnxruntime's profiler; not cpu) and write where " +
         "the time of a run goes, per op type",
     },
+    "fused-rms-norm": {
+      type: "boolean",
+      help: "every RMSNorm as one SimplifiedLayerNormalization node (DecoderSpec.fusedRmsNorm)",
+    },
     "constant-base": {
       type: "boolean",
       help: "the train step's frozen base as constants of its graphs (prepacked by the cpu EP) " +
@@ -274,7 +278,10 @@ Deno.exit(
 
     const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
     const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
-    const spec = decoderSpec(config, lora, { baseDtype: dtype });
+    const spec = decoderSpec(config, lora, {
+      baseDtype: dtype,
+      fusedRmsNorm: values["fused-rms-norm"] ?? false,
+    });
     const rt = await openRuntime(backend, {
       ...(threads > 0 ? { threads } : {}),
       ...(values.profile ? { profile: true } : {}),
@@ -290,6 +297,7 @@ Deno.exit(
       adapter: rt.info.adapter?.description ?? null,
       threads: rt.info.threads,
       ...(values["constant-base"] ? { constantBase: true } : {}),
+      ...(values["fused-rms-norm"] ? { fusedRmsNorm: true } : {}),
       // Timestamp queries and the profiler's bookkeeping slow a run: such rates are not figures.
       ...(values.profile ? { profiled: true } : {}),
     });

@@ -1,0 +1,111 @@
+/**
+ * DecoderSpec's fusedRmsNorm: every RMSNorm as one SimplifiedLayerNormalization node. On each
+ * backend (a child process per backend: fused-rms-norm-child.ts) the fused decoder's logits match
+ * the plain-JS reference, greedy generation through the KV cache picks the composed form's tokens,
+ * supervised steps train as the composed form does within float32 rounding, and the fused form
+ * repeats to the bit; the graphs hold one node per norm instead of seven.
+ */
+import assert from "node:assert/strict";
+import { decoder } from "../../adapters/model/decoder.ts";
+import { allParams, type DecoderSpec, decoderSpec } from "../../adapters/model/parameters.ts";
+import { Graph } from "../../adapters/onnx/mod.ts";
+import { softwareVulkanEnv, softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
+import { IO } from "../../adapters/onnx/train-step/mod.ts";
+import { webgpuSkipReason } from "../onnx-train/backends.ts";
+import { maxAbsDiff, tinyModel } from "./helpers.ts";
+import { referenceLogits } from "./reference.ts";
+
+const model = await tinyModel("Qwen3ForCausalLM");
+const vulkan = softwareVulkanEnv();
+const backends = [
+  { name: "cpu", skip: null, env: {} },
+  { name: "wasm", skip: null, env: {} },
+  { name: "webgpu-web", skip: webgpuSkipReason, env: {} },
+  {
+    name: "webgpu",
+    skip: vulkan ? null : `${softwareVulkanVariable} is unset (CI sets it)`,
+    env: vulkan ?? {},
+  },
+] as const;
+
+interface Run {
+  readonly logits: number[];
+  readonly tokens: number[][];
+  readonly losses: number[];
+}
+
+for (const { name, skip, env } of backends) {
+  Deno.test({
+    name:
+      `fused RMSNorm on ${name}: the reference's logits, the composed form's tokens and losses` +
+      (skip ? ` (skipped: ${skip})` : ""),
+    ignore: skip !== null,
+    fn: async () => {
+      const out = await Deno.makeTempFile({ suffix: ".json" });
+      try {
+        const child = await new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "-A",
+            new URL("./fused-rms-norm-child.ts", import.meta.url).pathname,
+            name,
+            out,
+          ],
+          env,
+          stderr: "piped",
+        }).output();
+        assert.ok(child.success, new TextDecoder().decode(child.stderr));
+        const got = JSON.parse(await Deno.readTextFile(out)) as {
+          backend: string;
+          seq: number[];
+          fused: Run;
+          fusedAgain: Run;
+          composed: Run;
+        };
+        assert.equal(got.backend, name);
+        const vocab = model.config.vocabSize;
+        referenceLogits(model.config, model.tensors, got.seq).forEach((row, t) => {
+          const diff = maxAbsDiff(got.fused.logits.slice(t * vocab, (t + 1) * vocab), row);
+          assert.ok(diff < 2e-5, `position ${t}: ${diff}`);
+        });
+        assert.deepEqual(got.fused.tokens, got.composed.tokens);
+        assert.ok(
+          maxAbsDiff(got.fused.losses, got.composed.losses) < 1e-4,
+          `${got.fused.losses} vs ${got.composed.losses}`,
+        );
+        assert.ok(got.fused.losses[2] < got.fused.losses[0], "it trains");
+        assert.deepEqual(got.fusedAgain, got.fused, "the fused form repeats to the bit");
+      } finally {
+        await Deno.remove(out);
+      }
+    },
+  });
+}
+
+/** Node counts by op type of the full decoder. */
+function opCounts(spec: DecoderSpec): Map<string, number> {
+  const g = new Graph("forward");
+  const tokens = g.input("tokens", "int32", ["batch", "seq"]);
+  const attentionMask = g.input("attention_mask", "float32", ["batch", "seq"]);
+  const params = Object.fromEntries(
+    allParams(spec).map((p) => [p.name, g.input(IO.param(p.name), "float32", p.shape)]),
+  );
+  decoder(spec, { params, tokens, attentionMask }, "full");
+  const counts = new Map<string, number>();
+  for (const n of g.nodes) counts.set(n.spec.type, (counts.get(n.spec.type) ?? 0) + 1);
+  return counts;
+}
+
+Deno.test("fused RMSNorm: one computing node per norm where the composed form has seven", () => {
+  const c = model.config;
+  // Two per layer, the final one, and Qwen3's per-head q and k norms.
+  const norms = 2 * c.numLayers + 1 + (c.qkNorm ? 2 * c.numLayers : 0);
+  const fused = opCounts(decoderSpec(c, null, { fusedRmsNorm: true }));
+  const composed = opCounts(decoderSpec(c));
+  assert.equal(fused.get("SimplifiedLayerNormalization"), norms);
+  assert.equal(composed.get("SimplifiedLayerNormalization"), undefined);
+  // Constants (eps, a reduction's axes) are shared within a graph; count the computing nodes.
+  const total = (m: Map<string, number>) =>
+    [...m].filter(([op]) => op !== "Constant").reduce((n, [, count]) => n + count, 0);
+  assert.equal(total(composed) - total(fused), 6 * norms);
+});
