@@ -416,6 +416,10 @@ export const experimentConfigSchema = z.strictObject({
     offload_idle: z.boolean().default(false).describe(
       "release idle worker groups' device memory between phases (Dr. MAS offload)",
     ),
+    fused_rms_norm: z.boolean().default(false).describe(
+      "every RMSNorm as one onnxruntime node (SimplifiedLayerNormalization) instead of seven: " +
+        "fewer GPU dispatches; values differ from the composed form in the low bits",
+    ),
   }).prefault({}).describe("where and how the models run"),
   store: storeTarget.default(DEFAULT_STORE).describe(
     "event store: a SQLite file path or a postgres:// URL",

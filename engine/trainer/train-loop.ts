@@ -43,6 +43,7 @@ import {
   type GroupPolicy,
   openPolicyPool,
   type PolicyPool,
+  policyPoolOptions,
   type RecordedTurns,
   type ReplayRollouts,
   type Rollout,
@@ -313,14 +314,7 @@ async function startRun(
   append: (events: NewEvent[]) => Promise<void>,
 ): Promise<{ pool: PolicyPool; tasks: TaskSource; workflow: Workflow }> {
   const pool = await openPolicyPool(options.runtime, config.worker_groups, {
-    seed: config.seed,
-    klCoef: config.loss.kl_coef,
-    aggregation: config.loss.aggregation,
-    aggregationConstant: config.sampling.max_tokens,
-    dualClip: config.loss.clip_ratio_c,
-    klClamp: config.loss.kl_clamp,
-    entropyCoeff: config.loss.entropy_coeff,
-    lossMicroBatch: config.updates.micro_batch_size,
+    ...policyPoolOptions(config),
     embedded: options.embedded,
   });
   try {

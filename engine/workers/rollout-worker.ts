@@ -24,6 +24,7 @@ import {
   createSpeaker,
   endpointPool,
   openPolicyPool,
+  policyPoolOptions,
   type SpeakingPolicy,
   taskSource,
   type TurnRecord,
@@ -203,15 +204,10 @@ async function localContext(
   store: EventStore,
 ): Promise<RunContext> {
   const runtime = await openRuntime(config.runtime.device, { threads: config.runtime.threads });
+  // A worker plays episodes and loads no KL reference.
   const pool = await openPolicyPool(runtime, config.worker_groups, {
-    seed: config.seed,
+    ...policyPoolOptions(config),
     klCoef: 0,
-    aggregation: config.loss.aggregation,
-    aggregationConstant: config.sampling.max_tokens,
-    dualClip: config.loss.clip_ratio_c,
-    klClamp: config.loss.kl_clamp,
-    entropyCoeff: config.loss.entropy_coeff,
-    lossMicroBatch: config.updates.micro_batch_size,
     embedded,
   }).catch(async (err) => {
     await runtime.close();

@@ -42,7 +42,12 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
     micro_batch_size: null,
   });
   assert.deepEqual(c.evaluation, { benchmarks: ["validation"], n_samples: 16, every_steps: 0 });
-  assert.deepEqual(c.runtime, { device: "auto", threads: 1, offload_idle: false });
+  assert.deepEqual(c.runtime, {
+    device: "auto",
+    threads: 1,
+    offload_idle: false,
+    fused_rms_norm: false,
+  });
   assert.equal(c.store, ".polyrl/events.sqlite");
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.agents[0].trainable));
 });

@@ -10,16 +10,11 @@
  * import type { NormalizedConfig } from "../../config/mod.ts";
  * import type { Runtime } from "../../../adapters/onnx/runtime/mod.ts";
  * import type { Workflow } from "../../workflows/mod.ts";
- * import { openPolicyPool, taskSource, workflowRollouts } from "./mod.ts";
+ * import { openPolicyPool, policyPoolOptions, taskSource, workflowRollouts } from "./mod.ts";
  * declare const runtime: Runtime;
  * declare const config: NormalizedConfig;
  * declare const workflow: Workflow;
- * const pool = await openPolicyPool(runtime, config.worker_groups, {
- *   seed: config.seed,
- *   klCoef: config.loss.kl_coef,
- *   aggregation: config.loss.aggregation,
- *   aggregationConstant: config.sampling.max_tokens,
- * });
+ * const pool = await openPolicyPool(runtime, config.worker_groups, policyPoolOptions(config));
  * const rollout = workflowRollouts(config, workflow, pool.groups);
  * const groups = await rollout("rollout", 0, (await taskSource(config)).train, config.group_size);
  * ```
@@ -33,6 +28,7 @@ export {
   openBatchWith,
   openPolicyPool,
   type PolicyPool,
+  policyPoolOptions,
 } from "./policy-pool.ts";
 export {
   recordedSpeaker,

@@ -60,7 +60,7 @@ import {
   scalar,
   type Session,
 } from "../../../adapters/onnx/runtime/mod.ts";
-import type { WorkerGroup } from "../../config/mod.ts";
+import type { NormalizedConfig, WorkerGroup } from "../../config/mod.ts";
 import { fillNormal, randomStream, streamBlock } from "../../random/mod.ts";
 import { decodeSafetensors } from "./safetensors-bytes.ts";
 
@@ -263,11 +263,39 @@ export interface PolicyPoolOptions {
   readonly entropyCoeff?: number;
   /** config.updates.micro_batch_size: rows per loss micro-batch; null or absent, the whole. */
   readonly lossMicroBatch?: number | null;
+  /** config.runtime.fused_rms_norm: every RMSNorm as one node (DecoderSpec.fusedRmsNorm). */
+  readonly fusedRmsNorm?: boolean;
   /**
    * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
    * (recordedEmbeddedVersion); default the committed model.
    */
   readonly embedded?: EmbeddedVersion;
+}
+
+/**
+ * The pool's options as a run's config sets them.
+ *
+ * @example
+ * ```ts
+ * import type { NormalizedConfig } from "../../config/mod.ts";
+ * import { policyPoolOptions } from "./policy-pool.ts";
+ *
+ * declare const config: NormalizedConfig;
+ * const options = { ...policyPoolOptions(config), klCoef: 0 }; // a worker loads no KL reference
+ * ```
+ */
+export function policyPoolOptions(config: NormalizedConfig): PolicyPoolOptions {
+  return {
+    seed: config.seed,
+    klCoef: config.loss.kl_coef,
+    aggregation: config.loss.aggregation,
+    aggregationConstant: config.sampling.max_tokens,
+    dualClip: config.loss.clip_ratio_c,
+    klClamp: config.loss.kl_clamp,
+    entropyCoeff: config.loss.entropy_coeff,
+    lossMicroBatch: config.updates.micro_batch_size,
+    fusedRmsNorm: config.runtime.fused_rms_norm,
+  };
 }
 
 /**
@@ -280,16 +308,7 @@ export interface PolicyPoolOptions {
  * import type { Runtime } from "../../../adapters/onnx/runtime/mod.ts";
  * declare const runtime: Runtime;
  * declare const config: NormalizedConfig;
- * const pool = await openPolicyPool(runtime, config.worker_groups, {
- *   seed: config.seed,
- *   klCoef: config.loss.kl_coef,
- *   aggregation: config.loss.aggregation,
- *   aggregationConstant: config.sampling.max_tokens,
- *   dualClip: config.loss.clip_ratio_c,
- *   klClamp: config.loss.kl_clamp,
- *   entropyCoeff: config.loss.entropy_coeff,
- *   lossMicroBatch: config.updates.micro_batch_size,
- * });
+ * const pool = await openPolicyPool(runtime, config.worker_groups, policyPoolOptions(config));
  * const solver = pool.groups.get("solver");
  * ```
  */
@@ -320,7 +339,8 @@ export async function openPolicyPool(
         dropout: wg.trainable.dropout,
       })
       : null;
-    const spec = decoderSpec(model.config, lora);
+    const specOptions = { fusedRmsNorm: options.fusedRmsNorm ?? false };
+    const spec = decoderSpec(model.config, lora, specOptions);
     // LoRA and frozen groups read the shared base; full training owns a copy in its runner.
     // The base is the frozen weights of LoRA and frozen groups, and the KL reference of all.
     let base = entry.bases.get("base");
@@ -367,7 +387,9 @@ export async function openPolicyPool(
     }
     let reference: Session | null = entry.reference;
     if (!reference && options.klCoef > 0) {
-      reference = await runtime.load(buildLogprobGraph(decoderSpec(model.config, null)).model);
+      reference = await runtime.load(
+        buildLogprobGraph(decoderSpec(model.config, null, specOptions)).model,
+      );
       entry.reference = reference;
       const r = reference;
       releases.push(() => r.release());
