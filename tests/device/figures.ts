@@ -97,6 +97,13 @@ function jsonLines(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((l) => l.trim().startsWith("{")).map((l) => JSON.parse(l));
 }
 
+/** The backend as the tables name it, with the compiler options shapes.ts measured under. */
+export function backendLabel(f: Figure): string {
+  const options = [f.fusedRmsNorm ? "fused RMSNorm" : null, f.constantBase ? "constant base" : null]
+    .filter((o) => o !== null);
+  return options.length > 0 ? `${f.backend} (${options.join(", ")})` : f.backend;
+}
+
 /** The workload's size as the table shows it: 8x512 (train), 64x256 new (generate). */
 export function sizeOf(f: Figure): string {
   if (f.workload === "train-step") return `${f.batch}x${f.seq}`;
@@ -116,7 +123,11 @@ export function ratios(figures: readonly Figure[]): Ratio[] {
         shape: ours.shape,
         workload: ours.workload,
         size: sizeOf(ours),
-        ours: { backend: ours.backend, dtype: ours.dtype, tokensPerSecond: ours.tokensPerSecond! },
+        ours: {
+          backend: backendLabel(ours),
+          dtype: ours.dtype,
+          tokensPerSecond: ours.tokensPerSecond!,
+        },
         torch: {
           impl: torch.impl,
           backend: torch.backend,
@@ -191,7 +202,7 @@ if (import.meta.main) {
       console.log("impl\tmachine\tbackend\tdtype\tshape\tworkload\tsize\ttok/s\tgpu MiB");
       for (const f of rows) {
         console.log(
-          [f.impl, f.machine, f.backend, f.dtype, f.shape, f.workload, sizeOf(f)].join("\t") +
+          [f.impl, f.machine, backendLabel(f), f.dtype, f.shape, f.workload, sizeOf(f)].join("\t") +
             `\t${fmt(f.tokensPerSecond!)}\t${f.gpuUsedPeakMiB ?? f.gpuPeakMiB ?? "-"}`,
         );
       }

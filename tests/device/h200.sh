@@ -28,7 +28,8 @@
 #
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
 # --stages=A,B,... runs only the named device stages, in the default order: native-0.5b-float32,
-# native-0.5b-profile, native-1.5b-float32, native-0.5b-float16, native-1.5b-float16,
+# native-0.5b-profile, native-0.5b-fusednorm, native-1.5b-float32, native-0.5b-float16,
+# native-1.5b-float16,
 # bench-webgpu, 0.5b-float32, 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16,
 # bench-models (the peer stages follow their shape's first float32 stage). Each ours stage generates first (64 x 256 new), then
 # trains 8x512 and 32x512 on one runner; 0.5b-profile writes onnxruntime's per-op profile of a
@@ -61,7 +62,8 @@ mode=device
 carried=0
 unpack_only=0
 with_peer=1
-all_stages="native-0.5b-float32 native-0.5b-profile native-1.5b-float32 native-0.5b-float16"
+all_stages="native-0.5b-float32 native-0.5b-profile native-0.5b-fusednorm native-1.5b-float32"
+all_stages+=" native-0.5b-float16"
 all_stages+=" native-1.5b-float16 bench-webgpu"
 all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
 chosen="$all_stages"
@@ -313,6 +315,12 @@ if [ "$mode" = device ]; then
         stage "$label profile $shape float32" 90 "${ours[@]}" "${backend[@]}" --shape "$shape" \
           --dtype float32 --profile --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
         ;;
+      *-fusednorm)
+        # Every RMSNorm as one node (runtime.fused_rms_norm): generation and the 8x512 step.
+        stage "$label $shape float32 fused RMSNorm" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
+          --shape "$shape" --dtype float32 --fused-rms-norm --generate 64x256 --prompt 32 \
+          --train 8x512 --micro-batch auto --steps 1
+        ;;
       *-float16)
         if [ "$f16" -gt 0 ]; then
           stage "$label $shape float16" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
@@ -368,7 +376,8 @@ else
   # .ci/software-vulkan.sh unpacks; adapters/onnx/runtime/software-vulkan.ts reads the same).
   sv="${POLYRL_SOFTWARE_VULKAN:-}"
   if [ "$has_native" = 0 ]; then
-    for name in "native tiny float32" "native profile tiny float32" "native tiny float16"; do
+    for name in "native tiny float32" "native profile tiny float32" "native tiny float16" \
+      "native tiny float32 fused RMSNorm"; do
       skip "$name" "$no_native"
     done
   elif [ -n "$sv" ]; then
@@ -378,8 +387,11 @@ else
     stage "native tiny float32" 60 "${native[@]}" "${tiny[@]}" --dtype float32
     stage "native profile tiny float32" 60 "${native[@]}" "${tinyProfile[@]}"
     stage "native tiny float16" 60 "${native[@]}" "${tiny[@]}" --dtype float16
+    stage "native tiny float32 fused RMSNorm" 60 "${native[@]}" "${tiny[@]}" --dtype float32 \
+      --fused-rms-norm
   else
-    for name in "native tiny float32" "native profile tiny float32" "native tiny float16"; do
+    for name in "native tiny float32" "native profile tiny float32" "native tiny float16" \
+      "native tiny float32 fused RMSNorm"; do
       skip "$name" "POLYRL_SOFTWARE_VULKAN is unset: no Mesa 25 lavapipe for the native WebGPU EP (.ci/software-vulkan.sh DIR)"
     done
   fi

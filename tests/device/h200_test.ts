@@ -98,12 +98,14 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     if (nativeDtypes.length === 0) {
       assert.match(status.get("native tiny float32")?.reason ?? "", /POLYRL_SOFTWARE_VULKAN/);
     }
-    for (const dtype of nativeDtypes) {
+    for (const [dtype, fused] of nativeDtypes.flatMap((d) => [[d, false], [d, true]] as const)) {
+      if (fused && dtype !== "float32") continue;
       const mine = result.figures.filter((f) =>
-        f.impl === "polyrl" && f.backend === "webgpu" && f.dtype === dtype && !f.profiled
+        f.impl === "polyrl" && f.backend === "webgpu" && f.dtype === dtype && !f.profiled &&
+        (f.fusedRmsNorm === true) === fused
       );
       assert.ok(mine.every((f) => f.runtime === "onnxruntime-node"), dtype);
-      assertTinyWorkloads(mine, `native ${dtype}`);
+      assertTinyWorkloads(mine, `native ${dtype}${fused ? " fused RMSNorm" : ""}`);
     }
     if (nativeDtypes.length > 0) {
       const profiles = profilesOf(result, "webgpu");
@@ -160,8 +162,12 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     if (status.get("torch tiny float32")?.status === "ok") {
       const torch = result.figures.filter((f) => f.impl.startsWith("torch-"));
       assert.equal(torch.filter((f) => f.tokensPerSecond! > 0).length, 3);
-      // One ratio per (ours dtype, workload size) against the float32 peer.
-      assert.equal(result.ratios.length, 3 * (dtypes.length + nativeDtypes.length));
+      // One ratio per (ours dtype or variant, workload size) against the float32 peer; the
+      // native float32 with fused RMSNorm is one more variant.
+      const variants = dtypes.length + nativeDtypes.length + (nativeDtypes.length > 0 ? 1 : 0);
+      assert.equal(result.ratios.length, 3 * variants);
+      const fusedRatios = result.ratios.filter((r) => r.ours.backend === "webgpu (fused RMSNorm)");
+      assert.equal(fusedRatios.length, nativeDtypes.length > 0 ? 3 : 0, "labelled in the ratios");
       for (const r of result.ratios) {
         assert.ok(Math.abs(r.ratio - r.ours.tokensPerSecond / r.torch.tokensPerSecond) < 1e-12);
       }
