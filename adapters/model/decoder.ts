@@ -44,7 +44,9 @@ import {
   reduceMean,
   reduceSum,
   reshape,
+  reshapeLike,
   rmsNormalization,
+  rotaryEmbedding,
   sigmoid,
   softmax,
   split,
@@ -151,7 +153,7 @@ export function decoder(
   const append = mode === "append";
   const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p, append };
   const eps = c.rmsNormEps;
-  const fused = spec.fusedRmsNorm;
+  const fused = spec.fused.includes("rms_norm");
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
   const present: KvPair[] = [];
   for (let i = 0; i < c.numLayers; i++) {
@@ -200,13 +202,15 @@ function attention(
   let q = reshape(ctx.linear(h, `${at}.q_proj`), [batch, seq, c.numHeads, c.headDim]);
   let k = reshape(ctx.linear(h, `${at}.k_proj`), [batch, seq, c.numKvHeads, c.headDim]);
   const v = reshape(ctx.linear(h, `${at}.v_proj`), [batch, seq, c.numKvHeads, c.headDim]);
+  const fusedNorm = ctx.spec.fused.includes("rms_norm");
   if (c.qkNorm) {
-    q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps, ctx.spec.fusedRmsNorm);
-    k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps, ctx.spec.fusedRmsNorm);
+    q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps, fusedNorm);
+    k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps, fusedNorm);
   }
   // Scaling q by 1/sqrt(headDim) instead of the scores: same product, fewer elements (seq > headDim).
-  q = mul(rotate(q, ctx.cosine, ctx.sine), 1 / Math.sqrt(c.headDim));
-  k = rotate(k, ctx.cosine, ctx.sine);
+  const fusedRotary = ctx.spec.fused.includes("rotary_embedding");
+  q = mul(rotate(q, ctx.cosine, ctx.sine, fusedRotary), 1 / Math.sqrt(c.headDim));
+  k = rotate(k, ctx.cosine, ctx.sine, fusedRotary);
   // Query head h belongs to kv head floor(h / groups), as HF's repeat_interleave arranges it.
   const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
   let kh = transpose(k, [0, 2, 1, 3]);
@@ -250,9 +254,20 @@ function rmsNorm(x: Value, weight: Value, eps: number, fused: boolean): Value {
   return mul(mul(x, reciprocal(sqrt(add(meanSquare, eps)))), weight);
 }
 
-/** RoPE in HF's rotate-half layout on x [batch, seq, heads, headDim]. */
-function rotate(x: Value, cosine: Value, sine: Value): Value {
+/**
+ * RoPE in HF's rotate-half layout on x [batch, seq, heads, headDim], with cos and sin [batch, seq,
+ * 1, headDim/2]; one node when `fused` (every token a row of the tables, see rotaryEmbedding).
+ */
+function rotate(x: Value, cosine: Value, sine: Value, fused: boolean): Value {
   const half = x.shape[3] as number / 2;
+  if (fused) {
+    const g = x.graph;
+    const rows = (table: Value, name: string) =>
+      g.cached(`rope-${name}-rows`, () => reshape(table, [-1, half]));
+    const heads = x.shape[2] as number;
+    const flat = reshape(x, [1, -1, heads * 2 * half]);
+    return reshapeLike(rotaryEmbedding(flat, rows(cosine, "cos"), rows(sine, "sin"), heads), x);
+  }
   const [x1, x2] = split(x, 3, [half, half]);
   return concat([sub(mul(x1, cosine), mul(x2, sine)), add(mul(x2, cosine), mul(x1, sine))], 3);
 }

@@ -51,6 +51,8 @@ export {
   type DecoderSpec,
   decoderSpec,
   type DecoderSpecOptions,
+  FUSED_OPS,
+  type FusedOp,
   loraParams,
   paramCount,
   trainableParams,

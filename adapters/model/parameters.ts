@@ -14,27 +14,37 @@ import { loraParamName, type LoraSpec, loraTargets } from "./lora.ts";
  */
 export type BaseDtype = "float32" | "float16";
 
+/**
+ * Parts of the decoder that can be built as one onnxruntime node each instead of a composition of
+ * standard ONNX ops: fewer kernels to dispatch on a GPU. A fused kernel sums in its own order, so
+ * its values differ from the composed form's in the low bits, and graphs built with and without
+ * one do not replay each other.
+ * - `rms_norm`: onnxruntime's SimplifiedLayerNormalization (adapters/onnx's rmsNormalization), one
+ *   node where the composed form has seven;
+ * - `rotary_embedding`: onnxruntime's RotaryEmbedding (rotaryEmbedding), four nodes (the op, the
+ *   reshapes to one sequence of tokens and back, and x's shape) where the composed form has eight.
+ */
+export const FUSED_OPS = ["rms_norm", "rotary_embedding"] as const;
+
+/** One of FUSED_OPS. */
+export type FusedOp = typeof FUSED_OPS[number];
+
 /** A decoder to build: the base hyperparameters and an optional LoRA adaptation. */
 export interface DecoderSpec {
   readonly kind: "decoder-spec";
   readonly config: ModelConfig;
   readonly lora: LoraSpec | null;
   readonly baseDtype: BaseDtype;
-  /** RMSNorm as one node (DecoderSpecOptions.fusedRmsNorm). */
-  readonly fusedRmsNorm: boolean;
+  /** What is built as one node (FUSED_OPS), in FUSED_OPS order. */
+  readonly fused: readonly FusedOp[];
 }
 
 /** Options of `decoderSpec`. */
 export interface DecoderSpecOptions {
   /** Default float32; float16 needs LoRA (a base that trains keeps float32). */
   readonly baseDtype?: BaseDtype;
-  /**
-   * Every RMSNorm as one node, onnxruntime's SimplifiedLayerNormalization (adapters/onnx's
-   * rmsNormalization), instead of seven: fewer kernels to dispatch on a GPU. Its values differ
-   * from the composed form's in the low bits, so graphs built with and without it do not replay
-   * each other. Default false.
-   */
-  readonly fusedRmsNorm?: boolean;
+  /** Parts built as one node each (FUSED_OPS); default none. */
+  readonly fused?: readonly FusedOp[];
 }
 
 /**
@@ -66,12 +76,17 @@ export function decoderSpec(
       "is float16 without LoRA; full fine-tuning trains the base, which stays float32",
     );
   }
+  const fused = options.fused ?? [];
+  const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+  if (unknown.length > 0) {
+    throw new ModelError("fused", `names ${unknown.join(", ")}; expected some of ${FUSED_OPS}`);
+  }
   return Object.freeze({
     kind: "decoder-spec",
     config,
     lora,
     baseDtype,
-    fusedRmsNorm: options.fusedRmsNorm ?? false,
+    fused: Object.freeze(FUSED_OPS.filter((op) => fused.includes(op))),
   });
 }
 

@@ -116,6 +116,7 @@ export {
 export type { GemmOptions } from "./ops/matmul.ts";
 export { gemm, matMul } from "./ops/matmul.ts";
 export { rmsNormalization } from "./ops/norm.ts";
+export { rotaryEmbedding } from "./ops/rotary.ts";
 export type { ScatterReduction } from "./ops/gather.ts";
 export { gather, gatherElements, scatterElements } from "./ops/gather.ts";
 export type { GradientOptions } from "./autodiff.ts";

@@ -121,7 +121,12 @@ function encode(graph: Graph, options: OnnxModelOptions, place: Placement): Uint
     irVersion: IR_VERSION,
     producerName: options.producerName ?? "polyrl",
     docString: options.docString ?? "",
-    opsetImport: [{ domain: "", version: OPSET }],
+    // onnxruntime's own domain (com.microsoft) is at version 1.
+    opsetImport: [
+      { domain: "", version: OPSET },
+      ...[...new Set(nodes.flatMap((n) => n.spec.domain ? [n.spec.domain] : []))]
+        .map((domain) => ({ domain, version: 1 })),
+    ],
     graph: {
       name: graph.name,
       node: nodes.map((node) => ({

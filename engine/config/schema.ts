@@ -6,6 +6,7 @@
  * Every count has an upper bound (bounds.ts), so no value can hang or crash a run.
  */
 import { z } from "zod";
+import { FUSED_OPS } from "../../adapters/model/mod.ts";
 import { DEFAULT_STORE } from "../../events/cli/mod.ts";
 import { parseStoreTarget } from "../../events/mod.ts";
 import { DEFAULT_ESTIMATOR, ESTIMATOR_NAMES } from "../advantages/mod.ts";
@@ -416,9 +417,10 @@ export const experimentConfigSchema = z.strictObject({
     offload_idle: z.boolean().default(false).describe(
       "release idle worker groups' device memory between phases (Dr. MAS offload)",
     ),
-    fused_rms_norm: z.boolean().default(false).describe(
-      "every RMSNorm as one onnxruntime node (SimplifiedLayerNormalization) instead of seven: " +
-        "fewer GPU dispatches; values differ from the composed form in the low bits",
+    fused_ops: z.array(z.enum(FUSED_OPS)).default([]).describe(
+      "decoder parts built as one onnxruntime node each: rms_norm (SimplifiedLayerNormalization " +
+        "for 7 nodes), rotary_embedding (RotaryEmbedding for 8); fewer GPU dispatches, values " +
+        "differ from the composed form's in the low bits",
     ),
   }).prefault({}).describe("where and how the models run"),
   store: storeTarget.default(DEFAULT_STORE).describe(

@@ -5,7 +5,8 @@ const tasks: Record<string, { command: string }> = JSON.parse(
 ).tasks;
 
 /**
- * `[task, script]` for every task whose command is `deno run -A SCRIPT.ts`, except `test`, which
+ * `[task, script]` for every task whose command is `deno run -A SCRIPT.ts` (after environment
+ * variables it sets), except `test`, which
  * hands its arguments to `deno test`.
  *
  * @example
@@ -15,7 +16,8 @@ const tasks: Record<string, { command: string }> = JSON.parse(
  */
 export function taskScripts(): (readonly [string, string])[] {
   return Object.entries(tasks).flatMap(([name, { command }]) => {
-    const script = command.match(/^deno run -A (\S+\.ts)$/)?.[1];
+    // An environment prefix (GLIBC_TUNABLES=...) may precede the command.
+    const script = command.match(/^(?:[A-Z_]+=\S* )*deno run -A (\S+\.ts)$/)?.[1];
     return script && name !== "test" ? [[name, script] as const] : [];
   });
 }

@@ -46,7 +46,7 @@ Deno.test("a minimal config is completed with the documented defaults", () => {
     device: "auto",
     threads: 1,
     offload_idle: false,
-    fused_rms_norm: false,
+    fused_ops: [],
   });
   assert.equal(c.store, ".polyrl/events.sqlite");
   assert.ok(Object.isFrozen(c) && Object.isFrozen(c.agents[0].trainable));

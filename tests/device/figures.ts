@@ -99,8 +99,8 @@ function jsonLines(text: string): Record<string, unknown>[] {
 
 /** The backend as the tables name it, with the compiler options shapes.ts measured under. */
 export function backendLabel(f: Figure): string {
-  const options = [f.fusedRmsNorm ? "fused RMSNorm" : null, f.constantBase ? "constant base" : null]
-    .filter((o) => o !== null);
+  const fused = Array.isArray(f.fused) && f.fused.length > 0 ? `fused ${f.fused.join("+")}` : null;
+  const options = [fused, f.constantBase ? "constant base" : null].filter((o) => o !== null);
   return options.length > 0 ? `${f.backend} (${options.join(", ")})` : f.backend;
 }
 

@@ -28,7 +28,7 @@
 #
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
 # --stages=A,B,... runs only the named device stages, in the default order: native-0.5b-float32,
-# native-0.5b-profile, native-0.5b-fusednorm, native-1.5b-float32, native-0.5b-float16,
+# native-0.5b-profile, native-0.5b-fused, native-1.5b-float32, native-0.5b-float16,
 # native-1.5b-float16,
 # bench-webgpu, 0.5b-float32, 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16,
 # bench-models (the peer stages follow their shape's first float32 stage). Each ours stage generates first (64 x 256 new), then
@@ -62,11 +62,13 @@ mode=device
 carried=0
 unpack_only=0
 with_peer=1
-all_stages="native-0.5b-float32 native-0.5b-profile native-0.5b-fusednorm native-1.5b-float32"
+all_stages="native-0.5b-float32 native-0.5b-profile native-0.5b-fused native-1.5b-float32"
 all_stages+=" native-0.5b-float16"
 all_stages+=" native-1.5b-float16 bench-webgpu"
 all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
 chosen="$all_stages"
+# What the fused stages build as one node each (DecoderSpec.fused).
+fused_ops=rms_norm,rotary_embedding
 outdir="${OUT:-}"
 for arg in "$@"; do
   case "$arg" in
@@ -315,10 +317,10 @@ if [ "$mode" = device ]; then
         stage "$label profile $shape float32" 90 "${ours[@]}" "${backend[@]}" --shape "$shape" \
           --dtype float32 --profile --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
         ;;
-      *-fusednorm)
-        # Every RMSNorm as one node (runtime.fused_rms_norm): generation and the 8x512 step.
-        stage "$label $shape float32 fused RMSNorm" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
-          --shape "$shape" --dtype float32 --fused-rms-norm --generate 64x256 --prompt 32 \
+      *-fused)
+        # RMSNorm and RoPE as one node each (runtime.fused_ops): generation and the 8x512 step.
+        stage "$label $shape float32 fused" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
+          --shape "$shape" --dtype float32 --fused "$fused_ops" --generate 64x256 --prompt 32 \
           --train 8x512 --micro-batch auto --steps 1
         ;;
       *-float16)
@@ -377,7 +379,7 @@ else
   sv="${POLYRL_SOFTWARE_VULKAN:-}"
   if [ "$has_native" = 0 ]; then
     for name in "native tiny float32" "native profile tiny float32" "native tiny float16" \
-      "native tiny float32 fused RMSNorm"; do
+      "native tiny float32 fused"; do
       skip "$name" "$no_native"
     done
   elif [ -n "$sv" ]; then
@@ -387,11 +389,11 @@ else
     stage "native tiny float32" 60 "${native[@]}" "${tiny[@]}" --dtype float32
     stage "native profile tiny float32" 60 "${native[@]}" "${tinyProfile[@]}"
     stage "native tiny float16" 60 "${native[@]}" "${tiny[@]}" --dtype float16
-    stage "native tiny float32 fused RMSNorm" 60 "${native[@]}" "${tiny[@]}" --dtype float32 \
-      --fused-rms-norm
+    stage "native tiny float32 fused" 60 "${native[@]}" "${tiny[@]}" --dtype float32 \
+      --fused "$fused_ops"
   else
     for name in "native tiny float32" "native profile tiny float32" "native tiny float16" \
-      "native tiny float32 fused RMSNorm"; do
+      "native tiny float32 fused"; do
       skip "$name" "POLYRL_SOFTWARE_VULKAN is unset: no Mesa 25 lavapipe for the native WebGPU EP (.ci/software-vulkan.sh DIR)"
     done
   fi

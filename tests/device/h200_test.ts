@@ -102,10 +102,10 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       if (fused && dtype !== "float32") continue;
       const mine = result.figures.filter((f) =>
         f.impl === "polyrl" && f.backend === "webgpu" && f.dtype === dtype && !f.profiled &&
-        (f.fusedRmsNorm === true) === fused
+        Array.isArray(f.fused) === fused
       );
       assert.ok(mine.every((f) => f.runtime === "onnxruntime-node"), dtype);
-      assertTinyWorkloads(mine, `native ${dtype}${fused ? " fused RMSNorm" : ""}`);
+      assertTinyWorkloads(mine, `native ${dtype}${fused ? " fused" : ""}`);
     }
     if (nativeDtypes.length > 0) {
       const profiles = profilesOf(result, "webgpu");
@@ -163,10 +163,12 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       const torch = result.figures.filter((f) => f.impl.startsWith("torch-"));
       assert.equal(torch.filter((f) => f.tokensPerSecond! > 0).length, 3);
       // One ratio per (ours dtype or variant, workload size) against the float32 peer; the
-      // native float32 with fused RMSNorm is one more variant.
+      // native float32 with fused ops is one more variant.
       const variants = dtypes.length + nativeDtypes.length + (nativeDtypes.length > 0 ? 1 : 0);
       assert.equal(result.ratios.length, 3 * variants);
-      const fusedRatios = result.ratios.filter((r) => r.ours.backend === "webgpu (fused RMSNorm)");
+      const fusedRatios = result.ratios.filter((r) =>
+        r.ours.backend === "webgpu (fused rms_norm+rotary_embedding)"
+      );
       assert.equal(fusedRatios.length, nativeDtypes.length > 0 ? 3 : 0, "labelled in the ratios");
       for (const r of result.ratios) {
         assert.ok(Math.abs(r.ratio - r.ours.tokensPerSecond / r.torch.tokensPerSecond) < 1e-12);

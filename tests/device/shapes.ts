@@ -23,6 +23,8 @@ import {
   createGenerator,
   type DecoderSpec,
   decoderSpec,
+  FUSED_OPS,
+  type FusedOp,
   initBaseTensor,
   initLoraAdapter,
   loraSpec,
@@ -97,9 +99,11 @@ const cli = defineCommand({
       help: "profile every session (onnxruntime's profiler; not cpu) and write where " +
         "the time of a run goes, per op type",
     },
-    "fused-rms-norm": {
-      type: "boolean",
-      help: "every RMSNorm as one SimplifiedLayerNormalization node (DecoderSpec.fusedRmsNorm)",
+    fused: {
+      type: "string",
+      value: "OP[,OP]",
+      default: "",
+      help: `decoder parts built as one node each (DecoderSpec.fused): ${FUSED_OPS.join(", ")}`,
     },
     "constant-base": {
       type: "boolean",
@@ -278,10 +282,14 @@ Deno.exit(
 
     const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
     const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
-    const spec = decoderSpec(config, lora, {
-      baseDtype: dtype,
-      fusedRmsNorm: values["fused-rms-norm"] ?? false,
-    });
+    const fused = values.fused === "" ? [] : values.fused.split(",");
+    const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+    if (unknown.length > 0) {
+      throw new UsageError(
+        `--fused ${unknown.join(",")}: expected some of ${FUSED_OPS.join(", ")}`,
+      );
+    }
+    const spec = decoderSpec(config, lora, { baseDtype: dtype, fused: fused as FusedOp[] });
     const rt = await openRuntime(backend, {
       ...(threads > 0 ? { threads } : {}),
       ...(values.profile ? { profile: true } : {}),
@@ -297,7 +305,7 @@ Deno.exit(
       adapter: rt.info.adapter?.description ?? null,
       threads: rt.info.threads,
       ...(values["constant-base"] ? { constantBase: true } : {}),
-      ...(values["fused-rms-norm"] ? { fusedRmsNorm: true } : {}),
+      ...(spec.fused.length > 0 ? { fused: spec.fused } : {}),
       // Timestamp queries and the profiler's bookkeeping slow a run: such rates are not figures.
       ...(values.profile ? { profiled: true } : {}),
     });

@@ -28,6 +28,7 @@ import {
   decoderSpec,
   EMBEDDED_MODEL_DIR,
   type EmbeddedVersion,
+  type FusedOp,
   type GeneratedRow,
   type Generator,
   initLoraAdapter,
@@ -263,8 +264,8 @@ export interface PolicyPoolOptions {
   readonly entropyCoeff?: number;
   /** config.updates.micro_batch_size: rows per loss micro-batch; null or absent, the whole. */
   readonly lossMicroBatch?: number | null;
-  /** config.runtime.fused_rms_norm: every RMSNorm as one node (DecoderSpec.fusedRmsNorm). */
-  readonly fusedRmsNorm?: boolean;
+  /** config.runtime.fused_ops: decoder parts built as one node each (DecoderSpec.fused). */
+  readonly fused?: readonly FusedOp[];
   /**
    * The weights `"embedded"` stands for: a replayed or resumed run's recorded ones
    * (recordedEmbeddedVersion); default the committed model.
@@ -294,7 +295,7 @@ export function policyPoolOptions(config: NormalizedConfig): PolicyPoolOptions {
     klClamp: config.loss.kl_clamp,
     entropyCoeff: config.loss.entropy_coeff,
     lossMicroBatch: config.updates.micro_batch_size,
-    fusedRmsNorm: config.runtime.fused_rms_norm,
+    fused: config.runtime.fused_ops,
   };
 }
 
@@ -339,7 +340,7 @@ export async function openPolicyPool(
         dropout: wg.trainable.dropout,
       })
       : null;
-    const specOptions = { fusedRmsNorm: options.fusedRmsNorm ?? false };
+    const specOptions = { fused: options.fused ?? [] };
     const spec = decoderSpec(model.config, lora, specOptions);
     // LoRA and frozen groups read the shared base; full training owns a copy in its runner.
     // The base is the frozen weights of LoRA and frozen groups, and the KL reference of all.

@@ -1,13 +1,13 @@
 /**
- * Child of fused-rms-norm_test.ts: on the backend named by the first argument, the tiny Qwen3
- * (per-head q and k norms beside the layer norms) with every RMSNorm fused and composed: logits of
+ * Child of fused-ops_test.ts: on the backend named by the first argument, the tiny Qwen3 (per-head
+ * q and k norms beside the layer norms) with every fusable part fused (RMSNorm, RoPE) and composed: logits of
  * a prompt, greedy generation through the KV cache, and three supervised steps' losses (twice for
  * the fused form, to show it repeats). Writes the JSON to the file named by the second argument.
  * A child process, so that the native webgpu backend gets its software Vulkan environment.
  */
 import { createGenerator, type TokenChooser } from "../../adapters/model/generate.ts";
 import { buildLogitsGraph, MODEL_IO } from "../../adapters/model/graphs.ts";
-import { type DecoderSpec, decoderSpec } from "../../adapters/model/parameters.ts";
+import { type DecoderSpec, decoderSpec, FUSED_OPS } from "../../adapters/model/parameters.ts";
 import { openSupervisedTrainer } from "../../adapters/model/supervised.ts";
 import { uploadBase } from "../../adapters/model/weights.ts";
 import { type BackendName, hostTensor, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
@@ -52,7 +52,7 @@ async function run(spec: DecoderSpec) {
   await trainer.release();
   return { logits: [...logits], tokens: rows.map((r) => r.tokens), losses };
 }
-const fusedSpec = decoderSpec(model.config, null, { fusedRmsNorm: true });
+const fusedSpec = decoderSpec(model.config, null, { fused: FUSED_OPS });
 const result = {
   backend: rt.info.backend,
   seq,

@@ -1,7 +1,7 @@
 /**
- * `runtime.fused_rms_norm` is recorded with the run and rebuilds the same graphs on replay: a run
- * with every RMSNorm fused replays identical, and it is not the run the composed graphs make (the
- * fused kernel sums in its own order), so a replay that ignored the key would diverge.
+ * `runtime.fused_ops` is recorded with the run and rebuilds the same graphs on replay: a run with
+ * RMSNorm and RoPE fused replays identical, and it is not the run the composed graphs make (the
+ * fused kernels sum in their own order), so a replay that ignored the key would diverge.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -15,7 +15,8 @@ import { randomModel, tinyConfig } from "./tiny-run.ts";
 async function oneStep(tmp: string, model: string, fused: boolean) {
   const path = join(tmp, `fused-${fused}.sqlite`);
   const base = tinyConfig(model, path, 1);
-  const config = { ...base, runtime: { ...base.runtime, fused_rms_norm: fused } };
+  const ops = fused ? (["rms_norm", "rotary_embedding"] as const) : [];
+  const config = { ...base, runtime: { ...base.runtime, fused_ops: [...ops] } };
   const runtime = await openRuntime("cpu", { threads: 1 });
   try {
     await using store = await openStore(path);
@@ -31,7 +32,7 @@ async function oneStep(tmp: string, model: string, fused: boolean) {
   }
 }
 
-Deno.test("runtime.fused_rms_norm is recorded, replays identical, and makes another run", async () => {
+Deno.test("runtime.fused_ops is recorded, replays identical, and makes another run", async () => {
   const tmp = await Deno.makeTempDir();
   try {
     const model = await randomModel(tmp);

@@ -1,13 +1,19 @@
 /**
- * DecoderSpec's fusedRmsNorm: every RMSNorm as one SimplifiedLayerNormalization node. On each
- * backend (a child process per backend: fused-rms-norm-child.ts) the fused decoder's logits match
- * the plain-JS reference, greedy generation through the KV cache picks the composed form's tokens,
- * supervised steps train as the composed form does within float32 rounding, and the fused form
- * repeats to the bit; the graphs hold one node per norm instead of seven.
+ * DecoderSpec's fused: every RMSNorm as one SimplifiedLayerNormalization node, every RoPE as one
+ * RotaryEmbedding. On each backend (a child process per backend: fused-ops-child.ts) the fused
+ * decoder's logits match the plain-JS reference, greedy generation through the KV cache picks the
+ * composed form's tokens, supervised steps train as the composed form does within float32
+ * rounding, and the fused form repeats to the bit; the graphs hold one node per norm instead of
+ * seven and one per rotation instead of eight.
  */
 import assert from "node:assert/strict";
 import { decoder } from "../../adapters/model/decoder.ts";
-import { allParams, type DecoderSpec, decoderSpec } from "../../adapters/model/parameters.ts";
+import {
+  allParams,
+  type DecoderSpec,
+  decoderSpec,
+  type FusedOp,
+} from "../../adapters/model/parameters.ts";
 import { Graph } from "../../adapters/onnx/mod.ts";
 import { softwareVulkanEnv, softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step/mod.ts";
@@ -36,8 +42,7 @@ interface Run {
 
 for (const { name, skip, env } of backends) {
   Deno.test({
-    name:
-      `fused RMSNorm on ${name}: the reference's logits, the composed form's tokens and losses` +
+    name: `fused ops on ${name}: the reference's logits, the composed form's tokens and losses` +
       (skip ? ` (skipped: ${skip})` : ""),
     ignore: skip !== null,
     fn: async () => {
@@ -47,7 +52,7 @@ for (const { name, skip, env } of backends) {
           args: [
             "run",
             "-A",
-            new URL("./fused-rms-norm-child.ts", import.meta.url).pathname,
+            new URL("./fused-ops-child.ts", import.meta.url).pathname,
             name,
             out,
           ],
@@ -96,16 +101,25 @@ function opCounts(spec: DecoderSpec): Map<string, number> {
   return counts;
 }
 
-Deno.test("fused RMSNorm: one computing node per norm where the composed form has seven", () => {
+Deno.test("fused ops: one node per norm for seven, one per rotation for eight", () => {
   const c = model.config;
-  // Two per layer, the final one, and Qwen3's per-head q and k norms.
+  // Two per layer, the final one, and Qwen3's per-head q and k norms; q and k rotated per layer.
   const norms = 2 * c.numLayers + 1 + (c.qkNorm ? 2 * c.numLayers : 0);
-  const fused = opCounts(decoderSpec(c, null, { fusedRmsNorm: true }));
-  const composed = opCounts(decoderSpec(c));
-  assert.equal(fused.get("SimplifiedLayerNormalization"), norms);
-  assert.equal(composed.get("SimplifiedLayerNormalization"), undefined);
+  const rotations = 2 * c.numLayers;
   // Constants (eps, a reduction's axes) are shared within a graph; count the computing nodes.
   const total = (m: Map<string, number>) =>
     [...m].filter(([op]) => op !== "Constant").reduce((n, [, count]) => n + count, 0);
-  assert.equal(total(composed) - total(fused), 6 * norms);
+  const composed = opCounts(decoderSpec(c));
+  const withFused = (fused: FusedOp[]) => opCounts(decoderSpec(c, null, { fused }));
+  const norm = withFused(["rms_norm"]);
+  assert.equal(norm.get("SimplifiedLayerNormalization"), norms);
+  assert.equal(total(composed) - total(norm), 6 * norms);
+  const rope = withFused(["rotary_embedding"]);
+  assert.equal(rope.get("RotaryEmbedding"), rotations);
+  // Eight nodes become four: to one sequence of tokens, the op, x's shape, and back; the two
+  // tables' reshapes are shared by the layers.
+  assert.equal(total(composed) - total(rope), 4 * rotations - 2);
+  assert.equal(composed.get("SimplifiedLayerNormalization"), undefined);
+  assert.equal(composed.get("RotaryEmbedding"), undefined);
+  assert.throws(() => decoderSpec(c, null, { fused: ["flash" as FusedOp] }), /names flash/);
 });
