@@ -34,6 +34,7 @@ export function checkpointSpec(config: ModelConfig, source: RunCheckpoint): Deco
   return decoderSpec(
     config,
     t.kind === "lora" ? loraSpec({ rank: t.rank, alpha: t.alpha, targetModules: t.targets }) : null,
+    { fused: source.settings.fused },
   );
 }
 

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { EventData, EventStore, NewEvent, StoredEvent } from "../../events/mod.ts";
-import { recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
+import { FUSED_OPS, type FusedOp, recordedEmbeddedVersion } from "../../adapters/model/mod.ts";
 import { trainableSchema } from "../config/mod.ts";
 import { latestRunId, RunLogError } from "../trainer/run-log/mod.ts";
 import { EvaluationInputError } from "./errors.ts";
@@ -14,7 +14,10 @@ import { EvaluationInputError } from "./errors.ts";
 /** What a worker group trained: LoRA (rank, alpha, targets), full weights, or nothing. */
 export type Trainable = z.output<typeof trainableSchema>;
 
-/** The agents and sampling of a run's config, for prompts and sampling settings. */
+/**
+ * The agents, sampling and fused decoder parts of a run's config: the prompts and sampling an
+ * evaluation of its checkpoint starts from, and the graphs it must build to compute as the run did.
+ */
 export interface RunSettings {
   readonly agents: readonly {
     readonly id: string;
@@ -27,6 +30,8 @@ export interface RunSettings {
     readonly max_tokens: number;
     readonly stop: readonly string[];
   };
+  /** runtime.fused_ops: the decoder parts the run built as one node each. */
+  readonly fused: readonly FusedOp[];
 }
 
 /** One worker group's checkpoint of a run: its trained tensors and what they sit on. */
@@ -60,6 +65,10 @@ const recordedConfig = z.object({
     top_p: z.number(),
     max_tokens: z.number().int(),
     stop: z.array(z.string()),
+  }),
+  // Runs recorded before fused ops existed built none.
+  runtime: z.object({ fused_ops: z.array(z.enum(FUSED_OPS)).default([]) }).default({
+    fused_ops: [],
   }),
 });
 
@@ -250,7 +259,11 @@ export async function runCheckpoints(
       `the run has no checkpoint at step ${at}; its checkpoints are at steps ${steps.join(", ")}`,
     );
   }
-  const settings = { agents: parsed.data.agents, sampling: parsed.data.sampling };
+  const settings = {
+    agents: parsed.data.agents,
+    sampling: parsed.data.sampling,
+    fused: parsed.data.runtime.fused_ops,
+  };
   // Trained on an embedded model since replaced: its checkpoint sits on the archived weights.
   const embedded = embeddedSource === null
     ? null

@@ -90,7 +90,8 @@ export function evalConfig(settings: EvalSettings): NormalizedConfig {
       steps: 0,
       sampling,
       evaluation: { benchmarks: [...settings.benchmarks], n_samples: settings.n, every_steps: 0 },
-      runtime: { device: settings.device, threads: settings.threads },
+      // A run's checkpoint is evaluated with the graphs the run built.
+      runtime: { device: settings.device, threads: settings.threads, fused_ops: run?.fused ?? [] },
     },
     `eval --workflow ${protocol}`,
   );

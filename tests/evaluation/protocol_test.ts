@@ -68,6 +68,7 @@ Deno.test("a run's checkpoint keeps the run's prompts (by role) and sampling", (
     settings: {
       agents: [{ id: "s", role: "solver", prompt: "My own prompt: {question}" }],
       sampling: { temperature: 0.9, top_p: 0.95, max_tokens: 12, stop: [] },
+      fused: ["rms_norm"],
     },
   };
   const config = evalConfig({
@@ -81,6 +82,8 @@ Deno.test("a run's checkpoint keeps the run's prompts (by role) and sampling", (
   assert.equal(config.agents[1].prompt, presetInput("refine-drmas").agents[1].prompt);
   assert.deepEqual(config.sampling, { temperature: 0.9, top_p: 0.95, max_tokens: 5, stop: [] });
   assert.equal(config.agents[0].model, "embedded");
+  // The run's graphs: its fused decoder parts.
+  assert.deepEqual(config.runtime.fused_ops, ["rms_norm"]);
 
   const recorded = recordedEvalConfig(config, {
     protocol: "refine",

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
-import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
+import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
 import {
   EvaluationInputError,
@@ -28,38 +28,63 @@ async function events(store: Awaited<ReturnType<typeof openStore>>, run: string)
   return out;
 }
 
+/**
+ * A 2-step smoke run ("trained") on a random embedded model under `tmp`, with `runtime` merged into
+ * its config, and its validation split written as a benchmark file in the same order.
+ */
+async function trainedRun(
+  tmp: string,
+  runtime: Runtime,
+  runtimeConfig: Record<string, unknown> = {},
+) {
+  const model = join(tmp, "model");
+  await saveEmbeddedModel(
+    model,
+    initEmbeddedModel((purpose, out, std) =>
+      fillNormal(randomStream({ seed: 5, purpose }), out, { std })
+    ),
+  );
+  const storePath = join(tmp, "events.sqlite");
+  const raw = presetInput("smoke");
+  const config = parseConfig(mergeConfig(raw, {
+    agents: (raw.agents as { model: string }[]).map((a) => ({ ...a, model })),
+    steps: 2,
+    sampling: { temperature: 1, top_p: 1, max_tokens: 8 },
+    evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
+    runtime: { device: "cpu", threads: 1, ...runtimeConfig },
+    store: storePath,
+  }));
+  {
+    await using store = await openStore(storePath);
+    await runTraining(config, { store, runtime, runId: "trained" });
+  }
+  const data = join(tmp, "validation.jsonl");
+  const validation = (await taskSource(config)).validation;
+  await Deno.writeTextFile(
+    data,
+    validation.map((q) => JSON.stringify({ id: q.id, problem: q.problem, answer: q.answer }))
+      .join("\n"),
+  );
+  return { model, storePath, config, data, validation };
+}
+
+/** The solver's opening turns of the evaluations in `list`, with every coordinate and number. */
+function openingTurns(list: Stored[]) {
+  return list.filter((e) =>
+    e.type === "turn.generated" && e.data.phase === "eval" && e.data.turn === 0
+  ).map((e) => {
+    if (e.type !== "turn.generated") throw new Error("unreachable");
+    const d = e.data;
+    return [d.step, d.prompt, d.sample, d.agent, d.text, [...d.responseTokens], [...d.logprobs]];
+  });
+}
+
 Deno.test("eval of RUN@STEP loads the run's adapter exactly and records it", async () => {
   const tmp = await Deno.makeTempDir();
   const runtime = await openRuntime("cpu", { threads: 1 });
   try {
-    const model = join(tmp, "model");
-    await saveEmbeddedModel(
-      model,
-      initEmbeddedModel((purpose, out, std) =>
-        fillNormal(randomStream({ seed: 5, purpose }), out, { std })
-      ),
-    );
-    const storePath = join(tmp, "events.sqlite");
-    const raw = presetInput("smoke");
-    const config = parseConfig(mergeConfig(raw, {
-      agents: (raw.agents as { model: string }[]).map((a) => ({ ...a, model })),
-      steps: 2,
-      sampling: { temperature: 1, top_p: 1, max_tokens: 8 },
-      evaluation: { benchmarks: ["validation"], n_samples: 2, every_steps: 0 },
-      runtime: { device: "cpu", threads: 1 },
-      store: storePath,
-    }));
+    const { model, storePath, config, data, validation } = await trainedRun(tmp, runtime);
     await using store = await openStore(storePath);
-    await runTraining(config, { store, runtime, runId: "trained" });
-
-    // The validation split the run evaluated on, as a benchmark file in the same order.
-    const data = join(tmp, "validation.jsonl");
-    const validation = (await taskSource(config)).validation;
-    await Deno.writeTextFile(
-      data,
-      validation.map((q) => JSON.stringify({ id: q.id, problem: q.problem, answer: q.answer }))
-        .join("\n"),
-    );
 
     await assert.rejects(
       resolveModelSource(store, "trained"),
@@ -129,24 +154,47 @@ Deno.test("eval of RUN@STEP loads the run's adapter exactly and records it", asy
 
     // Same weights, seed, prompt and coordinates: the solver's opening turns are the ones the
     // training run's own evaluation sampled at step 1, token for token and logprob for logprob.
-    const opening = (list: Stored[]) =>
-      list.filter((e) =>
-        e.type === "turn.generated" && e.data.phase === "eval" && e.data.turn === 0
-      )
-        .map((e) => {
-          if (e.type !== "turn.generated") throw new Error("unreachable");
-          const d = e.data;
-          return [d.step, d.prompt, d.sample, d.agent, d.text, [...d.responseTokens], [
-            ...d.logprobs,
-          ]];
-        });
-    const fromTraining = opening(trained);
+    const fromTraining = openingTurns(trained);
     assert.equal(fromTraining.length, validation.length * 2);
-    assert.deepEqual(opening(evaluated), fromTraining);
+    assert.deepEqual(openingTurns(evaluated), fromTraining);
     const completed = evaluated.find((e) => e.type === "evaluation.completed");
     assert.ok(completed?.type === "evaluation.completed");
     assert.equal(completed.data.step, 1);
     assert.equal((await store.verify()).ok, true);
+  } finally {
+    await runtime.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("eval of a fused run's checkpoint builds the run's graphs: its turns are the run's", async () => {
+  const tmp = await Deno.makeTempDir();
+  const runtime = await openRuntime("cpu", { threads: 1 });
+  try {
+    const fused = ["rms_norm", "rotary_embedding"];
+    const run = await trainedRun(tmp, runtime, { fused_ops: fused });
+    await using store = await openStore(run.storePath);
+    const source = await resolveModelSource(store, "trained", { workerGroup: "solver" });
+    await runEvaluation({
+      store,
+      runtime,
+      source,
+      protocol: "refine",
+      benchmarks: [run.data],
+      n: 2,
+      seeds: [run.config.seed],
+      runIds: ["evaluated"],
+      device: "cpu",
+      threads: 1,
+    });
+    const evaluated = await events(store, "evaluated");
+    const started = evaluated[0];
+    assert.ok(started.type === "run.started");
+    const recorded = started.data.config as { runtime: { fused_ops: string[] } };
+    assert.deepEqual(recorded.runtime.fused_ops, fused);
+    const fromTraining = openingTurns(await events(store, "trained"));
+    assert.equal(fromTraining.length, run.validation.length * 2);
+    assert.deepEqual(openingTurns(evaluated), fromTraining);
   } finally {
     await runtime.close();
     await Deno.remove(tmp, { recursive: true });
