@@ -18,6 +18,7 @@ import { Graph } from "../../adapters/onnx/mod.ts";
 import { softwareVulkanEnv, softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step/mod.ts";
 import { webgpuSkipReason } from "../onnx-train/backends.ts";
+import { type BackendTrace, TRACE_PROMPT } from "./backend-trace.ts";
 import { maxAbsDiff, tinyModel } from "./helpers.ts";
 import { referenceLogits } from "./reference.ts";
 
@@ -33,12 +34,6 @@ const backends = [
     env: vulkan ?? {},
   },
 ] as const;
-
-interface Run {
-  readonly logits: number[];
-  readonly tokens: number[][];
-  readonly losses: number[];
-}
 
 for (const { name, skip, env } of backends) {
   Deno.test({
@@ -62,14 +57,13 @@ for (const { name, skip, env } of backends) {
         assert.ok(child.success, new TextDecoder().decode(child.stderr));
         const got = JSON.parse(await Deno.readTextFile(out)) as {
           backend: string;
-          seq: number[];
-          fused: Run;
-          fusedAgain: Run;
-          composed: Run;
+          fused: BackendTrace;
+          fusedAgain: BackendTrace;
+          composed: BackendTrace;
         };
         assert.equal(got.backend, name);
         const vocab = model.config.vocabSize;
-        referenceLogits(model.config, model.tensors, got.seq).forEach((row, t) => {
+        referenceLogits(model.config, model.tensors, TRACE_PROMPT).forEach((row, t) => {
           const diff = maxAbsDiff(got.fused.logits.slice(t * vocab, (t + 1) * vocab), row);
           assert.ok(diff < 2e-5, `position ${t}: ${diff}`);
         });
