@@ -133,7 +133,14 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
     }
     // The graphs stay small: parameters are inputs, not initializers.
     const graphs = ours.filter((f) => f.workload === "graph");
-    assert.deepEqual(graphs.map((g) => g.graph).sort(), ["decode", "prefill", "train-step-fused"]);
+    assert.deepEqual(graphs.map((g) => g.graph).sort(), [
+      "append-decode",
+      "decode",
+      "prefill",
+      "train-step-accumulate",
+      "train-step-fused",
+    ]);
+    assert.ok(graphs.every((g) => (g.nodes as number) > 100), "node counts written");
     assert.ok(graphs.every((g) => (g.bytes as number) > 1000 && (g.bytes as number) < 2 ** 20));
     assert.ok(
       result.bench["bench onnx"].some((l) => /^webgpu-web: batch 1 x seq 32.*ratio/.test(l)),

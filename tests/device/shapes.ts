@@ -18,6 +18,7 @@ import {
   allParams,
   type BaseDtype,
   baseParams,
+  buildAppendDecodeGraph,
   buildDecodeGraph,
   buildPrefillGraph,
   createGenerator,
@@ -41,6 +42,7 @@ import {
   runProfile,
   type Runtime,
 } from "../../adapters/onnx/runtime/mod.ts";
+import { ModelProto } from "../../adapters/onnx/onnx-proto.ts";
 import { buildTrainStep } from "../../adapters/onnx/train-step/graph.ts";
 import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-step/runner.ts";
 import { IO } from "../../adapters/onnx/train-step/spec.ts";
@@ -218,6 +220,12 @@ function loraInitial(spec: DecoderSpec) {
   return Object.fromEntries(Object.entries(loraFeeds(spec)).map(([k, v]) => [k.slice(prefix), v]));
 }
 
+/** Nodes of a serialized model, Constant nodes left out. */
+function nodeCount(model: Uint8Array): number {
+  const proto = ModelProto.decode(model) as unknown as { graph: { node: { opType: string }[] } };
+  return proto.graph.node.filter((n) => n.opType !== "Constant").length;
+}
+
 /** The largest buffer one WebGPU binding may view: the adapter's storage binding and buffer cap. */
 async function storageBindingLimit(): Promise<number> {
   const probe = await probeWebGpuAdapter();
@@ -312,15 +320,29 @@ Deno.exit(
     try {
       if (values.graphs) {
         // Parameters are graph inputs, so a graph's size does not grow with the weights (ONNX's
-        // protobuf limit is 2 GB); these sizes show it at the real vocabulary and depth.
+        // protobuf limit is 2 GB); these sizes show it at the real vocabulary and depth. Nodes
+        // are those written, Constants left out (what --fused changes).
         const build = [
           ["train-step-fused", () => buildTrainStep(trainStepConfig(spec), "fused").model],
+          [
+            "train-step-accumulate",
+            () => buildTrainStep(trainStepConfig(spec), "accumulate").model,
+          ],
           ["prefill", () => buildPrefillGraph(spec).model],
           ["decode", () => buildDecodeGraph(spec).model],
+          ["append-decode", () => buildAppendDecodeGraph(spec).model],
         ] as const;
-        for (const [name, model] of build) {
-          emit({ workload: "graph", graph: name, bytes: model().byteLength });
+        for (const [name, build_] of build) {
+          const model = build_();
+          emit({
+            workload: "graph",
+            graph: name,
+            bytes: model.byteLength,
+            nodes: nodeCount(model),
+          });
         }
+        // The graphs alone: no weights are drawn when nothing runs.
+        if (trains.length === 0 && gens.length === 0) return;
       }
       const started = Date.now();
       const base = uploadRandomBase(rt, spec);
