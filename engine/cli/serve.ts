@@ -12,6 +12,7 @@ import {
   UsageError,
   userPath,
 } from "../../events/cli/mod.ts";
+import { FUSED_OPS, type FusedOp } from "../../adapters/model/mod.ts";
 import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
 import { type DeviceChoice, SERVE_DEVICES, type ServeOptions, startServer } from "../serve/mod.ts";
@@ -54,6 +55,13 @@ const cli = defineCommand({
       default: "1",
       value: "N",
       help: `intra-op threads on cpu, 1..${MAX_THREADS} (default 1)`,
+    },
+    fused: {
+      type: "string",
+      default: "",
+      value: "OP[,OP]",
+      help: `decoder parts built as one onnxruntime node each, as a run's runtime.fused_ops: ` +
+        `${FUSED_OPS.join(", ")} (default none)`,
     },
     port: {
       type: "string",
@@ -190,11 +198,20 @@ export const main = (args: string[]): Promise<number> =>
         throw new UsageError(`--lora-dir ${dir}: no such folder`);
       }
     }
+    const fused = values.fused === "" ? [] : values.fused.split(",");
+    const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+    if (unknown.length > 0) {
+      throw new UsageError(
+        `--fused ${values.fused}: ${unknown.join(", ")} is not a fusable part; expected some of ` +
+          `${FUSED_OPS.join(", ")}, comma-separated`,
+      );
+    }
     const options: ServeOptions = {
       model,
       servedModelName: values["served-model-name"],
       device: values.device as DeviceChoice,
       threads: count("threads", values.threads, 1, MAX_THREADS),
+      fused: fused as FusedOp[],
       hostname: values.host,
       port: count("port", values.port, 0, 65535),
       allowHosts: values["allow-host"],

@@ -2,6 +2,7 @@
  * Starts the model server: opens the runtime, loads the model, starts the batching loop and
  * listens (127.0.0.1 unless told otherwise).
  */
+import type { FusedOp } from "../../adapters/model/mod.ts";
 import { type DeviceChoice, openServeRuntime } from "./runtime-choice.ts";
 import { type AllowedHosts, allowedHosts } from "../../events/http/mod.ts";
 import { serveApp } from "./app.ts";
@@ -16,6 +17,8 @@ export interface ServeOptions extends AdapterLimits {
   readonly servedModelName?: string;
   readonly device: DeviceChoice;
   readonly threads: number;
+  /** Decoder parts built as one node each (FUSED_OPS); default none. */
+  readonly fused?: readonly FusedOp[];
   readonly hostname: string;
   /** 0: any free port. */
   readonly port: number;
@@ -67,7 +70,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const runtime = await openServeRuntime(options.device, options.threads);
   let model: ServedModel;
   try {
-    model = await openServedModel(runtime, options.model, options, options.servedModelName);
+    model = await openServedModel(
+      runtime,
+      options.model,
+      options,
+      options.servedModelName,
+      options.fused,
+    );
   } catch (err) {
     await runtime.close();
     throw err;

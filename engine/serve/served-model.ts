@@ -23,6 +23,7 @@ import {
   createGenerator,
   type DecoderSpec,
   decoderSpec,
+  type FusedOp,
   type Generator,
   loadEmbeddedModel,
   loraSpec,
@@ -113,7 +114,9 @@ function specKey(spec: DecoderSpec): string {
 }
 
 /**
- * Loads `model` ("embedded" or an HF directory) on `runtime` and compiles the base generator.
+ * Loads `model` ("embedded" or an HF directory) on `runtime` and compiles the base generator;
+ * `fused` names the decoder parts its graphs and its adapters' build as one node each (a run's
+ * runtime.fused_ops).
  *
  * @example
  * ```ts
@@ -130,10 +133,11 @@ export async function openServedModel(
   model: string,
   limits: AdapterLimits,
   servedName: string = model,
+  fused: readonly FusedOp[] = [],
 ): Promise<ServedModel> {
   const hf = await loadBase(model);
   const tokenizer = hf.tokenizer!;
-  const baseSpec = decoderSpec(hf.config, null);
+  const baseSpec = decoderSpec(hf.config, null, { fused });
   const base: BaseWeights = uploadBase(runtime, baseSpec, hf.tensors);
   const generators = new Map<string, Promise<Generator>>();
   const scorers = new Map<string, Promise<Session>>();
@@ -256,6 +260,7 @@ export async function openServedModel(
               targetModules: c.targetModules,
               useRslora: c.useRslora,
             }),
+            { fused },
           );
           lora = Object.fromEntries(
             Object.entries(adapterHostFeeds(spec, adapter)).map(([k, t]) => [k, runtime.upload(t)]),

@@ -30,6 +30,10 @@ Deno.test("serve: usage mistakes exit 2, a folder without a checkpoint exits 1",
   await usage(["--model", "embedded", "extra"], /unexpected argument extra/);
   await usage(["--model", "embedded", "--allow-host", "http://x:1/"], /--allow-host http/);
   await usage(["--model", "embedded", "--bogus"], /bogus/);
+  await usage(
+    ["--model", "embedded", "--fused", "rms_norm,flash"],
+    /--fused rms_norm,flash: flash is not a fusable part; expected some of rms_norm, rotary/,
+  );
 
   const empty = await Deno.makeTempDir({ prefix: "polyrl-serve-cli-" });
   try {

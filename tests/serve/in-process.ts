@@ -9,6 +9,7 @@ import {
   adapterHostFeeds,
   createGenerator,
   decoderSpec,
+  type FusedOp,
   type GeneratedRow,
   loadEmbeddedModel,
   loraSpec,
@@ -30,6 +31,8 @@ export interface InProcessBatch {
   readonly draws?: readonly DrawCoordinates[];
   /** A PEFT adapter folder to generate with (default: the base). */
   readonly adapterDir?: string;
+  /** Decoder parts built as one node each (serve --fused); default none. */
+  readonly fused?: readonly FusedOp[];
   /** Go on past EOS to maxTokens (the server's ignore_eos). */
   readonly ignoreEos?: boolean;
   /** Hears the seconds `generate` took (the model loaded and compiled before). */
@@ -72,6 +75,7 @@ export async function inProcess(batch: InProcessBatch): Promise<GeneratedRow[]> 
           useRslora: c.useRslora,
         })
         : null,
+      { fused: batch.fused ?? [] },
     );
     const base = uploadBase(runtime, spec, model.tensors);
     const generator = await createGenerator(runtime, spec);
