@@ -153,18 +153,21 @@ export function decoder(
   const append = mode === "append";
   const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p, append };
   const eps = c.rmsNormEps;
-  const fused = spec.fused.includes("rms_norm");
+  const fusedNorm = spec.fused.includes("rms_norm");
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
   const present: KvPair[] = [];
   for (let i = 0; i < c.numLayers; i++) {
     const at = `model.layers.${i}`;
-    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), eps, fused);
+    const h = rmsNorm(x, p(`${at}.input_layernorm.weight`), eps, fusedNorm);
     const attn = attention(ctx, i, h, inputs.past?.[i]);
     present.push(attn.kv);
     x = add(x, attn.out);
-    x = add(x, mlp(linear, at, rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), eps, fused)));
+    x = add(
+      x,
+      mlp(linear, at, rmsNorm(x, p(`${at}.post_attention_layernorm.weight`), eps, fusedNorm)),
+    );
   }
-  x = rmsNorm(x, p("model.norm.weight"), eps, fused);
+  x = rmsNorm(x, p("model.norm.weight"), eps, fusedNorm);
   if (mode === "prefill") x = lastAlong(reshape(x, [batch, seq, c.hiddenSize]), 1);
   const head = c.tieWordEmbeddings ? p("model.embed_tokens.weight") : p("lm_head.weight");
   const logits = gemm(reshape(x, [-1, c.hiddenSize]), head, undefined, { transB: true });
