@@ -9,7 +9,8 @@
  *   and with rows of different lengths, finished rows leaving the decode batch or staying in it;
  * - multi-turn rollouts (refine-style episodes of 5 turns of 8 to 48 tokens, each turn's prompt
  *   the question and the episode's earlier turns) with continuous batching, each episode's next
- *   turn joining the running batch between decode steps, against whole waves of turns.
+ *   turn joining the running batch between decode steps, against whole waves of turns;
+ * - generation and the train step with RMSNorm and RoPE fused (runtime.fused_ops) against composed.
  * All figures come from one run, so machine load affects them alike. `--threads N` sets the cpu
  * runtime's intra-op threads; `--peer` (cpu only) then runs the PyTorch peer at the same
  * threads and prints ours / PyTorch for next token, generation and the train step.
@@ -30,7 +31,7 @@ import {
   type ModelGraph,
 } from "../../adapters/model/graphs.ts";
 import { embeddedModelConfig, initEmbeddedModel } from "../../adapters/model/embedded-model.ts";
-import { decoderSpec } from "../../adapters/model/parameters.ts";
+import { decoderSpec, FUSED_OPS } from "../../adapters/model/parameters.ts";
 import { openSupervisedTrainer } from "../../adapters/model/supervised.ts";
 import { uploadBase } from "../../adapters/model/weights.ts";
 import {
@@ -45,6 +46,7 @@ import { comparePeer, type PeerFigures } from "../bench/torch-peer.ts";
 import { minorPageFaults } from "../support/page-faults.ts";
 
 const spec = decoderSpec(embeddedModelConfig());
+const fusedSpec = decoderSpec(embeddedModelConfig(), null, { fused: FUSED_OPS });
 const c = spec.config;
 const weights = initEmbeddedModel((purpose, out, std) =>
   fillNormal(randomStream({ seed: 1, purpose }), out, { std })
@@ -297,6 +299,26 @@ export async function run(options: BenchOptions): Promise<void> {
           (rate("every-step") / rate("waves")).toFixed(2)
         }x`,
     );
+    // The decoder with RMSNorm and RoPE fused (runtime.fused_ops) against the composed one, on
+    // the same weights, alternated.
+    const fusedGen = await createGenerator(rt, fusedSpec);
+    const generation = (g: Generator) =>
+      seconds(1, async () => {
+        await g.generate(base.feeds, { prompts, maxTokens: 32, temperature: 1, choose });
+      });
+    let [composedGen, fusedGenSeconds] = [0, 0];
+    for (let round = 0; round < 3; round++) {
+      composedGen += await generation(gen);
+      fusedGenSeconds += await generation(fusedGen);
+    }
+    await fusedGen.release();
+    console.log(
+      `generation, batch 64 x 32, RMSNorm and RoPE fused: ${
+        ((64 * 32) / (fusedGenSeconds / 3)).toFixed(0)
+      } tok/s, composed ${((64 * 32) / (composedGen / 3)).toFixed(0)} tok/s, ratio ${
+        (composedGen / fusedGenSeconds).toFixed(2)
+      }x`,
+    );
     await gen.release();
     base.release();
 
@@ -345,6 +367,27 @@ export async function run(options: BenchOptions): Promise<void> {
         ours.trainStepCpu.toFixed(3)
       } s CPU/step${faults}; after ${warm.steps} warm-up steps, ${warm.faults} page faults)`,
     );
+    // The same step with RMSNorm and RoPE fused, CPU per step, alternated with the composed one.
+    const fusedTrainer = await openSupervisedTrainer(rt, fusedSpec, host);
+    for (let i = 0; i < 2; i++) await fusedTrainer.step(examples, hyper);
+    const cpuPerStep = async (t: typeof trainer) => {
+      const before = process.cpuUsage();
+      for (let i = 0; i < 2; i++) await t.step(examples, hyper);
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1e6 / 2;
+    };
+    let [composedCpu, fusedCpu] = [0, 0];
+    for (let round = 0; round < 2; round++) {
+      composedCpu += await cpuPerStep(trainer);
+      fusedCpu += await cpuPerStep(fusedTrainer);
+    }
+    console.log(
+      `train step, batch 8 x 128, RMSNorm and RoPE fused: ${
+        (fusedCpu / 2).toFixed(3)
+      } s CPU/step, ` +
+        `composed ${(composedCpu / 2).toFixed(3)}, ratio ${(composedCpu / fusedCpu).toFixed(2)}x`,
+    );
+    await fusedTrainer.release();
     await trainer.release();
   } finally {
     await rt.close();
