@@ -56,6 +56,7 @@ export {
   loraParams,
   paramCount,
   trainableParams,
+  unknownFusedOps,
 } from "./parameters.ts";
 export {
   buildAppendDecodeGraph,

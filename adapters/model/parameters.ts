@@ -29,6 +29,20 @@ export const FUSED_OPS = ["rms_norm", "rotary_embedding"] as const;
 /** One of FUSED_OPS. */
 export type FusedOp = typeof FUSED_OPS[number];
 
+/**
+ * The names that are not FUSED_OPS, of a list a user or a config wrote.
+ *
+ * @example
+ * ```ts
+ * import { unknownFusedOps } from "./parameters.ts";
+ *
+ * unknownFusedOps("rms_norm,flash".split(",")); // ["flash"]
+ * ```
+ */
+export function unknownFusedOps(names: readonly string[]): string[] {
+  return names.filter((name) => !(FUSED_OPS as readonly string[]).includes(name));
+}
+
 /** A decoder to build: the base hyperparameters and an optional LoRA adaptation. */
 export interface DecoderSpec {
   readonly kind: "decoder-spec";
@@ -77,7 +91,7 @@ export function decoderSpec(
     );
   }
   const fused = options.fused ?? [];
-  const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+  const unknown = unknownFusedOps(fused);
   if (unknown.length > 0) {
     throw new ModelError("fused", `names ${unknown.join(", ")}; expected some of ${FUSED_OPS}`);
   }

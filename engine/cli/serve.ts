@@ -12,7 +12,7 @@ import {
   UsageError,
   userPath,
 } from "../../events/cli/mod.ts";
-import { FUSED_OPS, type FusedOp } from "../../adapters/model/mod.ts";
+import { FUSED_OPS, type FusedOp, unknownFusedOps } from "../../adapters/model/mod.ts";
 import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
 import { type DeviceChoice, SERVE_DEVICES, type ServeOptions, startServer } from "../serve/mod.ts";
@@ -199,7 +199,7 @@ export const main = (args: string[]): Promise<number> =>
       }
     }
     const fused = values.fused === "" ? [] : values.fused.split(",");
-    const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+    const unknown = unknownFusedOps(fused);
     if (unknown.length > 0) {
       throw new UsageError(
         `--fused ${values.fused}: ${unknown.join(", ")} is not a fusable part; expected some of ` +

@@ -32,6 +32,7 @@ import {
   paramCount,
   paramHostTensor,
   trainStepConfig,
+  unknownFusedOps,
 } from "../../adapters/model/mod.ts";
 import {
   type BackendName,
@@ -291,7 +292,7 @@ Deno.exit(
     const config = parseModelConfig(shapes[shape], `tests/device/shapes.json#${shape}`);
     const lora = loraSpec({ rank: 16, alpha: 32, targetModules: TARGETS });
     const fused = values.fused === "" ? [] : values.fused.split(",");
-    const unknown = fused.filter((op) => !(FUSED_OPS as readonly string[]).includes(op));
+    const unknown = unknownFusedOps(fused);
     if (unknown.length > 0) {
       throw new UsageError(
         `--fused ${unknown.join(",")}: expected some of ${FUSED_OPS.join(", ")}`,
