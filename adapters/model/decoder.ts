@@ -37,6 +37,7 @@ import {
   gather,
   gemm,
   greater,
+  groupQueryAttention,
   lessOrEqual,
   matMul,
   mul,
@@ -151,7 +152,22 @@ export function decoder(
   const maskBias = attentionBias(attentionMask, order);
 
   const append = mode === "append";
-  const ctx: AttentionContext = { spec, batch, seq, cosine, sine, maskBias, linear, p, append };
+  // One GroupQueryAttention node where generation builds the cache it returns (not in append mode,
+  // whose cache the host keeps, nor in `full`, which the train step differentiates).
+  const fusedAttention = spec.fused.includes("attention") &&
+    (mode === "prefill" || mode === "decode");
+  const ctx: AttentionContext = {
+    spec,
+    batch,
+    seq,
+    cosine,
+    sine,
+    maskBias,
+    linear,
+    p,
+    append,
+    fusedAttention,
+  };
   const eps = c.rmsNormEps;
   const fusedNorm = spec.fused.includes("rms_norm");
   let x = reshape(gather(p("model.embed_tokens.weight"), tokens, 0), [-1, c.hiddenSize]);
@@ -189,6 +205,8 @@ interface AttentionContext {
   readonly p: (name: string) => Value;
   /** Append mode: the cache is not concatenated with the new keys/values. */
   readonly append: boolean;
+  /** Attention, the cache's growth included, as one GroupQueryAttention node. */
+  readonly fusedAttention: boolean;
 }
 
 /** Grouped-query attention of layer `i` on h [batch*seq, hidden]. */
@@ -210,10 +228,22 @@ function attention(
     q = rmsNorm(q, ctx.p(`${at}.q_norm.weight`), c.rmsNormEps, fusedNorm);
     k = rmsNorm(k, ctx.p(`${at}.k_norm.weight`), c.rmsNormEps, fusedNorm);
   }
-  // Scaling q by 1/sqrt(headDim) instead of the scores: same product, fewer elements (seq > headDim).
   const fusedRotary = ctx.spec.fused.includes("rotary_embedding");
-  q = mul(rotate(q, ctx.cosine, ctx.sine, fusedRotary), 1 / Math.sqrt(c.headDim));
+  q = rotate(q, ctx.cosine, ctx.sine, fusedRotary);
   k = rotate(k, ctx.cosine, ctx.sine, fusedRotary);
+  if (ctx.fusedAttention) {
+    const { out, present } = groupQueryAttention(
+      reshape(q, [batch, seq, c.numHeads * c.headDim]),
+      reshape(k, [batch, seq, c.numKvHeads * c.headDim]),
+      reshape(v, [batch, seq, c.numKvHeads * c.headDim]),
+      h.graph.cached("attention-bias", () => squeeze(ctx.maskBias, [2])),
+      { heads: c.numHeads, kvHeads: c.numKvHeads, scale: 1 / Math.sqrt(c.headDim), past },
+    );
+    const merged = reshape(out, [-1, c.numHeads * c.headDim]);
+    return { out: ctx.linear(merged, `${at}.o_proj`), kv: present };
+  }
+  // Scaling q by 1/sqrt(headDim) instead of the scores: same product, fewer elements (seq > headDim).
+  q = mul(q, 1 / Math.sqrt(c.headDim));
   // Query head h belongs to kv head floor(h / groups), as HF's repeat_interleave arranges it.
   const qh = transpose(reshape(q, [batch, seq, c.numKvHeads, groups, c.headDim]), [0, 2, 3, 1, 4]);
   let kh = transpose(k, [0, 2, 1, 3]);

@@ -3,6 +3,7 @@
  * module), shapes, which ones train, and exact counts.
  */
 import { expectedTensors, type ModelConfig } from "../hf/mod.ts";
+import { GQA_HEAD_SIZE_MULTIPLE } from "../onnx/mod.ts";
 import type { ParamSpec } from "../onnx/train-step/mod.ts";
 import { ModelError } from "./errors.ts";
 import { loraParamName, type LoraSpec, loraTargets } from "./lora.ts";
@@ -22,9 +23,14 @@ export type BaseDtype = "float32" | "float16";
  * - `rms_norm`: onnxruntime's SimplifiedLayerNormalization (adapters/onnx's rmsNormalization), one
  *   node where the composed form has seven;
  * - `rotary_embedding`: onnxruntime's RotaryEmbedding (rotaryEmbedding), four nodes (the op, the
- *   reshapes to one sequence of tokens and back, and x's shape) where the composed form has eight.
+ *   reshapes to one sequence of tokens and back, and x's shape) where the composed form has eight;
+ * - `attention`: onnxruntime's GroupQueryAttention (groupQueryAttention) in the graphs that grow the
+ *   KV cache, generation's prefill and decode: the scores, mask, softmax, weighted values and the
+ *   cache's concatenation in one node where the composed form has some fifteen. The train step,
+ *   the logprob graph and the append decode of the cpu and wasm backends (whose cache the host
+ *   keeps) stay composed: the op has no gradient, and it grows the cache by a copy.
  */
-export const FUSED_OPS = ["rms_norm", "rotary_embedding"] as const;
+export const FUSED_OPS = ["rms_norm", "rotary_embedding", "attention"] as const;
 
 /** One of FUSED_OPS. */
 export type FusedOp = typeof FUSED_OPS[number];
@@ -94,6 +100,13 @@ export function decoderSpec(
   const unknown = unknownFusedOps(fused);
   if (unknown.length > 0) {
     throw new ModelError("fused", `names ${unknown.join(", ")}; expected some of ${FUSED_OPS}`);
+  }
+  if (fused.includes("attention") && config.headDim % GQA_HEAD_SIZE_MULTIPLE !== 0) {
+    throw new ModelError(
+      "fused",
+      `names attention, but the model's head_dim ${config.headDim} is not a multiple of ` +
+        `${GQA_HEAD_SIZE_MULTIPLE} (onnxruntime's GroupQueryAttention requires it); leave attention out`,
+    );
   }
   return Object.freeze({
     kind: "decoder-spec",

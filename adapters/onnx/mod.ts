@@ -117,6 +117,7 @@ export type { GemmOptions } from "./ops/matmul.ts";
 export { gemm, matMul } from "./ops/matmul.ts";
 export { rmsNormalization } from "./ops/norm.ts";
 export { rotaryEmbedding } from "./ops/rotary.ts";
+export { GQA_HEAD_SIZE_MULTIPLE, groupQueryAttention } from "./ops/attention.ts";
 export type { ScatterReduction } from "./ops/gather.ts";
 export { gather, gatherElements, scatterElements } from "./ops/gather.ts";
 export type { GradientOptions } from "./autodiff.ts";

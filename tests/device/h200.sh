@@ -68,7 +68,7 @@ all_stages+=" native-1.5b-float16 bench-webgpu"
 all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
 chosen="$all_stages"
 # What the fused stages build as one node each (DecoderSpec.fused).
-fused_ops=rms_norm,rotary_embedding
+fused_ops=rms_norm,rotary_embedding,attention
 outdir="${OUT:-}"
 for arg in "$@"; do
   case "$arg" in

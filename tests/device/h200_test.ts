@@ -174,7 +174,7 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       const variants = dtypes.length + nativeDtypes.length + (nativeDtypes.length > 0 ? 1 : 0);
       assert.equal(result.ratios.length, 3 * variants);
       const fusedRatios = result.ratios.filter((r) =>
-        r.ours.backend === "webgpu (fused rms_norm+rotary_embedding)"
+        r.ours.backend === "webgpu (fused rms_norm+rotary_embedding+attention)"
       );
       assert.equal(fusedRatios.length, nativeDtypes.length > 0 ? 3 : 0, "labelled in the ratios");
       for (const r of result.ratios) {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
+import { FUSED_OPS, initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
 import { openRuntime, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { mergeConfig, parseConfig, presetInput } from "../../engine/config/mod.ts";
 import {
@@ -171,7 +171,7 @@ Deno.test("eval of a fused run's checkpoint builds the run's graphs: its turns a
   const tmp = await Deno.makeTempDir();
   const runtime = await openRuntime("cpu", { threads: 1 });
   try {
-    const fused = ["rms_norm", "rotary_embedding"];
+    const fused = [...FUSED_OPS];
     const run = await trainedRun(tmp, runtime, { fused_ops: fused });
     await using store = await openStore(run.storePath);
     const source = await resolveModelSource(store, "trained", { workerGroup: "solver" });

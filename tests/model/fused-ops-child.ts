@@ -7,11 +7,11 @@
  */
 import { decoderSpec, FUSED_OPS } from "../../adapters/model/parameters.ts";
 import { type BackendName, openRuntime } from "../../adapters/onnx/runtime/mod.ts";
-import { backendTrace } from "./backend-trace.ts";
+import { backendTrace, FUSABLE_HEADS } from "./backend-trace.ts";
 import { tinyModel } from "./helpers.ts";
 
 const [backend, out, times] = Deno.args as [BackendName, string, string];
-const model = await tinyModel("Qwen3ForCausalLM");
+const model = await tinyModel("Qwen3ForCausalLM", FUSABLE_HEADS);
 const rt = await openRuntime(backend, { threads: 2 });
 const spec = decoderSpec(model.config, null, { fused: FUSED_OPS });
 const traces = [];

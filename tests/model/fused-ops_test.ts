@@ -7,7 +7,7 @@
  * node per norm instead of seven and one per rotation instead of eight.
  */
 import assert from "node:assert/strict";
-import { decoder } from "../../adapters/model/decoder.ts";
+import { decoder, type DecoderMode } from "../../adapters/model/decoder.ts";
 import {
   allParams,
   type DecoderSpec,
@@ -18,11 +18,17 @@ import { Graph } from "../../adapters/onnx/mod.ts";
 import { softwareVulkanEnv, softwareVulkanVariable } from "../../adapters/onnx/runtime/mod.ts";
 import { IO } from "../../adapters/onnx/train-step/mod.ts";
 import { webgpuSkipReason, withRuntime } from "../onnx-train/backends.ts";
-import { type BackendTrace, backendTrace, TRACE_PROMPT } from "./backend-trace.ts";
+import {
+  assertGenerationsAgree,
+  type BackendTrace,
+  backendTrace,
+  FUSABLE_HEADS,
+  TRACE_PROMPT,
+} from "./backend-trace.ts";
 import { maxAbsDiff, tinyModel } from "./helpers.ts";
 import { referenceLogits } from "./reference.ts";
 
-const model = await tinyModel("Qwen3ForCausalLM");
+const model = await tinyModel("Qwen3ForCausalLM", FUSABLE_HEADS);
 const vulkan = softwareVulkanEnv();
 /** Backends, and whether the fused trace runs twice there to show it repeats to the bit. */
 const backends = [
@@ -72,7 +78,8 @@ for (const { name, skip, env, repeat } of backends) {
           assert.ok(diff < 2e-5, `position ${t}: ${diff}`);
         });
         const reference = await composed();
-        assert.deepEqual(fused.tokens, reference.tokens);
+        // Prefill and decode through both caches: GroupQueryAttention where the cache grows.
+        assertGenerationsAgree(fused, reference, 2e-5);
         // Backends and forms sum in different orders: losses after updates agree to ~1e-5.
         assert.ok(
           maxAbsDiff(fused.losses, reference.losses) < 1e-4,
@@ -87,28 +94,40 @@ for (const { name, skip, env, repeat } of backends) {
   });
 }
 
-/** Node counts by op type of the full decoder. */
-function opCounts(spec: DecoderSpec): Map<string, number> {
+/** Node counts by op type of the decoder in `mode` (full by default). */
+function opCounts(spec: DecoderSpec, mode: DecoderMode = "full"): Map<string, number> {
+  const c = spec.config;
   const g = new Graph("forward");
-  const tokens = g.input("tokens", "int32", ["batch", "seq"]);
-  const attentionMask = g.input("attention_mask", "float32", ["batch", "seq"]);
+  const decoding = mode === "decode" || mode === "append";
+  const seq = decoding ? 1 : "seq";
+  const tokens = g.input("tokens", "int32", ["batch", seq]);
+  const attentionMask = g.input("attention_mask", "float32", ["batch", decoding ? "past+1" : seq]);
   const params = Object.fromEntries(
     allParams(spec).map((p) => [p.name, g.input(IO.param(p.name), "float32", p.shape)]),
   );
-  decoder(spec, { params, tokens, attentionMask }, "full");
+  const cache = ["batch", c.numKvHeads, "past", c.headDim];
+  const past = decoding
+    ? Array.from({ length: c.numLayers }, (_, i) => ({
+      key: g.input(`past_key:${i}`, "float32", cache),
+      value: g.input(`past_value:${i}`, "float32", cache),
+    }))
+    : undefined;
+  decoder(spec, { params, tokens, attentionMask, past }, mode);
   const counts = new Map<string, number>();
   for (const n of g.nodes) counts.set(n.spec.type, (counts.get(n.spec.type) ?? 0) + 1);
   return counts;
 }
+
+/** Constants (eps, a reduction's axes) are shared within a graph; the computing nodes. */
+const computing = (m: Map<string, number>) =>
+  [...m].filter(([op]) => op !== "Constant").reduce((n, [, count]) => n + count, 0);
 
 Deno.test("fused ops: one node per norm for seven, one per rotation for eight", () => {
   const c = model.config;
   // Two per layer, the final one, and Qwen3's per-head q and k norms; q and k rotated per layer.
   const norms = 2 * c.numLayers + 1 + (c.qkNorm ? 2 * c.numLayers : 0);
   const rotations = 2 * c.numLayers;
-  // Constants (eps, a reduction's axes) are shared within a graph; count the computing nodes.
-  const total = (m: Map<string, number>) =>
-    [...m].filter(([op]) => op !== "Constant").reduce((n, [, count]) => n + count, 0);
+  const total = computing;
   const composed = opCounts(decoderSpec(c));
   const withFused = (fused: FusedOp[]) => opCounts(decoderSpec(c, null, { fused }));
   const norm = withFused(["rms_norm"]);
@@ -122,4 +141,30 @@ Deno.test("fused ops: one node per norm for seven, one per rotation for eight", 
   assert.equal(composed.get("SimplifiedLayerNormalization"), undefined);
   assert.equal(composed.get("RotaryEmbedding"), undefined);
   assert.throws(() => decoderSpec(c, null, { fused: ["flash" as FusedOp] }), /names flash/);
+});
+
+Deno.test("fused ops: attention is one node per layer where generation grows the cache", () => {
+  const c = model.config;
+  const attention = decoderSpec(c, null, { fused: ["attention"] });
+  const saved = (config: typeof c, mode: DecoderMode) =>
+    computing(opCounts(decoderSpec(config), mode)) -
+    computing(opCounts(decoderSpec(config, null, { fused: ["attention"] }), mode));
+  const deeper = { ...c, numLayers: c.numLayers + 1 };
+  // Per layer, the scale, five transposes, two matmuls, two unsqueezes, the bias' Add, Softmax
+  // and (decode) two concatenations become the op and two reshapes more (q, k and v to [batch,
+  // seq, heads x headDim] where the composed form reshapes q to its kv heads' groups; no kernel);
+  // once per graph, the op's lengths and the bias' squeeze.
+  for (const [mode, perLayer] of [["prefill", 9], ["decode", 11]] as const) {
+    assert.equal(opCounts(attention, mode).get("GroupQueryAttention"), c.numLayers, mode);
+    assert.equal(saved(deeper, mode) - saved(c, mode), perLayer, mode);
+  }
+  // The train step differentiates the full form, and the host keeps the append form's cache.
+  for (const mode of ["full", "append"] as const) {
+    assert.equal(opCounts(attention, mode).get("GroupQueryAttention"), undefined, mode);
+  }
+  const narrowHeads = { ...c, headDim: 4 };
+  assert.throws(
+    () => decoderSpec(narrowHeads, null, { fused: ["attention"] }),
+    /head_dim 4 is not a multiple of 8/,
+  );
 });

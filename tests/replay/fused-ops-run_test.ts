@@ -1,10 +1,11 @@
 /**
  * `runtime.fused_ops` is recorded with the run and rebuilds the same graphs on replay: a run with
- * RMSNorm and RoPE fused replays identical, and it is not the run the composed graphs make (the
+ * every FUSED_OPS fused replays identical, and it is not the run the composed graphs make (the
  * fused kernels sum in their own order), so a replay that ignored the key would diverge.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { FUSED_OPS } from "../../adapters/model/mod.ts";
 import { openRuntime } from "../../adapters/onnx/runtime/mod.ts";
 import { replayRun } from "../../engine/replay/mod.ts";
 import { runTraining } from "../../engine/trainer/train-loop.ts";
@@ -15,7 +16,7 @@ import { randomModel, tinyConfig } from "./tiny-run.ts";
 async function oneStep(tmp: string, model: string, fused: boolean) {
   const path = join(tmp, `fused-${fused}.sqlite`);
   const base = tinyConfig(model, path, 1);
-  const ops = fused ? (["rms_norm", "rotary_embedding"] as const) : [];
+  const ops = fused ? FUSED_OPS : [];
   const config = { ...base, runtime: { ...base.runtime, fused_ops: [...ops] } };
   const runtime = await openRuntime("cpu", { threads: 1 });
   try {

@@ -4,7 +4,7 @@
  * graphs, token for token and logprob for logprob, and not the composed graphs' logprobs.
  */
 import assert from "node:assert/strict";
-import { loadEmbeddedModel } from "../../adapters/model/mod.ts";
+import { FUSED_OPS, loadEmbeddedModel } from "../../adapters/model/mod.ts";
 import { inProcess } from "./in-process.ts";
 import { startServe } from "./server-process.ts";
 
@@ -16,7 +16,7 @@ Deno.test("serve --fused answers with the fused graphs' tokens and logprobs", as
     "--model",
     "embedded",
     "--fused",
-    "rms_norm,rotary_embedding",
+    FUSED_OPS.join(","),
   );
   const body = { prompt: PROMPT, max_tokens: 16, temperature: 0.8, top_p: 0.95, seed: 99 };
   const res = await server.json("/v1/completions", { ...body, logprobs: 0 });
@@ -30,7 +30,7 @@ Deno.test("serve --fused answers with the fused graphs' tokens and logprobs", as
     temperature: 0.8,
     topP: 0.95,
   };
-  const [fused] = await inProcess({ ...batch, fused: ["rms_norm", "rotary_embedding"] });
+  const [fused] = await inProcess({ ...batch, fused: FUSED_OPS });
   assert.deepEqual(choice.token_ids, fused.tokens);
   assert.deepEqual(choice.logprobs.token_logprobs, fused.logprobs);
   const [composed] = await inProcess(batch);
