@@ -318,7 +318,8 @@ if [ "$mode" = device ]; then
           --dtype float32 --profile --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
         ;;
       *-fused)
-        # RMSNorm and RoPE as one node each (runtime.fused_ops): generation and the 8x512 step.
+        # RMSNorm, RoPE and attention as one node each (runtime.fused_ops): generation and the
+        # 8x512 step (whose graph keeps attention composed).
         stage "$label $shape float32 fused" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
           --shape "$shape" --dtype float32 --fused "$fused_ops" --generate 64x256 --prompt 32 \
           --train 8x512 --micro-batch auto --steps 1

@@ -10,7 +10,8 @@
  * - multi-turn rollouts (refine-style episodes of 5 turns of 8 to 48 tokens, each turn's prompt
  *   the question and the episode's earlier turns) with continuous batching, each episode's next
  *   turn joining the running batch between decode steps, against whole waves of turns;
- * - generation and the train step with RMSNorm and RoPE fused (runtime.fused_ops) against composed.
+ * - generation and the train step with every runtime.fused_ops op fused (RMSNorm, RoPE, attention;
+ *   attention only in generation) against composed.
  * All figures come from one run, so machine load affects them alike. `--threads N` sets the cpu
  * runtime's intra-op threads; `--peer` (cpu only) then runs the PyTorch peer at the same
  * threads and prints ours / PyTorch for next token, generation and the train step.
@@ -299,8 +300,8 @@ export async function run(options: BenchOptions): Promise<void> {
           (rate("every-step") / rate("waves")).toFixed(2)
         }x`,
     );
-    // The decoder with RMSNorm and RoPE fused (runtime.fused_ops) against the composed one, on
-    // the same weights, alternated.
+    // The decoder with every runtime.fused_ops op fused against the composed one, on the same
+    // weights, alternated.
     const fusedGen = await createGenerator(rt, fusedSpec);
     const generation = (g: Generator) =>
       seconds(1, async () => {
@@ -313,7 +314,7 @@ export async function run(options: BenchOptions): Promise<void> {
     }
     await fusedGen.release();
     console.log(
-      `generation, batch 64 x 32, RMSNorm and RoPE fused: ${
+      `generation, batch 64 x 32, ${FUSED_OPS.join(", ")} fused: ${
         ((64 * 32) / (fusedGenSeconds / 3)).toFixed(0)
       } tok/s, composed ${((64 * 32) / (composedGen / 3)).toFixed(0)} tok/s, ratio ${
         (composedGen / fusedGenSeconds).toFixed(2)
@@ -367,7 +368,8 @@ export async function run(options: BenchOptions): Promise<void> {
         ours.trainStepCpu.toFixed(3)
       } s CPU/step${faults}; after ${warm.steps} warm-up steps, ${warm.faults} page faults)`,
     );
-    // The same step with RMSNorm and RoPE fused, CPU per step, alternated with the composed one.
+    // The same step fused (its graph has no attention node), CPU per step, alternated with the
+    // composed one.
     const fusedTrainer = await openSupervisedTrainer(rt, fusedSpec, host);
     for (let i = 0; i < 2; i++) await fusedTrainer.step(examples, hyper);
     const cpuPerStep = async (t: typeof trainer) => {
@@ -382,7 +384,7 @@ export async function run(options: BenchOptions): Promise<void> {
       fusedCpu += await cpuPerStep(fusedTrainer);
     }
     console.log(
-      `train step, batch 8 x 128, RMSNorm and RoPE fused: ${
+      `train step, batch 8 x 128, ${FUSED_OPS.join(", ")} fused: ${
         (fusedCpu / 2).toFixed(3)
       } s CPU/step, ` +
         `composed ${(composedCpu / 2).toFixed(3)}, ratio ${(composedCpu / fusedCpu).toFixed(2)}x`,
