@@ -53,6 +53,7 @@ export {
   type DecoderSpecOptions,
   FUSED_OPS,
   type FusedOp,
+  fusedOpsMisfit,
   loraParams,
   paramCount,
   trainableParams,

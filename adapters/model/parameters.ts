@@ -49,6 +49,33 @@ export function unknownFusedOps(names: readonly string[]): string[] {
   return names.filter((name) => !(FUSED_OPS as readonly string[]).includes(name));
 }
 
+/**
+ * Why `fused` cannot be built for a model of `config`, as a sentence that says what to change, or
+ * null when it can: a name that is not in FUSED_OPS, or attention for a head size that
+ * GroupQueryAttention's kernels do not take. The CLIs check it against the model before anything
+ * is recorded; decoderSpec throws it.
+ *
+ * @example
+ * ```ts
+ * import type { ModelConfig } from "../hf/mod.ts";
+ * import { fusedOpsMisfit } from "./parameters.ts";
+ *
+ * declare const config: ModelConfig; // head_dim 4
+ * fusedOpsMisfit(config, ["attention"]); // "attention needs a head_dim that is a multiple of 8 ..."
+ * ```
+ */
+export function fusedOpsMisfit(config: ModelConfig, fused: readonly string[]): string | null {
+  const unknown = unknownFusedOps(fused);
+  if (unknown.length > 0) {
+    return `${unknown.join(", ")} is not a fusable part; expected some of ${FUSED_OPS.join(", ")}`;
+  }
+  if (fused.includes("attention") && config.headDim % GQA_HEAD_SIZE_MULTIPLE !== 0) {
+    return `attention needs a head_dim that is a multiple of ${GQA_HEAD_SIZE_MULTIPLE} ` +
+      `(onnxruntime's GroupQueryAttention), and the model's is ${config.headDim}; leave attention out`;
+  }
+  return null;
+}
+
 /** A decoder to build: the base hyperparameters and an optional LoRA adaptation. */
 export interface DecoderSpec {
   readonly kind: "decoder-spec";
@@ -97,17 +124,8 @@ export function decoderSpec(
     );
   }
   const fused = options.fused ?? [];
-  const unknown = unknownFusedOps(fused);
-  if (unknown.length > 0) {
-    throw new ModelError("fused", `names ${unknown.join(", ")}; expected some of ${FUSED_OPS}`);
-  }
-  if (fused.includes("attention") && config.headDim % GQA_HEAD_SIZE_MULTIPLE !== 0) {
-    throw new ModelError(
-      "fused",
-      `names attention, but the model's head_dim ${config.headDim} is not a multiple of ` +
-        `${GQA_HEAD_SIZE_MULTIPLE} (onnxruntime's GroupQueryAttention requires it); leave attention out`,
-    );
-  }
+  const misfit = fusedOpsMisfit(config, fused);
+  if (misfit !== null) throw new ModelError("fused", misfit);
   return Object.freeze({
     kind: "decoder-spec",
     config,

@@ -12,7 +12,13 @@ import {
   UsageError,
   userPath,
 } from "../../events/cli/mod.ts";
-import { FUSED_OPS, type FusedOp, unknownFusedOps } from "../../adapters/model/mod.ts";
+import { readModelConfig } from "../../adapters/hf/mod.ts";
+import {
+  EMBEDDED_MODEL_DIR,
+  FUSED_OPS,
+  type FusedOp,
+  fusedOpsMisfit,
+} from "../../adapters/model/mod.ts";
 import { HOST_NAME } from "../../events/http/mod.ts";
 import { MAX_THREADS } from "../config/mod.ts";
 import { type DeviceChoice, SERVE_DEVICES, type ServeOptions, startServer } from "../serve/mod.ts";
@@ -199,12 +205,11 @@ export const main = (args: string[]): Promise<number> =>
       }
     }
     const fused = values.fused === "" ? [] : values.fused.split(",");
-    const unknown = unknownFusedOps(fused);
-    if (unknown.length > 0) {
-      throw new UsageError(
-        `--fused ${values.fused}: ${unknown.join(", ")} is not a fusable part; expected some of ` +
-          `${FUSED_OPS.join(", ")}, comma-separated`,
-      );
+    if (fused.length > 0) {
+      // Checked against the model's config.json now, not when the first request builds graphs.
+      const dir = model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
+      const misfit = fusedOpsMisfit(await readModelConfig(dir), fused);
+      if (misfit !== null) throw new UsageError(`--fused ${values.fused}: ${misfit}`);
     }
     const options: ServeOptions = {
       model,

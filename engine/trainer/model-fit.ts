@@ -1,13 +1,13 @@
 /**
  * Checks that every agent's model fits the run before the run is recorded: its context leaves
- * room for a prompt once `sampling.max_tokens` new tokens are reserved, and its tokenizer turns
- * the task's text into tokens. Either failing would otherwise be found mid-run ("prompt: is
+ * room for a prompt once `sampling.max_tokens` new tokens are reserved, `runtime.fused_ops` can
+ * be built for it, and its tokenizer turns the task's text into tokens. Either failing would otherwise be found mid-run ("prompt: is
  * empty"), or not at all: a tokenizer with an empty vocabulary trains on prompts of special
  * tokens only. Reads config.json and tokenizer.json; the weights are checked as they load
  * (adapters/hf/load-model.ts).
  */
 import { loadTokenizer, readModelConfig } from "../../adapters/hf/mod.ts";
-import { EMBEDDED_MODEL_DIR } from "../../adapters/model/mod.ts";
+import { EMBEDDED_MODEL_DIR, fusedOpsMisfit } from "../../adapters/model/mod.ts";
 import type { NormalizedConfig } from "../config/mod.ts";
 import type { TaskSource } from "./rollout/mod.ts";
 
@@ -29,8 +29,8 @@ export interface ModelFitNames {
 
 /**
  * Throws a ModelFitError for the first model whose context is not longer than
- * `sampling.max_tokens`, or whose tokenizer encodes the first problem of each split (and of each
- * benchmark) to no tokens.
+ * `sampling.max_tokens`, that `runtime.fused_ops` does not fit (fusedOpsMisfit), or whose
+ * tokenizer encodes the first problem of each split (and of each benchmark) to no tokens.
  *
  * @example
  * ```ts
@@ -54,7 +54,8 @@ export async function checkModelFit(
   for (const model of new Set(config.agents.map((a) => a.model))) {
     const dir = model === "embedded" ? EMBEDDED_MODEL_DIR.pathname : model;
     const who = given === undefined ? `model ${model}` : `${given} ${model}`;
-    const context = (await readModelConfig(dir)).maxPositionEmbeddings;
+    const modelConfig = await readModelConfig(dir);
+    const context = modelConfig.maxPositionEmbeddings;
     // A turn's prompt keeps its last `context - max_tokens` tokens (speaker.ts turnPrompt).
     if (maxTokens >= context) {
       throw new ModelFitError(
@@ -63,6 +64,8 @@ export async function checkModelFit(
           `${context - 1}`,
       );
     }
+    const misfit = fusedOpsMisfit(modelConfig, config.runtime.fused_ops);
+    if (misfit !== null) throw new ModelFitError(`runtime.fused_ops, for ${who}: ${misfit}`);
     const tokenizer = await loadTokenizer(dir);
     const lost = texts.find((text) =>
       tokenizer.encode(text, { addSpecialTokens: false }).length === 0

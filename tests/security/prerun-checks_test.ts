@@ -1,6 +1,7 @@
 /**
  * `deno task train` refuses, before `run.started` is recorded, what used to record a run that then
- * failed (or ran on garbage): `sampling.max_tokens` that leaves no room for a prompt, NaN weights,
+ * failed (or ran on garbage): `sampling.max_tokens` that leaves no room for a prompt, fused ops
+ * the model's head size does not allow, NaN weights,
  * a tokenizer whose vocabulary cannot encode the task, a config.json size past its limit, a config
  * file nested past the stack. Each exits 2 with one error line naming the problem and the fix,
  * prints no run id, and leaves the folder byte-identical (sha256 of every file): no store made,
@@ -9,6 +10,7 @@
 import assert from "node:assert/strict";
 import { initEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
+import { writeTinyCheckpoint } from "../hf/tiny-checkpoint.ts";
 import {
   type CliResult,
   errorLines,
@@ -76,6 +78,19 @@ Deno.test("sampling.max_tokens past the model's context: refused with the contex
       dir,
       ["--config", config, "--device", "cpu"],
       /^error: sampling\.max_tokens = 1024 leaves no room for a prompt in the context of model embedded \(max_position_embeddings 1024\); set sampling\.max_tokens to at most 1023$/,
+    );
+  });
+});
+
+Deno.test("runtime.fused_ops attention for a head size its kernel does not take: refused with the size", async () => {
+  await withTempDir(async (dir) => {
+    const model = `${dir}/narrow-heads`;
+    await Deno.mkdir(model);
+    await writeTinyCheckpoint(model); // head_dim 4
+    await assertRefusedBeforeRun(
+      dir,
+      [...SMOKE, "--model", model, "--set", 'runtime.fused_ops=["attention"]'],
+      /^error: runtime\.fused_ops, for --model .*narrow-heads: attention needs a head_dim that is a multiple of 8 \(onnxruntime's GroupQueryAttention\), and the model's is 4; leave attention out$/,
     );
   });
 });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadEmbeddedModel, saveEmbeddedModel } from "../../adapters/model/mod.ts";
+import { writeTinyCheckpoint } from "../hf/tiny-checkpoint.ts";
 import { runCli } from "../support/run-cli.ts";
 import { startServe } from "./server-process.ts";
 
@@ -37,6 +38,14 @@ Deno.test("serve: usage mistakes exit 2, a folder without a checkpoint exits 1",
 
   const empty = await Deno.makeTempDir({ prefix: "polyrl-serve-cli-" });
   try {
+    // A model whose head size GroupQueryAttention does not take: refused before serving.
+    const narrow = join(empty, "narrow-heads");
+    await Deno.mkdir(narrow);
+    await writeTinyCheckpoint(narrow);
+    await usage(
+      ["--model", narrow, "--fused", "rms_norm,attention"],
+      /--fused rms_norm,attention: attention needs a head_dim that is a multiple of 8 .* is 4; leave attention out/,
+    );
     const out = await runCli(SERVE, "--model", empty);
     assert.equal(out.code, 1, out.stderr);
     assert.match(out.stderr, /config\.json/);
