@@ -152,10 +152,11 @@ export function decoder(
   const maskBias = attentionBias(attentionMask, order);
 
   const append = mode === "append";
-  // One GroupQueryAttention node where generation builds the cache it returns (not in append mode,
-  // whose cache the host keeps, nor in `full`, which the train step differentiates).
-  const fusedAttention = spec.fused.includes("attention") &&
-    (mode === "prefill" || mode === "decode");
+  // One GroupQueryAttention node in the decode step, whose cache it grows. Not in prefill:
+  // onnxruntime-node 1.30's WebGPU kernel computes prompts of 32 tokens or more wrongly (2-3% of
+  // the logits' scale; the CPU's and onnxruntime-web's are right, docs/PERFORMANCE.md). Not in
+  // append mode, whose cache the host keeps, nor in `full`, which the train step differentiates.
+  const fusedAttention = spec.fused.includes("attention") && mode === "decode";
   const ctx: AttentionContext = {
     spec,
     batch,

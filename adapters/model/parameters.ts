@@ -24,11 +24,13 @@ export type BaseDtype = "float32" | "float16";
  *   node where the composed form has seven;
  * - `rotary_embedding`: onnxruntime's RotaryEmbedding (rotaryEmbedding), four nodes (the op, the
  *   reshapes to one sequence of tokens and back, and x's shape) where the composed form has eight;
- * - `attention`: onnxruntime's GroupQueryAttention (groupQueryAttention) in the graphs that grow the
- *   KV cache, generation's prefill and decode: the scores, mask, softmax, weighted values and the
- *   cache's concatenation in one node where the composed form has some fifteen. The train step,
- *   the logprob graph and the append decode of the cpu and wasm backends (whose cache the host
- *   keeps) stay composed: the op has no gradient, and it grows the cache by a copy.
+ * - `attention`: onnxruntime's GroupQueryAttention (groupQueryAttention) in the decode step of
+ *   the device KV cache (the webgpu backends'): the scores, mask, softmax, weighted values and the
+ *   cache's concatenation in one node where the composed form has fourteen. Prefill stays composed
+ *   (the native WebGPU kernel is wrong on prompts of 32 tokens or more), and so do the train step
+ *   and the logprob graph (the op has no gradient) and the append decode of the cpu and wasm
+ *   backends (whose cache the host keeps; the op grows the cache by a copy): on those two backends
+ *   it changes nothing.
  */
 export const FUSED_OPS = ["rms_norm", "rotary_embedding", "attention"] as const;
 

@@ -214,6 +214,12 @@ if (import.meta.main) {
             `${p.copiesToHost}; top: ${top}`,
         );
       }
+      for (const c of figures.filter((f) => f.workload === "fused-check")) {
+        console.log(
+          `fused-check ${c.shape} ${backendLabel(c)}: logits of ${c.rowsCompared} steps within ` +
+            `${c.maxAbsDiff} of the composed decoder's (largest ${c.maxAbs})`,
+        );
+      }
       for (const r of pairs) {
         console.log(
           `ratio ${r.shape} ${r.workload} ${r.size}: ours ${r.ours.backend} ${r.ours.dtype} / ` +

@@ -319,10 +319,11 @@ if [ "$mode" = device ]; then
         ;;
       *-fused)
         # RMSNorm, RoPE and attention as one node each (runtime.fused_ops): generation and the
-        # 8x512 step (whose graph keeps attention composed).
+        # 8x512 step (whose graph keeps attention composed), after the fused decoder's logits are
+        # held against the composed one's on this GPU (--check-fused).
         stage "$label $shape float32 fused" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \
-          --shape "$shape" --dtype float32 --fused "$fused_ops" --generate 64x256 --prompt 32 \
-          --train 8x512 --micro-batch auto --steps 1
+          --shape "$shape" --dtype float32 --fused "$fused_ops" --check-fused --generate 64x256 \
+          --prompt 32 --train 8x512 --micro-batch auto --steps 1
         ;;
       *-float16)
         if [ "$f16" -gt 0 ]; then
@@ -391,7 +392,7 @@ else
     stage "native profile tiny float32" 60 "${native[@]}" "${tinyProfile[@]}"
     stage "native tiny float16" 60 "${native[@]}" "${tiny[@]}" --dtype float16
     stage "native tiny float32 fused" 60 "${native[@]}" "${tiny[@]}" --dtype float32 \
-      --fused "$fused_ops"
+      --fused "$fused_ops" --check-fused
   else
     for name in "native tiny float32" "native profile tiny float32" "native tiny float16" \
       "native tiny float32 fused"; do

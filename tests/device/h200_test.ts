@@ -108,6 +108,14 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       assertTinyWorkloads(mine, `native ${dtype}${fused ? " fused" : ""}`);
     }
     if (nativeDtypes.length > 0) {
+      // The fused stage first holds its decoder's logits against the composed one's.
+      const check = result.figures.find((f) => f.workload === "fused-check");
+      assert.ok(check, "the fused stage's check");
+      assert.equal(check.rowsCompared, 4 * 8);
+      assert.ok(
+        (check.maxAbsDiff as number) < 1e-5 * (check.maxAbs as number),
+        JSON.stringify(check),
+      );
       const profiles = profilesOf(result, "webgpu");
       // A train step reads back its scalars once, in the apply run; decode reads nothing.
       assert.equal(profiles.get("train-step accumulate")!.copiesToHost, 0);

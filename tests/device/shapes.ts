@@ -26,11 +26,14 @@ import {
   decoderSpec,
   FUSED_OPS,
   type FusedOp,
+  type GenerationRequest,
   initBaseTensor,
   initLoraAdapter,
   loraSpec,
   paramCount,
+  type ParamFeeds,
   paramHostTensor,
+  type TokenChooser,
   trainStepConfig,
   unknownFusedOps,
 } from "../../adapters/model/mod.ts";
@@ -108,6 +111,11 @@ const cli = defineCommand({
       default: "",
       help: `decoder parts built as one node each (DecoderSpec.fused): ${FUSED_OPS.join(", ")}`,
     },
+    "check-fused": {
+      type: "boolean",
+      help: "with --fused and --generate: also generate 8 tokens of up to 4 rows with the " +
+        "composed decoder on the same weights and write how far the fused logits are from its",
+    },
     "constant-base": {
       type: "boolean",
       help: "the train step's frozen base as constants of its graphs (prepacked by the cpu EP) " +
@@ -124,6 +132,46 @@ const cli = defineCommand({
     "--generate 4x4 --profile --out f.jsonl",
   ],
 });
+
+/**
+ * Every logit row `spec`'s generator chose from, per request row in order (the prefill's last
+ * position, then each decode step), on the host.
+ */
+async function generationLogits(
+  rt: Runtime,
+  spec: DecoderSpec,
+  params: ParamFeeds,
+  request: Omit<GenerationRequest, "choose">,
+  choose: TokenChooser,
+): Promise<Float32Array[][]> {
+  const gen = await createGenerator(rt, spec);
+  const rows: Float32Array[][] = request.prompts.map(() => []);
+  await gen.generate(params, {
+    ...request,
+    choose: (logits, row, index) => {
+      rows[row].push(logits.slice());
+      return choose(logits, row, index);
+    },
+  });
+  await gen.release();
+  return rows;
+}
+
+/** The largest |a - b| over matching logits, and the largest |b| (the scale it is read against). */
+function logitsDistance(a: Float32Array[][], b: Float32Array[][]) {
+  let [maxAbsDiff, maxAbs, rowsCompared] = [0, 0, 0];
+  a.forEach((steps, row) =>
+    steps.forEach((logits, step) => {
+      const reference = b[row][step];
+      rowsCompared++;
+      for (let i = 0; i < logits.length; i++) {
+        maxAbsDiff = Math.max(maxAbsDiff, Math.abs(logits[i] - reference[i]));
+        maxAbs = Math.max(maxAbs, Math.abs(reference[i]));
+      }
+    })
+  );
+  return { maxAbsDiff, maxAbs, rowsCompared };
+}
 
 /** `BxS` list -> pairs; "" -> []. */
 function pairs(text: string, option: string): [number, number][] {
@@ -359,17 +407,32 @@ Deno.exit(
 
       // Generation first, then the train batches in the order given (h200.sh names the smaller
       // first): a stage cut short by its timeout keeps the figures the device runs lacked longest.
-      for (const [rows, newTokens] of gens) {
-        const windowStart = Date.now();
-        const gen = await createGenerator(rt, spec);
-        const params = { ...feeds, ...loraFeeds(spec) };
-        const prompts = Array.from(
+      const params = { ...feeds, ...loraFeeds(spec) };
+      const promptsOf = (rows: number) =>
+        Array.from(
           { length: rows },
           (_, r) => Array.from({ length: promptLength }, (_, i) => (r * 31 + i * 7 + 3) % 5000),
         );
-        // The chooser only names a token (no scan of the logits) so that the figure is the model's.
-        const choose = (_l: Float32Array, row: number, index: number) =>
-          (row * 13 + index * 5 + 11) % 5000;
+      // The chooser only names a token (no scan of the logits) so that the figure is the model's.
+      const choose = (_l: Float32Array, row: number, index: number) =>
+        (row * 13 + index * 5 + 11) % 5000;
+      if (values["check-fused"] && spec.fused.length > 0 && gens.length > 0) {
+        const rows = Math.min(4, gens[0][0]);
+        const composed = decoderSpec(config, lora, { baseDtype: dtype });
+        const request = { prompts: promptsOf(rows), temperature: 1, maxTokens: 8 };
+        const reference = await generationLogits(rt, composed, params, request, choose);
+        const fusedLogits = await generationLogits(rt, spec, params, request, choose);
+        emit({
+          workload: "fused-check",
+          rows,
+          newTokens: 8,
+          ...logitsDistance(fusedLogits, reference),
+        });
+      }
+      for (const [rows, newTokens] of gens) {
+        const windowStart = Date.now();
+        const gen = await createGenerator(rt, spec);
+        const prompts = promptsOf(rows);
         const request = { prompts, temperature: 1, choose };
         await gen.generate(params, { ...request, maxTokens: 2 }); // loads and compiles
         sampleRss();

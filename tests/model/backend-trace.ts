@@ -44,10 +44,18 @@ export interface TraceGeneration {
   readonly logits: number[][];
 }
 
-const GENERATION_PROMPTS = [[1, 2, 3], [4]];
+/**
+ * A left-padded batch; the third prompt is longer than 32 tokens, where onnxruntime-node's WebGPU
+ * GroupQueryAttention computed prompts wrongly (so `attention` stays out of prefill).
+ */
+const GENERATION_PROMPTS = [
+  [1, 2, 3],
+  [4],
+  Array.from({ length: 40 }, (_, i) => (i * 7 + 5) % 200),
+];
 
 /**
- * Logits of TRACE_PROMPT, 4 greedy tokens after [1, 2, 3] and [4] (a left-padded batch) through
+ * Logits of TRACE_PROMPT, 4 greedy tokens after each of GENERATION_PROMPTS through
  * the host and the device KV cache, and the losses of `steps` supervised steps from the model's
  * weights.
  *

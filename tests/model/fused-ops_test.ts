@@ -146,23 +146,22 @@ Deno.test("fused ops: one node per norm for seven, one per rotation for eight", 
   );
 });
 
-Deno.test("fused ops: attention is one node per layer where generation grows the cache", () => {
+Deno.test("fused ops: attention is one node per layer in the decode step", () => {
   const c = model.config;
   const attention = decoderSpec(c, null, { fused: ["attention"] });
-  const saved = (config: typeof c, mode: DecoderMode) =>
-    computing(opCounts(decoderSpec(config), mode)) -
-    computing(opCounts(decoderSpec(config, null, { fused: ["attention"] }), mode));
+  const saved = (config: typeof c) =>
+    computing(opCounts(decoderSpec(config), "decode")) -
+    computing(opCounts(decoderSpec(config, null, { fused: ["attention"] }), "decode"));
   const deeper = { ...c, numLayers: c.numLayers + 1 };
+  assert.equal(opCounts(attention, "decode").get("GroupQueryAttention"), c.numLayers);
   // Per layer, the scale, five transposes, two matmuls, two unsqueezes, the bias' Add, Softmax
-  // and (decode) two concatenations become the op and two reshapes more (q, k and v to [batch,
-  // seq, heads x headDim] where the composed form reshapes q to its kv heads' groups; no kernel);
-  // once per graph, the op's lengths and the bias' squeeze.
-  for (const [mode, perLayer] of [["prefill", 9], ["decode", 11]] as const) {
-    assert.equal(opCounts(attention, mode).get("GroupQueryAttention"), c.numLayers, mode);
-    assert.equal(saved(deeper, mode) - saved(c, mode), perLayer, mode);
-  }
-  // The train step differentiates the full form, and the host keeps the append form's cache.
-  for (const mode of ["full", "append"] as const) {
+  // and two concatenations become the op and two reshapes more (q, k and v to [batch, seq, heads
+  // x headDim] where the composed form reshapes q to its kv heads' groups; no kernel); once per
+  // graph, the op's lengths and the bias' squeeze.
+  assert.equal(saved(deeper) - saved(c), 11);
+  // Prefill stays composed (the native WebGPU kernel is wrong on prompts of 32 tokens or more),
+  // the train step differentiates the full form, and the host keeps the append form's cache.
+  for (const mode of ["prefill", "full", "append"] as const) {
     assert.equal(opCounts(attention, mode).get("GroupQueryAttention"), undefined, mode);
   }
   const narrowHeads = { ...c, headDim: 4 };

@@ -10,7 +10,7 @@
  * masked by the bias, not by per-row lengths, so left-padded batches work as in the composed form.
  * Rotary embedding is applied by the caller (do_rotary off): the cache holds rotated keys.
  *
- * No gradient: the op serves generation (prefill and decode). A backward would have to recompute
+ * No gradient: the op serves generation's decode step. A backward would have to recompute
  * the attention weights with the composed nodes, more than the composed form itself.
  */
 import { attr, type Value } from "../ir.ts";
