@@ -214,6 +214,15 @@ if (import.meta.main) {
             `${p.copiesToHost}; top: ${top}`,
         );
       }
+      for (const c of figures.filter((f) => f.workload === "cpu-check")) {
+        console.log(
+          c.graph === "generate"
+            ? `cpu-check ${c.shape} ${backendLabel(c)}: logits of ${c.rowsCompared} steps within ` +
+              `${c.maxAbsDiff} of the cpu backend's (largest ${c.maxAbs})`
+            : `cpu-check ${c.shape} ${backendLabel(c)} train step ${c.batch}x${c.seq}: loss ` +
+              `${c.loss} (cpu ${c.cpuLoss}), gradient norm ${c.gradNorm} (cpu ${c.cpuGradNorm})`,
+        );
+      }
       for (const c of figures.filter((f) => f.workload === "fused-check")) {
         console.log(
           `fused-check ${c.shape} ${backendLabel(c)}: logits of ${c.rowsCompared} steps within ` +

@@ -28,7 +28,7 @@
 #
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
 # --stages=A,B,... runs only the named device stages, in the default order: native-0.5b-float32,
-# native-0.5b-profile, native-0.5b-fused, native-1.5b-float32, native-0.5b-float16,
+# native-0.5b-check, native-0.5b-profile, native-0.5b-fused, native-1.5b-float32, native-0.5b-float16,
 # native-1.5b-float16,
 # bench-webgpu, 0.5b-float32, 0.5b-profile, bench-onnx, 1.5b-float32, 0.5b-float16, 1.5b-float16,
 # bench-models (the peer stages follow their shape's first float32 stage). Each ours stage generates first (64 x 256 new), then
@@ -62,7 +62,8 @@ mode=device
 carried=0
 unpack_only=0
 with_peer=1
-all_stages="native-0.5b-float32 native-0.5b-profile native-0.5b-fused native-1.5b-float32"
+all_stages="native-0.5b-float32 native-0.5b-check native-0.5b-profile native-0.5b-fused"
+all_stages+=" native-1.5b-float32"
 all_stages+=" native-0.5b-float16"
 all_stages+=" native-1.5b-float16 bench-webgpu"
 all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
@@ -317,6 +318,13 @@ if [ "$mode" = device ]; then
         stage "$label profile $shape float32" 90 "${ours[@]}" "${backend[@]}" --shape "$shape" \
           --dtype float32 --profile --train 8x512 --micro-batch 4 --steps 1 --generate 64x4 --prompt 32
         ;;
+      *-check)
+        # This GPU's numbers against the cpu backend's on the same weights, at the real shape:
+        # 8 tokens of 4 rows after a 40-token prompt (logits), one 1x64 train step (loss,
+        # gradient norm, entropy). The tests hold the backends together only at their sizes.
+        stage "$label check $shape float32" 150 "${ours[@]}" "${backend[@]}" --shape "$shape" \
+          --dtype float32 --check-cpu --generate 4x8 --prompt 40 --train 1x64 --steps 1
+        ;;
       *-fused)
         # RMSNorm, RoPE and attention as one node each (runtime.fused_ops): generation and the
         # 8x512 step (whose graph keeps attention composed), after the fused decoder's logits are
@@ -388,7 +396,7 @@ else
     native=(env VK_ICD_FILENAMES="$sv/lvp_icd.json"
       LD_LIBRARY_PATH="$sv/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       "${ours[@]}" --backend webgpu)
-    stage "native tiny float32" 60 "${native[@]}" "${tiny[@]}" --dtype float32
+    stage "native tiny float32" 60 "${native[@]}" "${tiny[@]}" --dtype float32 --check-cpu
     stage "native profile tiny float32" 60 "${native[@]}" "${tinyProfile[@]}"
     stage "native tiny float16" 60 "${native[@]}" "${tiny[@]}" --dtype float16
     stage "native tiny float32 fused" 60 "${native[@]}" "${tiny[@]}" --dtype float32 \

@@ -108,6 +108,18 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       assertTinyWorkloads(mine, `native ${dtype}${fused ? " fused" : ""}`);
     }
     if (nativeDtypes.length > 0) {
+      // The float32 stage holds its numbers against the cpu backend's on the same weights.
+      const checks = result.figures.filter((f) => f.workload === "cpu-check");
+      const logits = checks.find((f) => f.graph === "generate")!;
+      assert.equal(logits.rowsCompared, 4 * 8);
+      assert.ok((logits.maxAbsDiff as number) < 1e-5 * (logits.maxAbs as number));
+      const step = checks.find((f) => f.graph === "train-step")!;
+      const near = (a: unknown, b: unknown) =>
+        Math.abs((a as number) - (b as number)) < 1e-5 * Math.abs(b as number);
+      assert.ok(
+        near(step.loss, step.cpuLoss) && near(step.gradNorm, step.cpuGradNorm),
+        JSON.stringify(step),
+      );
       // The fused stage first holds its decoder's logits against the composed one's.
       const check = result.figures.find((f) => f.workload === "fused-check");
       assert.ok(check, "the fused stage's check");

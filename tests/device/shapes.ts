@@ -116,6 +116,12 @@ const cli = defineCommand({
       help: "with --fused and --generate: also generate 8 tokens of up to 4 rows with the " +
         "composed decoder on the same weights and write how far the fused logits are from its",
     },
+    "check-cpu": {
+      type: "boolean",
+      help: "also run 8 tokens of up to 4 rows of the first --generate and one step of the " +
+        "first --train on the cpu backend with the same weights, and write how far this " +
+        "backend's logits, loss and gradient norm are from the cpu's",
+    },
     "constant-base": {
       type: "boolean",
       help: "the train step's frozen base as constants of its graphs (prepacked by the cpu EP) " +
@@ -155,6 +161,88 @@ async function generationLogits(
   });
   await gen.release();
   return rows;
+}
+
+/**
+ * The same work on `rt` and on a cpu runtime with the same weights (the same keyed draws): the
+ * logits of 8 generated tokens, and one train step's loss and gradient norm from the same LoRA
+ * init and batch. Written as `cpu-check` figures: what says this backend's numbers are the cpu's
+ * at a real size, which the tests check only at theirs.
+ */
+async function checkAgainstCpu(
+  rt: Runtime,
+  spec: DecoderSpec,
+  base: Record<string, DeviceTensor>,
+  work: {
+    readonly generate: { rows: number; prompts: (rows: number) => number[][] } | null;
+    readonly train: [number, number] | null;
+    readonly choose: TokenChooser;
+    readonly emit: (figure: Record<string, unknown>) => void;
+  },
+): Promise<void> {
+  const cpu = await openRuntime("cpu", {});
+  const cpuBase = uploadRandomBase(cpu, spec);
+  try {
+    const feedsOf = (tensors: Record<string, DeviceTensor>) => ({
+      ...Object.fromEntries(Object.entries(tensors).map(([k, v]) => [IO.param(k), v])),
+      ...loraFeeds(spec),
+    });
+    if (work.generate) {
+      const request = {
+        prompts: work.generate.prompts(work.generate.rows),
+        temperature: 1,
+        maxTokens: 8,
+      };
+      const mine = await generationLogits(rt, spec, feedsOf(base), request, work.choose);
+      const reference = await generationLogits(cpu, spec, feedsOf(cpuBase), request, work.choose);
+      work.emit({
+        workload: "cpu-check",
+        graph: "generate",
+        rows: work.generate.rows,
+        newTokens: 8,
+        ...logitsDistance(mine, reference),
+      });
+    }
+    if (work.train) {
+      const [batch, seq] = work.train;
+      const data = tinyBatch(
+        { vocab: spec.config.vocabSize, dim: 0, hidden: 0, rank: 0 },
+        batch,
+        seq,
+        3,
+      );
+      const stepOn = async (runtime: Runtime, frozen: Record<string, DeviceTensor>) => {
+        const runner = await openTrainStep({
+          runtime,
+          config: trainStepConfig(spec),
+          initial: loraInitial(spec),
+          frozen,
+        });
+        try {
+          return await runner.step(data, hyper);
+        } finally {
+          await runner.release();
+        }
+      };
+      const mine = await stepOn(rt, base);
+      const reference = await stepOn(cpu, cpuBase);
+      work.emit({
+        workload: "cpu-check",
+        graph: "train-step",
+        batch,
+        seq,
+        loss: mine.loss,
+        cpuLoss: reference.loss,
+        gradNorm: mine.gradNorm,
+        cpuGradNorm: reference.gradNorm,
+        entropy: mine.entropy,
+        cpuEntropy: reference.entropy,
+      });
+    }
+  } finally {
+    Object.values(cpuBase).forEach((t) => t.dispose());
+    await cpu.close();
+  }
 }
 
 /** The largest |a - b| over matching logits, and the largest |b| (the scale it is read against). */
@@ -427,6 +515,14 @@ Deno.exit(
           rows,
           newTokens: 8,
           ...logitsDistance(fusedLogits, reference),
+        });
+      }
+      if (values["check-cpu"] && backend !== "cpu") {
+        await checkAgainstCpu(rt, spec, base, {
+          generate: gens.length > 0 ? { rows: Math.min(4, gens[0][0]), prompts: promptsOf } : null,
+          train: trains[0] ?? null,
+          choose,
+          emit,
         });
       }
       for (const [rows, newTokens] of gens) {
