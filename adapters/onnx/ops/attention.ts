@@ -12,6 +12,10 @@
  *
  * No gradient: the op serves generation's decode step. A backward would have to recompute
  * the attention weights with the composed nodes, more than the composed form itself.
+ *
+ * Known wrong: onnxruntime-node 1.30's WebGPU kernel, on a run of 32 tokens or more without a
+ * past (a prompt), is off by 2-3% of the logits' scale; its CPU kernel and onnxruntime-web's
+ * WebGPU one are right (docs/PERFORMANCE.md, "Fused attention"). Decode is right on all four.
  */
 import { attr, type Value } from "../ir.ts";
 import { sub } from "./binary.ts";
