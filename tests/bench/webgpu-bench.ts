@@ -7,11 +7,38 @@
  * child process (webgpu-bench-child.ts) started with $POLYRL_SOFTWARE_VULKAN's software Vulkan
  * when it is set (both on the same Mesa 25 lavapipe), with the inherited environment otherwise
  * (a machine with a GPU). Ratios are native / web, measured in this one run.
+ *
+ * Then generation on the native backend with every runtime.fused_ops op fused (RMSNorm, RoPE, the
+ * decode step's GroupQueryAttention) against RMSNorm and RoPE alone, at the device script's tiny
+ * shape (tests/device/shapes.ts in a child per run, the two alternated over three rounds).
  */
+import { FUSED_OPS } from "../../adapters/model/mod.ts";
 import { softwareVulkanEnv } from "../../adapters/onnx/runtime/mod.ts";
 import type { WebGpuFigures } from "./webgpu-bench-child.ts";
 
 const child = new URL("./webgpu-bench-child.ts", import.meta.url).pathname;
+const shapesTool = new URL("../device/shapes.ts", import.meta.url).pathname;
+
+/** Tokens per second of one generation of 8 x 32 new tokens at the tiny shape, fused as named. */
+async function nativeGeneration(fused: readonly string[]): Promise<number | string> {
+  const out = await Deno.makeTempFile({ suffix: ".jsonl" });
+  try {
+    const args = ["--shape", "tiny", "--backend", "webgpu", "--generate", "8x32", "--prompt", "16"];
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", shapesTool, ...args, "--fused", fused.join(","), "--out", out],
+      env: softwareVulkanEnv() ?? {},
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!result.success) {
+      return new TextDecoder().decode(result.stderr).trim().split("\n").at(-1) ?? "failed";
+    }
+    const figures = (await Deno.readTextFile(out)).trim().split("\n").map((l) => JSON.parse(l));
+    return figures.find((f) => f.workload === "generate").tokensPerSecond as number;
+  } finally {
+    await Deno.remove(out);
+  }
+}
 
 async function measureIn(backend: string, shape: string): Promise<WebGpuFigures | string> {
   const result = await new Deno.Command(Deno.execPath(), {
@@ -60,4 +87,24 @@ export async function run(): Promise<void> {
       );
     }
   }
+  const normAndRope = ["rms_norm", "rotary_embedding"];
+  const rates: Record<"all" | "normAndRope", number[]> = { all: [], normAndRope: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const [name, fused] of [["normAndRope", normAndRope], ["all", FUSED_OPS]] as const) {
+      const rate = await nativeGeneration(fused);
+      if (typeof rate === "string") {
+        console.log(`native generation with ${fused.join(", ")} fused: not run: ${rate}`);
+        return;
+      }
+      rates[name].push(rate);
+    }
+  }
+  const rounds = rates.all.map((r, i) => `${(r / rates.normAndRope[i]).toFixed(2)}x`).join(", ");
+  console.log(
+    `native generation 8 x 32 (tiny shape), ${FUSED_OPS.join(", ")} fused / rms_norm, ` +
+      `rotary_embedding: ${rounds} in three rounds (${
+        rates.all.map((r) => r.toFixed(0))
+      } against ` +
+      `${rates.normAndRope.map((r) => r.toFixed(0))} tok/s)`,
+  );
 }

@@ -24,7 +24,8 @@
 #
 # Two WebGPU paths are measured: `native-*` stages on onnxruntime-node's native WebGPU EP
 # (--backend webgpu, issue 32), the others on onnxruntime-web's through Deno (webgpu-web, issue
-# 20). bench-webgpu compares the two per train step (deno task bench webgpu).
+# 20). bench-webgpu compares the two per train step, and native generation with every fused op
+# against RMSNorm and RoPE alone (deno task bench webgpu).
 #
 # --no-peer leaves the PyTorch stages out (a rerun after the peer's figures came back).
 # --stages=A,B,... runs only the named device stages, in the default order: native-0.5b-float32,
@@ -341,7 +342,7 @@ if [ "$mode" = device ]; then
           skip "$label $shape float16" "the adapter has no shader-f16"
         fi
         ;;
-      bench-webgpu) stage "bench webgpu" 120 deno task bench webgpu ;;
+      bench-webgpu) stage "bench webgpu" 180 deno task bench webgpu ;;
       bench-onnx) stage "bench onnx" 20 deno task bench --backend webgpu-web onnx ;;
       bench-models) stage "bench models" 90 deno task bench --backend webgpu-web models ;;
     esac
