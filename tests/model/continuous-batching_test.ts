@@ -9,6 +9,7 @@ import { lengthBuckets } from "../../adapters/model/continuous-batch.ts";
 import { ModelError } from "../../adapters/model/errors.ts";
 import { decoderSpec } from "../../adapters/model/parameters.ts";
 import { type ParamFeeds, uploadBase } from "../../adapters/model/weights.ts";
+import { FUSABLE_HEADS } from "./backend-trace.ts";
 import { keyedChooser, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 
 // Rows leaving the decode batch change the batch a row's matmuls run in, so its float32 sums may
@@ -131,10 +132,18 @@ function assertSameRow(got: GeneratedRow, want: GeneratedRow, what: string) {
   assert.ok(maxAbsDiff(got.logprobs, want.logprobs) < LOGPROB_TOLERANCE, `${what} logprobs`);
 }
 
-for (const cache of CACHES) {
-  Deno.test(`sequences joining a running batch mid-decode, shorter and longer than it, give the tokens they give alone (${cache} cache)`, async () => {
-    const model = await tinyModel("Qwen2ForCausalLM");
-    const spec = decoderSpec(model.config, null);
+// The device cache also with the decode step's attention as one GroupQueryAttention node.
+const JOIN_CASES = [
+  { cache: "host", fused: [] },
+  { cache: "device", fused: [] },
+  { cache: "device", fused: ["attention"] },
+] as const;
+
+for (const { cache, fused } of JOIN_CASES) {
+  const what = `${cache} cache${fused.length > 0 ? `, ${fused.join(", ")} fused` : ""}`;
+  Deno.test(`sequences joining a running batch mid-decode, shorter and longer than it, give the tokens they give alone (${what})`, async () => {
+    const model = await tinyModel("Qwen2ForCausalLM", FUSABLE_HEADS);
+    const spec = decoderSpec(model.config, null, { fused: [...fused] });
     await withCpu(async (rt) => {
       const base = uploadBase(rt, spec, model.tensors);
       const gen = await createGenerator(rt, spec, { cache });
