@@ -94,7 +94,8 @@ export function loraDropoutMasks(spec: DecoderSpec): DropoutMaskSpec[] {
 
 /**
  * The structural part of a train-step config for `spec`: policy, every parameter, which train
- * (LoRA matrices with a frozen base, or all base parameters), and the LoRA dropout masks.
+ * (LoRA matrices with a frozen base, or all base parameters), the LoRA dropout masks, and the
+ * gradient norm's order (stacked where `spec.fused` names grad_norm).
  *
  * @example
  * ```ts
@@ -108,12 +109,13 @@ export function loraDropoutMasks(spec: DecoderSpec): DropoutMaskSpec[] {
  */
 export function trainStepConfig(
   spec: DecoderSpec,
-): Pick<TrainStepConfig, "policy" | "params" | "trainable" | "dropoutMasks"> {
+): Pick<TrainStepConfig, "policy" | "params" | "trainable" | "dropoutMasks" | "gradNorm"> {
   return {
     policy: policyFn(spec),
     params: allParams(spec),
     trainable: trainableParams(spec).map((p) => p.name),
     dropoutMasks: loraDropoutMasks(spec),
+    gradNorm: spec.fused.includes("grad_norm") ? "stacked" : "per-tensor",
   };
 }
 

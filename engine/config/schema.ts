@@ -420,7 +420,8 @@ export const experimentConfigSchema = z.strictObject({
     fused_ops: z.array(z.enum(FUSED_OPS)).default([]).describe(
       "decoder parts built as one onnxruntime node each: rms_norm (SimplifiedLayerNormalization " +
         "for 7 nodes), rotary_embedding (RotaryEmbedding for 8), attention (GroupQueryAttention " +
-        "in the webgpu backends' decode step, for 14 a layer; head_dim a multiple of 8); " +
+        "in the webgpu backends' decode step, for 14 a layer; head_dim a multiple of 8), " +
+        "grad_norm (the train step's gradient norm per stacked group, not per tensor); " +
         "fewer GPU dispatches, values differ from the composed form's in the low bits",
     ),
   }).prefault({}).describe("where and how the models run"),

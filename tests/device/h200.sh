@@ -70,7 +70,7 @@ all_stages+=" native-1.5b-float16 bench-webgpu"
 all_stages+=" 0.5b-float32 0.5b-profile bench-onnx 1.5b-float32 0.5b-float16 1.5b-float16 bench-models"
 chosen="$all_stages"
 # What the fused stages build as one node each (DecoderSpec.fused).
-fused_ops=rms_norm,rotary_embedding,attention
+fused_ops=rms_norm,rotary_embedding,attention,grad_norm
 outdir="${OUT:-}"
 for arg in "$@"; do
   case "$arg" in
@@ -327,7 +327,7 @@ if [ "$mode" = device ]; then
           --dtype float32 --check-cpu --generate 4x8 --prompt 40 --train 1x64 --steps 1
         ;;
       *-fused)
-        # RMSNorm, RoPE and attention as one node each (runtime.fused_ops): generation and the
+        # RMSNorm, RoPE, attention and the gradient norm fused (runtime.fused_ops): generation and the
         # 8x512 step (whose graph keeps attention composed), after the fused decoder's logits are
         # held against the composed one's on this GPU (--check-fused).
         stage "$label $shape float32 fused" "${limit[$shape]}" "${ours[@]}" "${backend[@]}" \

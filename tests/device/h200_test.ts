@@ -158,6 +158,7 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       "decode",
       "prefill",
       "train-step-accumulate",
+      "train-step-apply",
       "train-step-fused",
     ]);
     assert.ok(graphs.every((g) => (g.nodes as number) > 100), "node counts written");
@@ -194,7 +195,7 @@ Deno.test("h200.sh --local: adapter, tiny-shape train and generation in float32 
       const variants = dtypes.length + nativeDtypes.length + (nativeDtypes.length > 0 ? 1 : 0);
       assert.equal(result.ratios.length, 3 * variants);
       const fusedRatios = result.ratios.filter((r) =>
-        r.ours.backend === "webgpu (fused rms_norm+rotary_embedding+attention)"
+        r.ours.backend === "webgpu (fused rms_norm+rotary_embedding+attention+grad_norm)"
       );
       assert.equal(fusedRatios.length, nativeDtypes.length > 0 ? 3 : 0, "labelled in the ratios");
       for (const r of result.ratios) {

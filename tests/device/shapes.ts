@@ -465,6 +465,7 @@ Deno.exit(
             "train-step-accumulate",
             () => buildTrainStep(trainStepConfig(spec), "accumulate").model,
           ],
+          ["train-step-apply", () => buildTrainStep(trainStepConfig(spec), "apply").model],
           ["prefill", () => buildPrefillGraph(spec).model],
           ["decode", () => buildDecodeGraph(spec).model],
           ["append-decode", () => buildAppendDecodeGraph(spec).model],

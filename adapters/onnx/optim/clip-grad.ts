@@ -8,9 +8,16 @@ import { sqrt } from "../ops/unary.ts";
 export const CLIP_EPS = 1e-6;
 
 /**
- * sqrt(sum over all tensors of sum(g^2)): a float scalar. Summed tensor by tensor, in order, even
- * where the tensors are also stacked (optimizer-step.ts): one reduction over a stack would add in
- * another order, and the norm, the clip and every update after it would move in the low bits.
+ * The order the global gradient norm sums in: "per-tensor", tensor by tensor in parameter order
+ * (every run recorded before the choice existed), or "stacked", one reduction per stacked row group
+ * (optimizer-step.ts): far fewer nodes, another order, so the norm, the clip and every update
+ * after it move in the low bits.
+ */
+export type GradNormOrder = "per-tensor" | "stacked";
+
+/**
+ * sqrt(sum over all tensors of sum(g^2)): a float scalar, summed tensor by tensor in the order
+ * given (pass the stacks for the "stacked" order).
  *
  * @example
  * ```ts

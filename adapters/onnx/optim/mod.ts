@@ -1,6 +1,6 @@
 /** Graph-level optimizers: AdamW, global-norm clipping, the non-finite guard, the guarded step. */
 export { ADAM_DEFAULTS, type AdamConstants, type AdamSlot, adamwUpdate } from "./adamw.ts";
-export { CLIP_EPS, clipScale, globalNorm } from "./clip-grad.ts";
+export { CLIP_EPS, clipScale, globalNorm, type GradNormOrder } from "./clip-grad.ts";
 export { isFinite } from "./finite.ts";
 export {
   type OptimizerScalars,

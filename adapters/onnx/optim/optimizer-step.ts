@@ -8,7 +8,7 @@ import type { Value } from "../ir.ts";
 import { add, mul, sub } from "../ops/binary.ts";
 import { castTo } from "../ops/common.ts";
 import { ADAM_DEFAULTS, type AdamConstants, type AdamSlot, adamwUpdate } from "./adamw.ts";
-import { clipScale, globalNorm } from "./clip-grad.ts";
+import { clipScale, globalNorm, type GradNormOrder } from "./clip-grad.ts";
 import { isFinite } from "./finite.ts";
 import { rowGroups, stackRows, unstackRows } from "./row-groups.ts";
 
@@ -63,20 +63,27 @@ export function optimizerStep(
   scalars: OptimizerScalars,
   constants: AdamConstants = ADAM_DEFAULTS,
   stackedGrads?: readonly Value[],
+  normOrder: GradNormOrder = "per-tensor",
 ): OptimizerStepResult {
-  const gradNorm = globalNorm(slots.map((s) => s.grad));
+  const groups = rowGroups(slots.map((s) => s.param));
+  const gradStacks = groups.map((group, k) =>
+    stackedGrads?.[k] ?? stackRows(group.map((i) => slots[i].grad))
+  );
+  const gradNorm = globalNorm(
+    normOrder === "stacked" ? gradStacks : slots.map((s) => s.grad),
+  );
   const ok = isFinite(gradNorm);
   const scale = clipScale(gradNorm, scalars.maxGradNorm);
   const applied = castTo(ok, scalars.step.dtype);
   const t = add(scalars.step, 1);
   const next: UpdatedSlot[] = new Array(slots.length);
-  rowGroups(slots.map((s) => s.param)).forEach((group, k) => {
+  groups.forEach((group, k) => {
     const members = group.map((i) => slots[i]);
     const stacked = (pick: (s: AdamSlot) => Value) => stackRows(members.map(pick));
     const updated = adamwUpdate(
       {
         param: stacked((s) => s.param),
-        grad: mul(stackedGrads?.[k] ?? stacked((s) => s.grad), scale),
+        grad: mul(gradStacks[k], scale),
         m: stacked((s) => s.m),
         v: stacked((s) => s.v),
       },

@@ -202,14 +202,17 @@ export function buildTrainStep(
     if (objective.klClampFraction) publish(objective.klClampFraction, IO.klClampFraction);
   }
 
+  const normOrder = config.gradNorm ?? "per-tensor";
   if (kind === "accumulate") {
-    publish(globalNorm(grads), IO.gradNorm);
     const keep = greater(f32(IO.accumulate), 0);
-    for (const sum of sums) {
-      const fresh = stackRows(sum.params.map((name) => grads[trainable.indexOf(name)]));
-      g.output(where(keep, add(f32(sum.name, sum.shape), fresh), fresh), sum.next);
+    const fresh = sums.map((sum) =>
+      stackRows(sum.params.map((name) => grads[trainable.indexOf(name)]))
+    );
+    publish(globalNorm(normOrder === "stacked" ? fresh : grads), IO.gradNorm);
+    sums.forEach((sum, k) => {
+      g.output(where(keep, add(f32(sum.name, sum.shape), fresh[k]), fresh[k]), sum.next);
       bindings.push({ state: sum.name, output: sum.next });
-    }
+    });
   } else {
     const step = f32(IO.adamStep);
     const result = optimizerStep(
@@ -222,6 +225,7 @@ export function buildTrainStep(
       { step, lr: f32(IO.lr), weightDecay: f32(IO.weightDecay), maxGradNorm: f32(IO.maxGradNorm) },
       config.adam,
       stackedGrads,
+      normOrder,
     );
     trainable.forEach((name, i) => {
       const next = result.slots[i];

@@ -3,7 +3,7 @@
  * The names are the contract between the graph builder, the runner and anyone feeding the graphs
  * by hand; they never change meaning.
  */
-import type { AdamConstants } from "../optim/mod.ts";
+import type { AdamConstants, GradNormOrder } from "../optim/mod.ts";
 import type { Value } from "../ir.ts";
 
 /**
@@ -116,6 +116,14 @@ export interface TrainStepConfig {
   readonly adam?: AdamConstants;
   /** Dropout masks of the training forward (LoRA dropout); none (default) builds no mask input. */
   readonly dropoutMasks?: readonly DropoutMaskSpec[];
+  /**
+   * How the global gradient norm (clipping, the metrics) sums its squares: "per-tensor" (default)
+   * tensor by tensor in parameter order, three nodes each (about 1,000 at the 0.5B shape's 336
+   * LoRA tensors, in each of accumulate and apply); "stacked" one reduction per stacked row group
+   * that the optimizer builds anyway (three for LoRA). Another summation order, so a run's norms
+   * and updates differ in the low bits: a recorded choice (runtime.fused_ops' grad_norm).
+   */
+  readonly gradNorm?: GradNormOrder;
 }
 
 /** A train-step configuration could not be used; the message names the field and the fix. */
