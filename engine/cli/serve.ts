@@ -66,7 +66,8 @@ const cli = defineCommand({
       type: "string",
       default: "",
       value: "OP[,OP]",
-      help: `decoder parts built as one onnxruntime node each, as a run's runtime.fused_ops: ` +
+      help: `parts built as fewer onnxruntime nodes, as a run's runtime.fused_ops (grad_norm is ` +
+        `the train step's and changes nothing here): ` +
         `${FUSED_OPS.join(", ")} (default none)`,
     },
     port: {

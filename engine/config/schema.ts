@@ -418,7 +418,7 @@ export const experimentConfigSchema = z.strictObject({
       "release idle worker groups' device memory between phases (Dr. MAS offload)",
     ),
     fused_ops: z.array(z.enum(FUSED_OPS)).default([]).describe(
-      "decoder parts built as one onnxruntime node each: rms_norm (SimplifiedLayerNormalization " +
+      "parts built as fewer onnxruntime nodes: rms_norm (SimplifiedLayerNormalization " +
         "for 7 nodes), rotary_embedding (RotaryEmbedding for 8), attention (GroupQueryAttention " +
         "in the webgpu backends' decode step, for 14 a layer; head_dim a multiple of 8), " +
         "grad_norm (the train step's gradient norm per stacked group, not per tensor); " +

@@ -109,7 +109,9 @@ const cli = defineCommand({
       type: "string",
       value: "OP[,OP]",
       default: "",
-      help: `decoder parts built as one node each (DecoderSpec.fused): ${FUSED_OPS.join(", ")}`,
+      help: `parts built as fewer nodes (DecoderSpec.fused, runtime.fused_ops): ${
+        FUSED_OPS.join(", ")
+      }`,
     },
     "check-fused": {
       type: "boolean",
