@@ -1,9 +1,10 @@
 /**
  * Checks that every agent's model fits the run before the run is recorded: its context leaves
  * room for a prompt once `sampling.max_tokens` new tokens are reserved, `runtime.fused_ops` can
- * be built for it, and its tokenizer turns the task's text into tokens. Either failing would otherwise be found mid-run ("prompt: is
- * empty"), or not at all: a tokenizer with an empty vocabulary trains on prompts of special
- * tokens only. Reads config.json and tokenizer.json; the weights are checked as they load
+ * be built for it, and its tokenizer turns the task's text into tokens. A failing one would
+ * otherwise be found mid-run ("prompt: is empty", a graph refused as the first rollout builds
+ * it), or not at all: a tokenizer with an empty vocabulary trains on prompts of special tokens
+ * only. Reads config.json and tokenizer.json; the weights are checked as they load
  * (adapters/hf/load-model.ts).
  */
 import { loadTokenizer, readModelConfig } from "../../adapters/hf/mod.ts";

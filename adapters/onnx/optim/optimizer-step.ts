@@ -45,6 +45,7 @@ export interface OptimizerStepResult {
  * Emits the guarded, clipped AdamW step for all trainable slots. `stackedGrads`, when given, are
  * the gradients of each group of `rowGroups` over the parameters already stacked (a gradient sum
  * kept stacked between runs), so they are not stacked again from the slots' gradients.
+ * `normOrder` sums the global norm tensor by tensor (default) or over those stacks.
  *
  * @example
  * ```ts
