@@ -17,6 +17,7 @@ import { buildTrainStep, type TrainStepKind } from "../../adapters/onnx/train-st
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { tinyModel } from "../model/helpers.ts";
 import { withRuntime } from "./backends.ts";
+import { optimizerInputs } from "./optimizer-inputs.ts";
 
 // 40 tensors in three layouts, as LoRA's A and B matrices group: a tree of Concat nodes each.
 const shapes: number[][] = Array.from(
@@ -28,18 +29,7 @@ const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
 /** The guarded step over `shapes` with the norm summed in `order`; outputs the norm and params. */
 function stepModel(order: GradNormOrder): Uint8Array {
   const g = new Graph(`adamw-${order}`);
-  const slots = shapes.map((s, i) => ({
-    param: g.input(`p${i}`, "float32", s),
-    grad: g.input(`g${i}`, "float32", s),
-    m: g.input(`m${i}`, "float32", s),
-    v: g.input(`v${i}`, "float32", s),
-  }));
-  const scalars = {
-    step: g.input("step", "float32", []),
-    lr: g.input("lr", "float32", []),
-    weightDecay: g.input("wd", "float32", []),
-    maxGradNorm: g.input("max_norm", "float32", []),
-  };
+  const { slots, scalars } = optimizerInputs(g, shapes);
   const result = optimizerStep(slots, scalars, undefined, undefined, order);
   g.output(result.gradNorm, "grad_norm");
   result.slots.forEach((n, i) => g.output(n.param, `p${i}_next`));

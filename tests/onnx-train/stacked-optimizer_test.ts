@@ -21,6 +21,7 @@ import {
 import { type HostTensor, hostTensor, scalar } from "../../adapters/onnx/runtime/mod.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { backends, testName, withRuntime } from "./backends.ts";
+import { optimizerInputs } from "./optimizer-inputs.ts";
 
 // 17 tensors of 3 columns (a tree of Concat nodes), two of [2, 5], one vector and one scalar.
 const shapes: number[][] = [
@@ -101,18 +102,7 @@ function perTensorStep(
 
 function stepModel(stacked: boolean): Uint8Array {
   const g = new Graph("adamw");
-  const slots = shapes.map((s, i) => ({
-    param: g.input(`p${i}`, "float32", s),
-    grad: g.input(`g${i}`, "float32", s),
-    m: g.input(`m${i}`, "float32", s),
-    v: g.input(`v${i}`, "float32", s),
-  }));
-  const scalars = {
-    step: g.input("step", "float32", []),
-    lr: g.input("lr", "float32", []),
-    weightDecay: g.input("wd", "float32", []),
-    maxGradNorm: g.input("max_norm", "float32", []),
-  };
+  const { slots, scalars } = optimizerInputs(g, shapes);
   const next = stacked ? optimizerStep(slots, scalars).slots : perTensorStep(slots, scalars);
   next.forEach((n, i) => {
     g.output(n.param, `p${i}_next`);
