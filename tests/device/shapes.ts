@@ -52,7 +52,7 @@ import { openTrainStep, type TrainStepRunner } from "../../adapters/onnx/train-s
 import { IO } from "../../adapters/onnx/train-step/spec.ts";
 import { fillNormal, randomStream } from "../../engine/random/mod.ts";
 import { commandExitCode, defineCommand, UsageError } from "../../events/cli/command.ts";
-import { tinyBatch } from "../onnx-train/tiny-policy.ts";
+import { plainHyper, tinyBatch } from "../onnx-train/tiny-policy.ts";
 
 /** The modules PEFT users adapt for a full LoRA: every projection of attention and the MLP. */
 const TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
@@ -385,15 +385,7 @@ function fittingRows(batch: number, rowBytes: number, limit: number): number {
   return rows;
 }
 
-const hyper = {
-  lr: 1e-5,
-  clipLow: 0.2,
-  clipHigh: 0.28,
-  klCoef: 0,
-  weightDecay: 0.01,
-  maxGradNorm: 1,
-  temperature: 1,
-};
+const hyper = plainHyper(1e-5);
 
 Deno.exit(
   await commandExitCode(cli.usage, async () => {

@@ -30,6 +30,7 @@ import {
   openTrainStep,
   type TrainStepRunner,
 } from "../../adapters/onnx/train-step/mod.ts";
+import { plainHyper } from "../onnx-train/tiny-policy.ts";
 import { keyedNormal, tinyModel, withCpu } from "./helpers.ts";
 
 const model = await tinyModel("Qwen2ForCausalLM");
@@ -41,15 +42,7 @@ const byName = (feeds: Record<string, HostTensor>) =>
   Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k.slice(IO.param("").length), v]));
 const lora = byName(adapterHostFeeds(spec, initLoraAdapter(spec, keyedNormal(2), "solver")));
 const base = byName(baseHostFeeds(spec, model.tensors));
-const hyper = {
-  lr: 0.05,
-  clipLow: 0.2,
-  clipHigh: 0.28,
-  klCoef: 0,
-  weightDecay: 0.01,
-  maxGradNorm: 1,
-  temperature: 1,
-};
+const hyper = plainHyper(0.05);
 const batch = supervisedBatch([
   { tokens: [5, 9, 14, 3, 27, 8], lossSpans: [[2, 6]] },
   { tokens: [11, 2, 40, 7], lossSpans: [[1, 4]] },

@@ -18,7 +18,7 @@ import { ModelError } from "../../adapters/model/errors.ts";
 import { hostTensor, type Runtime } from "../../adapters/onnx/runtime/mod.ts";
 import { openTrainStep } from "../../adapters/onnx/train-step/runner.ts";
 import { IO, TrainStepError } from "../../adapters/onnx/train-step/spec.ts";
-import { tinyBatch } from "../onnx-train/tiny-policy.ts";
+import { plainHyper, tinyBatch } from "../onnx-train/tiny-policy.ts";
 import { keyedNormal, maxAbsDiff, tinyModel, withCpu } from "./helpers.ts";
 
 // Half precision keeps 11 significant bits: each weight moves by at most 2^-12 of itself. Through
@@ -126,15 +126,7 @@ Deno.test("float16 base: KV-cache generation picks the tokens the float32 base o
 
 Deno.test("float16 base: the train step updates float32 LoRA matrices as with the float32 base of the rounded weights", async () => {
   const f = await fixture();
-  const hyper = {
-    lr: 1e-2,
-    clipLow: 0.2,
-    clipHigh: 0.28,
-    klCoef: 0,
-    weightDecay: 0.01,
-    maxGradNorm: 1,
-    temperature: 1,
-  };
+  const hyper = plainHyper(1e-2);
   const batch = tinyBatch({ vocab: f.config.vocabSize, dim: 0, hidden: 0, rank: 0 }, 3, 10, 4);
   await withCpu(async (rt) => {
     const train = async (

@@ -7,6 +7,7 @@
 import { add, gather, matMul, mul, tanh, unsqueeze } from "../../adapters/onnx/mod.ts";
 import type { ParamSpec, PolicyFn } from "../../adapters/onnx/train-step/spec.ts";
 import type { PolicyBatch } from "../../adapters/onnx/train-step/batch.ts";
+import type { TrainStepHyper } from "../../adapters/onnx/train-step/runner.ts";
 import { type HostTensor, hostTensor } from "../../adapters/onnx/runtime/mod.ts";
 
 /** Sizes of the tiny policy. */
@@ -168,4 +169,27 @@ export function rows(b: PolicyBatch, a: ArrayLike<number>): number[][] {
     { length: b.batch },
     (_, i) => Array.from({ length: b.seq }, (_, t) => a[i * b.seq + t]),
   );
+}
+
+/**
+ * A plain step's hyperparameters at learning rate `lr`: the default clip range (0.2, 0.28), no KL,
+ * weight decay 0.01, gradients clipped at norm 1, temperature 1.
+ *
+ * @example
+ * ```ts
+ * import { plainHyper } from "./tiny-policy.ts";
+ *
+ * plainHyper(1e-2).clipHigh; // 0.28
+ * ```
+ */
+export function plainHyper(lr: number): TrainStepHyper {
+  return {
+    lr,
+    clipLow: 0.2,
+    clipHigh: 0.28,
+    klCoef: 0,
+    weightDecay: 0.01,
+    maxGradNorm: 1,
+    temperature: 1,
+  };
 }
